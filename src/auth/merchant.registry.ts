@@ -1,0 +1,103 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { Config, ConfigError } from '../config';
+import { Merchant } from '../disbursements/disbursement.ports';
+
+export interface MerchantAccount extends Merchant {
+  /** Unguessable path segment of this merchant's callback address, stable across replicas. */
+  callbackToken: string;
+}
+
+const merchantsFileSchema = z
+  .array(
+    z.object({
+      id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'id must be 1-64 letters, digits, _ or -'),
+      apiKey: z.string().min(1),
+      clientTokens: z.array(z.string().min(16, 'client tokens must be at least 16 characters')).min(1),
+    }),
+  )
+  .min(1);
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+interface Entry {
+  merchant: MerchantAccount;
+  tokenDigests: Buffer[];
+}
+
+/** Client credentials → merchant. Tokens are compared as digests in constant time. */
+export class MerchantRegistry {
+  private readonly entries: Entry[];
+  private readonly byCallbackToken = new Map<string, MerchantAccount>();
+  private readonly secretValues: string[];
+
+  private constructor(merchants: { id: string; apiKey: string; clientTokens: string[] }[]) {
+    this.secretValues = merchants.flatMap((m) => [m.apiKey, ...m.clientTokens]);
+    this.entries = merchants.map((m) => {
+      const callbackToken = createHmac('sha256', m.apiKey).update(`callbacks:${m.id}`).digest('base64url');
+      const merchant = { id: m.id, apiKey: m.apiKey, callbackToken };
+      this.byCallbackToken.set(callbackToken, merchant);
+      return { merchant, tokenDigests: m.clientTokens.map(digest) };
+    });
+  }
+
+  /** From MERCHANTS_FILE, or the single merchant of MERCHANT_API_KEY and CLIENT_TOKENS. */
+  static fromConfig(config: Config, upstreamIsEmbeddedSandbox: boolean): MerchantRegistry {
+    if (config.merchantsFile) {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(config.merchantsFile, 'utf8'));
+      } catch (error) {
+        throw new ConfigError(`Invalid setting MERCHANTS_FILE: cannot read JSON (${(error as Error).message.split('\n')[0]})`);
+      }
+      const parsed = merchantsFileSchema.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new ConfigError(`Invalid setting MERCHANTS_FILE: at [${issue.path.join('.')}] ${issue.message}`);
+      }
+      return new MerchantRegistry(parsed.data);
+    }
+    if (config.clientTokens.length === 0 && !upstreamIsEmbeddedSandbox) {
+      throw new ConfigError('Missing setting CLIENT_TOKENS (or MERCHANTS_FILE): open access is allowed only with the embedded sandbox');
+    }
+    const apiKey = config.merchantApiKey ?? 'sandbox-key';
+    return new MerchantRegistry([{ id: 'default', apiKey, clientTokens: config.clientTokens }]);
+  }
+
+  /** No client credentials are configured: everyone acts as the single merchant. */
+  get openAccess(): boolean {
+    return this.entries.length === 1 && this.entries[0].tokenDigests.length === 0;
+  }
+
+  get merchants(): MerchantAccount[] {
+    return this.entries.map((e) => e.merchant);
+  }
+
+  /** The merchant a bearer credential belongs to; undefined when it is missing or wrong. */
+  authenticate(authorization: string | undefined): MerchantAccount | undefined {
+    if (this.openAccess) return this.entries[0].merchant;
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (!token) return undefined;
+    const presented = digest(token);
+    let found: MerchantAccount | undefined;
+    // Every digest is compared, so timing tells nothing about which merchant or token came close.
+    for (const entry of this.entries) {
+      for (const d of entry.tokenDigests) if (timingSafeEqual(d, presented)) found = entry.merchant;
+    }
+    return found;
+  }
+
+  callbackTokenOf(merchantId: string): string | undefined {
+    return this.entries.find((e) => e.merchant.id === merchantId)?.merchant.callbackToken;
+  }
+
+  byCallback(token: string): MerchantAccount | undefined {
+    return this.byCallbackToken.get(token);
+  }
+
+  /** Every merchant key and client token, for the logger's redaction. */
+  secrets(): string[] {
+    return this.secretValues;
+  }
+}

@@ -1,0 +1,74 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { MerchantRegistry } from '../auth/merchant.registry';
+import { DisbursementService } from '../disbursements/disbursement.service';
+import { HttpError, readBody } from '../http/http.body';
+import { sendJson } from '../http/http.reply';
+import { Logger } from '../observability/logger';
+import { parseProviderRecord, unwrapEnvelope } from '../upstream/provider.record';
+
+/** Callbacks are single records; anything larger is not one. */
+const CALLBACK_BODY_LIMIT = 32 * 1024;
+
+export interface CallbackReceiverOptions {
+  service: DisbursementService;
+  merchants: MerchantRegistry;
+  /** Standard Webhooks secret; unset: the unguessable path token is the only credential. */
+  webhookSecret?: string;
+  logger: Logger;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The provider's callbacks: verified, parsed tolerantly, stored, and only then acknowledged. */
+export class CallbackReceiver {
+  private readonly webhook?: Webhook;
+
+  constructor(private readonly opts: CallbackReceiverOptions) {
+    this.webhook = opts.webhookSecret ? new Webhook(opts.webhookSecret) : undefined;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+    const { logger } = this.opts;
+    if (req.method !== 'POST') return sendJson(res, 405, { error: 'Use POST' }, { allow: 'POST' });
+    const merchant = this.opts.merchants.byCallback(token);
+    if (!merchant) return sendJson(res, 404, { error: 'Not found' });
+
+    let raw: string;
+    try {
+      raw = (await readBody(req, CALLBACK_BODY_LIMIT)).toString('utf8');
+    } catch (error) {
+      if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message });
+      throw error;
+    }
+    const deliveryId = header(req, 'webhook-id');
+    if (this.webhook) {
+      try {
+        this.webhook.verify(raw, {
+          'webhook-id': deliveryId ?? '',
+          'webhook-timestamp': header(req, 'webhook-timestamp') ?? '',
+          'webhook-signature': header(req, 'webhook-signature') ?? '',
+        });
+      } catch (error) {
+        if (!(error instanceof WebhookVerificationError)) throw error;
+        logger.warn({ merchant: merchant.id, reason: error.message }, 'callback refused: bad signature');
+        return sendJson(res, 401, { error: 'Invalid webhook signature' });
+      }
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return sendJson(res, 400, { error: 'Body is not JSON' });
+    }
+    const record = parseProviderRecord(unwrapEnvelope(body));
+    if (!record) return sendJson(res, 400, { error: 'Body is not a disbursement record (referenceId and status required)' });
+
+    const stored = await this.opts.service.applyCallback(merchant.id, record, deliveryId);
+    logger.info({ merchant: merchant.id, referenceId: record.referenceId, status: stored.status, deliveryId }, 'callback applied');
+    sendJson(res, 200, { received: true });
+  }
+}

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+
+/** A setting that stops startup; its message is the one line printed. */
+export class ConfigError extends Error {}
+
+const port = z.coerce.number().int().min(0).max(65535);
+const nonNegativeInt = z.coerce.number().int().min(0);
+const optionalText = z.string().trim().min(1).optional();
+const list = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0));
+
+const envSchema = z.object({
+  PORT: port.default(4000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  UPSTREAM_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  MERCHANT_API_KEY: optionalText,
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  WEBHOOK_SECRET: optionalText,
+  CLIENT_TOKENS: list,
+  MERCHANTS_FILE: optionalText,
+  CLIENT_RATE_LIMIT_PER_MIN: nonNegativeInt.default(600),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(15000),
+  CORS_ORIGINS: list,
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SANDBOX_PORT: port.default(4010),
+  SANDBOX_SETTLE_MS: nonNegativeInt.default(2000),
+  SANDBOX_RATE_LIMIT_PER_MIN: nonNegativeInt.default(120),
+  SANDBOX_WEBHOOK_SECRET: optionalText,
+  SANDBOX_LATENCY_MS: nonNegativeInt.default(0),
+});
+
+export interface SandboxConfig {
+  port: number;
+  host: string;
+  settleMs: number;
+  rateLimitPerMin: number;
+  /** Standard Webhooks secret (`whsec_...`); unset: callbacks are sent unsigned. */
+  webhookSecret?: string;
+  latencyMs: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Unset: the embedded sandbox is started and used. */
+  upstreamBaseUrl?: string;
+  merchantApiKey?: string;
+  /** Unset: `http://localhost:<the port actually bound>`. */
+  publicUrl?: string;
+  webhookSecret?: string;
+  clientTokens: string[];
+  merchantsFile?: string;
+  clientRateLimitPerMin: number;
+  upstreamTimeoutMs: number;
+  corsOrigins: string[];
+  redisUrl?: string;
+  logLevel: string;
+  sandbox: SandboxConfig;
+}
+
+/** Reads and validates the environment; throws a ConfigError naming the first bad setting. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const blanksRemoved = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(blanksRemoved);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`Invalid setting ${String(issue.path[0])}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  if (e.UPSTREAM_BASE_URL && !e.MERCHANT_API_KEY && !e.MERCHANTS_FILE) {
+    throw new ConfigError('Missing setting MERCHANT_API_KEY: required when UPSTREAM_BASE_URL is set');
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    upstreamBaseUrl: e.UPSTREAM_BASE_URL?.replace(/\/+$/, ''),
+    merchantApiKey: e.MERCHANT_API_KEY,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    webhookSecret: e.WEBHOOK_SECRET,
+    clientTokens: e.CLIENT_TOKENS,
+    merchantsFile: e.MERCHANTS_FILE,
+    clientRateLimitPerMin: e.CLIENT_RATE_LIMIT_PER_MIN,
+    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    corsOrigins: e.CORS_ORIGINS,
+    redisUrl: e.REDIS_URL,
+    logLevel: e.LOG_LEVEL,
+    sandbox: {
+      port: e.SANDBOX_PORT,
+      host: '127.0.0.1',
+      settleMs: e.SANDBOX_SETTLE_MS,
+      rateLimitPerMin: e.SANDBOX_RATE_LIMIT_PER_MIN,
+      webhookSecret: e.SANDBOX_WEBHOOK_SECRET,
+      latencyMs: e.SANDBOX_LATENCY_MS,
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
+
+/** A merchant as the domain needs it: its id and the key the provider knows it by. */
+export interface Merchant {
+  id: string;
+  apiKey: string;
+}
+
+/**
+ * How a provider call failed, by what it means for the money:
+ * - `rejected`, `auth`, `rate-limited`, `unavailable`: the provider created nothing;
+ * - `server-error`: it answered 5xx after receiving the request, so it may have;
+ * - `unknown`: the request may have left and no usable answer came back.
+ */
+export type ProviderFailureKind = 'rejected' | 'auth' | 'rate-limited' | 'unavailable' | 'server-error' | 'unknown';
+
+export class ProviderError extends Error {
+  constructor(
+    readonly kind: ProviderFailureKind,
+    message: string,
+    readonly details: { status?: number; retryAfter?: number; field?: string } = {},
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+export interface ProviderPort {
+  /** Sends a create; never retried by the implementation. Throws ProviderError. */
+  create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord>;
+  /** The provider's current record, or undefined when it never saw the referenceId. Throws ProviderError. */
+  checkStatus(merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined>;
+}
+
+export interface DisbursementStore {
+  get(merchantId: string, referenceId: string): Promise<Disbursement | undefined>;
+  /** One read for many ids, in the order asked. */
+  getMany(merchantId: string, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]>;
+  /** Stores the record unless one exists under its key; returns the existing one, or undefined when stored. Atomic. */
+  insertIfAbsent(record: Disbursement): Promise<Disbursement | undefined>;
+  /**
+   * Atomic read-modify-write of one record. `change` returns the next record, or undefined to leave it.
+   * Resolves to the record as stored afterwards (undefined when there is none).
+   */
+  update(
+    merchantId: string,
+    referenceId: string,
+    change: (current: Disbursement) => Disbursement | undefined,
+  ): Promise<Disbursement | undefined>;
+  /** Removes the record when `expected` still holds for it (a claim the provider never acted on). */
+  remove(merchantId: string, referenceId: string, expected: (current: Disbursement) => boolean): Promise<void>;
+}
+
+/** Publishes each change of a record to its subscribers, wherever they are connected. */
+export interface DisbursementEvents {
+  publish(record: Disbursement): Promise<void>;
+  /** Changes of one payout of a merchant. */
+  watch(merchantId: string, referenceId: string): AsyncIterable<Disbursement>;
+  /** Every change of a merchant's payouts. */
+  watchMerchant(merchantId: string): AsyncIterable<Disbursement>;
+}

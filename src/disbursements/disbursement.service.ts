@@ -1,0 +1,307 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GatewayError } from './disbursement.errors';
+import { differingFields, fingerprint } from './disbursement.fingerprint';
+import { Disbursement, DisbursementRequest, EventSource, ProviderRecord } from './disbursement.model';
+import { DisbursementEvents, DisbursementStore, Merchant, ProviderError, ProviderPort } from './disbursement.ports';
+import { applyStatusUpdate } from './disbursement.status';
+
+export interface DisbursementServiceOptions {
+  store: DisbursementStore;
+  events: DisbursementEvents;
+  provider: ProviderPort;
+  /** How long a create may take at the provider; a claim older than this is no longer in flight. */
+  upstreamTimeoutMs: number;
+  /** How often a request waiting on another replica's in-flight create looks again. */
+  claimPollMs?: number;
+  now?: () => Date;
+}
+
+interface InFlight {
+  fingerprint: string;
+  request: DisbursementRequest;
+  result: Promise<Disbursement>;
+}
+
+const inFlightKey = (merchantId: string, referenceId: string) => `${merchantId}\u0000${referenceId}`;
+
+/**
+ * Creates payouts at most once and applies what the provider says about them.
+ * The claim is stored before the provider is called, so a retry, a second replica or a
+ * restart after a crash finds it and never sends the same payout twice.
+ */
+export class DisbursementService {
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly now: () => Date;
+
+  constructor(private readonly opts: DisbursementServiceOptions) {
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  get(merchant: Merchant, referenceId: string): Promise<Disbursement | undefined> {
+    return this.opts.store.get(merchant.id, referenceId);
+  }
+
+  getMany(merchant: Merchant, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]> {
+    return this.opts.store.getMany(merchant.id, referenceIds);
+  }
+
+  /** Concurrent identical requests in this process share one provider call and its answer. */
+  create(merchant: Merchant, request: DisbursementRequest): Promise<Disbursement> {
+    const key = inFlightKey(merchant.id, request.referenceId);
+    const fp = fingerprint(request);
+    const running = this.inFlight.get(key);
+    if (running) {
+      if (running.fingerprint !== fp) return Promise.reject(conflict(running.request, request));
+      return running.result;
+    }
+    const result = this.createOnce(merchant, request, fp).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, { fingerprint: fp, request, result });
+    return result;
+  }
+
+  /** Asks the provider for the current state and applies it through the status rules. */
+  async refresh(merchant: Merchant, referenceId: string): Promise<Disbursement | undefined> {
+    const current = await this.opts.store.get(merchant.id, referenceId);
+    if (!current) return undefined;
+    let answer: ProviderRecord | undefined;
+    try {
+      answer = await this.opts.provider.checkStatus(merchant, referenceId);
+    } catch (error) {
+      throw toGatewayError(error, referenceId);
+    }
+    if (!answer) return current;
+    return (await this.apply(merchant.id, referenceId, answer, 'STATUS_CHECK')) ?? current;
+  }
+
+  /**
+   * Applies a provider record (create answer, callback, status check) and publishes a real change.
+   * Returns the stored record afterwards, or undefined when the gateway has no such payout.
+   */
+  async apply(
+    merchantId: string,
+    referenceId: string,
+    record: ProviderRecord,
+    source: EventSource,
+    deliveryId?: string,
+  ): Promise<Disbursement | undefined> {
+    let changed: Disbursement | undefined;
+    const stored = await this.opts.store.update(merchantId, referenceId, (current) => {
+      changed = applyStatusUpdate(current, { record, source, at: this.now().toISOString(), deliveryId });
+      return changed;
+    });
+    if (changed && stored) await this.opts.events.publish(stored);
+    return stored;
+  }
+
+  /**
+   * A provider callback. A payout the gateway has no record of is still kept (the provider has it),
+   * and a later create with its referenceId adopts it instead of sending it again.
+   */
+  async applyCallback(merchantId: string, record: ProviderRecord, deliveryId?: string): Promise<Disbursement> {
+    const applied = await this.apply(merchantId, record.referenceId, record, 'CALLBACK', deliveryId);
+    if (applied) return applied;
+    const at = this.now().toISOString();
+    const orphan: Disbursement = {
+      merchantId,
+      referenceId: record.referenceId,
+      channel: record.paymentType === 'BANK' ? 'BANK' : 'MOBILE_MONEY',
+      sending: false,
+      status: 'UNKNOWN',
+      paymentType: 'OTHER',
+      amount: record.amount ?? '0',
+      currency: record.currency ?? '',
+      accountNumber: record.accountNumber ?? '',
+      updatedAt: at,
+      history: [],
+      deliveryIds: [],
+    };
+    await this.opts.store.insertIfAbsent(orphan);
+    return (await this.apply(merchantId, record.referenceId, record, 'CALLBACK', deliveryId)) ?? orphan;
+  }
+
+  private async createOnce(merchant: Merchant, request: DisbursementRequest, fp: string): Promise<Disbursement> {
+    const claim = this.newClaim(merchant, request, fp);
+    const deadline = Date.now() + this.opts.upstreamTimeoutMs * 2;
+    for (;;) {
+      const existing = await this.opts.store.insertIfAbsent(claim);
+      if (!existing) return this.send(merchant, request, claim);
+      if (existing.request && existing.fingerprint !== fp) throw conflict(existing.request, request);
+      if (!existing.request) return this.adopt(merchant, request, fp);
+      if (!existing.sending) {
+        if (existing.status !== 'UNKNOWN') return existing;
+        return this.resolveUnknown(merchant, request, existing);
+      }
+      if (this.isStale(existing) || Date.now() > deadline) return this.resolveUnknown(merchant, request, existing);
+      // Another replica is sending this very payout: wait for its answer instead of sending again.
+      await sleep(this.opts.claimPollMs ?? 100);
+    }
+  }
+
+  private newClaim(merchant: Merchant, request: DisbursementRequest, fp: string): Disbursement {
+    return {
+      merchantId: merchant.id,
+      referenceId: request.referenceId,
+      channel: request.channel,
+      request,
+      fingerprint: fp,
+      sending: true,
+      status: 'UNKNOWN',
+      paymentType: request.channel === 'BANK' ? 'BANK' : 'OTHER',
+      amount: request.amount,
+      currency: request.currency,
+      accountNumber: request.accountNumber,
+      narration: request.narration,
+      updatedAt: this.now().toISOString(),
+      history: [],
+      deliveryIds: [],
+    };
+  }
+
+  private isStale(record: Disbursement): boolean {
+    return this.now().getTime() - Date.parse(record.updatedAt) > this.opts.upstreamTimeoutMs * 2;
+  }
+
+  /** A record first learnt from a callback: the provider already has it, so it is never sent again. */
+  private async adopt(merchant: Merchant, request: DisbursementRequest, fp: string): Promise<Disbursement> {
+    const stored = await this.opts.store.update(merchant.id, request.referenceId, (current) =>
+      current.request ? undefined : { ...current, request, fingerprint: fp },
+    );
+    if (stored?.fingerprint !== fp && stored?.request) throw conflict(stored.request, request);
+    if (!stored) throw new GatewayError('OUTCOME_UNKNOWN', 'The payout record vanished; retry the request.');
+    return stored;
+  }
+
+  /** An earlier attempt's outcome is unknown: ask the provider before anything is sent again. */
+  private async resolveUnknown(merchant: Merchant, request: DisbursementRequest, existing: Disbursement): Promise<Disbursement> {
+    let answer: ProviderRecord | undefined;
+    try {
+      answer = await this.opts.provider.checkStatus(merchant, request.referenceId);
+    } catch {
+      throw outcomeUnknown(request.referenceId);
+    }
+    if (answer) {
+      const stored = await this.opts.store.update(merchant.id, request.referenceId, (current) => {
+        const next = applyStatusUpdate(current, { record: answer, source: 'STATUS_CHECK', at: this.now().toISOString() });
+        return { ...(next ?? current), sending: false };
+      });
+      if (stored) await this.opts.events.publish(stored);
+      return stored ?? existing;
+    }
+    // The provider never saw it: take the claim over (only one caller wins) and send.
+    const since = existing.updatedAt;
+    let won = false;
+    const taken = await this.opts.store.update(merchant.id, request.referenceId, (current) => {
+      if (current.status !== 'UNKNOWN' || current.updatedAt !== since) return undefined;
+      won = true;
+      return { ...current, sending: true, updatedAt: this.now().toISOString() };
+    });
+    if (!won || !taken) return this.createOnce(merchant, request, existing.fingerprint ?? fingerprint(request));
+    return this.send(merchant, request, taken, true);
+  }
+
+  private async send(merchant: Merchant, request: DisbursementRequest, claim: Disbursement, resend = false): Promise<Disbursement> {
+    const { referenceId } = request;
+    try {
+      const answer = await this.opts.provider.create(merchant, request);
+      return await this.settleClaim(merchant.id, referenceId, answer, 'CREATE');
+    } catch (error) {
+      if (!(error instanceof ProviderError)) {
+        await this.markUnknown(merchant.id, referenceId, 'The provider call failed unexpectedly');
+        throw outcomeUnknown(referenceId);
+      }
+      if (error.kind === 'server-error') return this.afterServerError(merchant, request, claim, error);
+      if (error.kind === 'unknown' || (resend && error.kind === 'rejected')) {
+        // A resend rejected as a duplicate means an earlier attempt did reach the provider.
+        await this.markUnknown(merchant.id, referenceId, error.message);
+        throw outcomeUnknown(referenceId);
+      }
+      await this.releaseClaim(claim);
+      throw toGatewayError(error, referenceId);
+    }
+  }
+
+  /** A 5xx came after the request arrived: only the provider's own record can say whether it was created. */
+  private async afterServerError(merchant: Merchant, request: DisbursementRequest, claim: Disbursement, error: ProviderError): Promise<Disbursement> {
+    let answer: ProviderRecord | undefined;
+    try {
+      answer = await this.opts.provider.checkStatus(merchant, request.referenceId);
+    } catch {
+      await this.markUnknown(merchant.id, request.referenceId, error.message);
+      throw outcomeUnknown(request.referenceId);
+    }
+    if (answer) return this.settleClaim(merchant.id, request.referenceId, answer, 'STATUS_CHECK');
+    await this.releaseClaim(claim);
+    throw new GatewayError('UPSTREAM_UNAVAILABLE', 'The payout provider failed and did not create the payout; it is safe to retry.', {
+      referenceId: request.referenceId,
+    });
+  }
+
+  private async settleClaim(merchantId: string, referenceId: string, answer: ProviderRecord, source: EventSource): Promise<Disbursement> {
+    let changed = false;
+    const stored = await this.opts.store.update(merchantId, referenceId, (current) => {
+      const next = applyStatusUpdate(current, { record: answer, source, at: this.now().toISOString() });
+      changed = next !== undefined;
+      return { ...(next ?? current), sending: false };
+    });
+    if (!stored) throw outcomeUnknown(referenceId);
+    if (changed) await this.opts.events.publish(stored);
+    return stored;
+  }
+
+  private async markUnknown(merchantId: string, referenceId: string, reason: string): Promise<void> {
+    const at = this.now().toISOString();
+    await this.opts.store.update(merchantId, referenceId, (current) => ({
+      ...current,
+      sending: false,
+      updatedAt: at,
+      history:
+        current.status === 'UNKNOWN'
+          ? [...current.history, { status: 'UNKNOWN', message: `Outcome unknown: ${reason}`, source: 'CREATE', at }]
+          : current.history,
+    }));
+  }
+
+  private releaseClaim(claim: Disbursement): Promise<void> {
+    return this.opts.store.remove(claim.merchantId, claim.referenceId, (current) => current.sending && current.fingerprint === claim.fingerprint);
+  }
+}
+
+function conflict(existing: DisbursementRequest, request: DisbursementRequest): GatewayError {
+  const fields = differingFields(existing, request);
+  return new GatewayError(
+    'REFERENCE_CONFLICT',
+    `referenceId ${request.referenceId} was already used for a different payout (differs in: ${fields.join(', ')})`,
+    { fields: fields.map((f) => `input.${f}`), referenceId: request.referenceId },
+  );
+}
+
+function outcomeUnknown(referenceId: string): GatewayError {
+  return new GatewayError(
+    'OUTCOME_UNKNOWN',
+    'The provider may have received this payout but gave no usable answer. It is kept as UNKNOWN and reconciled; retry with the same referenceId to learn its state, never with a new one.',
+    { referenceId },
+  );
+}
+
+function toGatewayError(error: unknown, referenceId: string): GatewayError {
+  if (!(error instanceof ProviderError)) return new GatewayError('UPSTREAM_UNAVAILABLE', 'The payout provider could not be reached.', { referenceId });
+  switch (error.kind) {
+    case 'rejected':
+      return new GatewayError('BAD_USER_INPUT', `The provider rejected the request: ${error.message}`, {
+        referenceId,
+        fields: error.details.field ? [`input.${error.details.field}`] : undefined,
+      });
+    case 'auth':
+      return new GatewayError('UPSTREAM_AUTH_FAILED', 'The payout provider refused the gateway\'s merchant credentials; the operator has been alerted.', { referenceId });
+    case 'rate-limited':
+      return new GatewayError('RATE_LIMITED', 'The payout provider is rate limiting this merchant; retry later.', {
+        referenceId,
+        retryAfter: error.details.retryAfter,
+      });
+    case 'unknown':
+      return outcomeUnknown(referenceId);
+    case 'unavailable':
+    case 'server-error':
+      return new GatewayError('UPSTREAM_UNAVAILABLE', 'The payout provider is unavailable; nothing was sent. Retry later.', { referenceId });
+  }
+}

@@ -1,0 +1,63 @@
+import { Disbursement, DisbursementStatus, EventSource, isFinal, ProviderRecord } from './disbursement.model';
+
+/** webhook-ids remembered per record; redeliveries come within minutes, not after dozens of others. */
+const REMEMBERED_DELIVERIES = 20;
+
+export interface StatusUpdate {
+  record: ProviderRecord;
+  source: EventSource;
+  at: string;
+  /** The callback's webhook-id, when it came from a signed delivery. */
+  deliveryId?: string;
+}
+
+/** Which status wins: final states are final, PENDING never overwrites them, an unrecognised status changes nothing. */
+function nextStatus(current: DisbursementStatus, incoming: DisbursementStatus): DisbursementStatus {
+  if (isFinal(current)) return current;
+  if (incoming === 'UNKNOWN') return current;
+  return incoming;
+}
+
+/**
+ * Applies what the provider said to the stored record.
+ * Returns the new record, or undefined when nothing a user could see changed,
+ * so repeated, stale and reordered deliveries publish nothing.
+ */
+export function applyStatusUpdate(current: Disbursement, update: StatusUpdate): Disbursement | undefined {
+  const { record: incoming, source, at, deliveryId } = update;
+  if (deliveryId && current.deliveryIds.includes(deliveryId)) return undefined;
+
+  const status = nextStatus(current.status, incoming.status);
+  const statusChanged = status !== current.status;
+  const next: Disbursement = {
+    ...current,
+    status,
+    // Once final, the record keeps the message and raw status of the update that made it final.
+    providerStatus: isFinal(current.status) ? current.providerStatus : incoming.providerStatus,
+    message: statusChanged ? incoming.message : current.message,
+    identifier: current.identifier ?? incoming.identifier,
+    externalId: current.externalId ?? incoming.externalId,
+    ipAddress: current.ipAddress ?? incoming.ipAddress,
+    createdAt: current.createdAt ?? incoming.createdAt,
+    narration: current.narration ?? incoming.narration,
+    // The operator is known only once the provider has answered.
+    ...(current.providerPaymentType === undefined && incoming.providerPaymentType !== undefined
+      ? { paymentType: incoming.paymentType, providerPaymentType: incoming.providerPaymentType }
+      : {}),
+  };
+  const fields = [
+    'status', 'providerStatus', 'message', 'identifier', 'externalId', 'ipAddress',
+    'createdAt', 'narration', 'paymentType', 'providerPaymentType',
+  ] as const;
+  if (!fields.some((f) => next[f] !== current[f])) return undefined;
+
+  next.updatedAt = at;
+  if (statusChanged) {
+    next.history = [
+      ...current.history,
+      { status, providerStatus: incoming.providerStatus, message: incoming.message, source, at },
+    ];
+  }
+  if (deliveryId) next.deliveryIds = [...current.deliveryIds, deliveryId].slice(-REMEMBERED_DELIVERIES);
+  return next;
+}

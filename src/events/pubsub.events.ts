@@ -1,0 +1,32 @@
+import { createPubSub } from '@graphql-yoga/subscription';
+import { Disbursement } from '../disbursements/disbursement.model';
+import { DisbursementEvents } from '../disbursements/disbursement.ports';
+
+type Topics = {
+  /** id: `${merchantId}:${referenceId}`; one topic per payout so a change wakes only its watchers. */
+  disbursement: [id: string, record: Disbursement];
+  /** id: merchantId. */
+  merchant: [id: string, record: Disbursement];
+};
+
+/** Status changes over graphql-yoga's PubSub; the Redis version swaps the event target, not this class. */
+export class PubSubEvents implements DisbursementEvents {
+  private readonly pubSub: ReturnType<typeof createPubSub<Topics>>;
+
+  constructor(config: Parameters<typeof createPubSub<Topics>>[0] = undefined) {
+    this.pubSub = createPubSub<Topics>(config);
+  }
+
+  async publish(record: Disbursement): Promise<void> {
+    this.pubSub.publish('disbursement', `${record.merchantId}:${record.referenceId}`, record);
+    this.pubSub.publish('merchant', record.merchantId, record);
+  }
+
+  watch(merchantId: string, referenceId: string): AsyncIterable<Disbursement> {
+    return this.pubSub.subscribe('disbursement', `${merchantId}:${referenceId}`);
+  }
+
+  watchMerchant(merchantId: string): AsyncIterable<Disbursement> {
+    return this.pubSub.subscribe('merchant', merchantId);
+  }
+}

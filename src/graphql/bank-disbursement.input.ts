@@ -1,0 +1,41 @@
+import { Field, InputType } from 'type-graphql';
+import { DecimalScalar } from './decimal.scalar';
+
+@InputType({ description: 'A payout to a bank account (provider spec 2.1).' })
+export class BankDisbursementInput {
+  @Field(() => String, { description: 'Your unique id for this payout, 1-64 printable characters. Retrying with the same id never pays twice.' })
+  referenceId!: string;
+
+  @Field(() => DecimalScalar, { description: 'Positive, at most 2 decimal places.' })
+  amount!: string;
+
+  @Field(() => String, { description: 'Three capital letters, e.g. ZMW.' })
+  currency!: string;
+
+  @Field(() => String)
+  narration!: string;
+
+  @Field(() => String)
+  accountNumber!: string;
+
+  @Field(() => String, { description: '8 or 11 characters.' })
+  swiftCode!: string;
+
+  @Field(() => String)
+  firstName!: string;
+
+  @Field(() => String)
+  lastName!: string;
+
+  @Field(() => String)
+  accountHolderName!: string;
+
+  @Field(() => String, { description: 'International digits without separators, 8-15 digits.' })
+  phoneNumber!: string;
+
+  @Field(() => String, { nullable: true })
+  email?: string;
+
+  @Field(() => String, { nullable: true, description: 'Your own address: the gateway POSTs the final record there, signed.' })
+  callbackUrl?: string;
+}

@@ -1,0 +1,75 @@
+import { Field, ID, ObjectType } from 'type-graphql';
+import { DecimalScalar } from './decimal.scalar';
+import { DisbursementChannel, DisbursementStatus, EventSource, PaymentType } from './disbursement.enums';
+
+@ObjectType({ description: 'A status the payout went through.' })
+export class DisbursementEvent {
+  @Field(() => DisbursementStatus)
+  status!: DisbursementStatus;
+
+  @Field(() => String, { nullable: true, description: 'The status exactly as the provider wrote it.' })
+  providerStatus?: string;
+
+  @Field(() => String, { nullable: true })
+  message?: string;
+
+  @Field(() => EventSource)
+  source!: EventSource;
+
+  @Field(() => Date)
+  at!: Date;
+}
+
+@ObjectType({ description: 'A payout as the gateway knows it.' })
+export class Disbursement {
+  @Field(() => ID)
+  referenceId!: string;
+
+  @Field(() => String, { nullable: true, description: "The provider's transaction identifier." })
+  identifier?: string;
+
+  @Field(() => DisbursementChannel)
+  channel!: DisbursementChannel;
+
+  @Field(() => PaymentType)
+  paymentType!: PaymentType;
+
+  @Field(() => String, { nullable: true, description: 'The payment type exactly as the provider wrote it.' })
+  providerPaymentType?: string;
+
+  @Field(() => DisbursementStatus)
+  status!: DisbursementStatus;
+
+  @Field(() => String, { nullable: true, description: 'The status exactly as the provider wrote it.' })
+  providerStatus?: string;
+
+  @Field(() => String, { nullable: true, description: 'Why the payout failed.' })
+  message?: string;
+
+  @Field(() => DecimalScalar)
+  amount!: string;
+
+  @Field(() => String)
+  currency!: string;
+
+  @Field(() => String)
+  accountNumber!: string;
+
+  @Field(() => String, { nullable: true })
+  narration?: string;
+
+  @Field(() => String, { nullable: true, description: "The operator's transaction id, once known." })
+  externalId?: string;
+
+  @Field(() => String, { nullable: true, description: 'The requester address the provider saw.' })
+  ipAddress?: string;
+
+  @Field(() => Date, { nullable: true, description: 'When the provider created the payout.' })
+  createdAt?: Date;
+
+  @Field(() => Date)
+  updatedAt!: Date;
+
+  @Field(() => [DisbursementEvent], { description: 'Every status it went through, oldest first.' })
+  history!: DisbursementEvent[];
+}

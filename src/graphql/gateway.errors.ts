@@ -1,0 +1,44 @@
+import { unwrapResolverError } from '@apollo/server/errors';
+import { GraphQLError, GraphQLFormattedError } from 'graphql';
+import { GatewayError } from '../disbursements/disbursement.errors';
+import { Logger } from '../observability/logger';
+
+/** Codes GraphQL and Apollo raise themselves before any resolver runs; their messages are safe. */
+const REQUEST_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE']);
+
+/** The input path a variable-coercion message points at, e.g. `input.amount`. */
+function fieldsOfCoercionMessage(message: string): string[] | undefined {
+  const variable = /^Variable "\$(\w+)" got invalid value/.exec(message)?.[1];
+  if (!variable) return undefined;
+  const at = /at "([^"]+)"/.exec(message)?.[1] ?? variable;
+  const field = /Field "(\w+)" (?:of required type|is not defined)/.exec(message)?.[1];
+  return [field ? `${at}.${field}` : at];
+}
+
+/**
+ * What leaves the gateway: a code and a safe message. Gateway errors carry their details;
+ * GraphQL's own request errors pass; anything else is logged and masked.
+ */
+export function formatError(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  if (original instanceof GatewayError) {
+    const { fields, retryAfter, referenceId } = original.details;
+    return {
+      message: original.message,
+      path: formatted.path,
+      locations: formatted.locations,
+      extensions: { code: original.code, ...(fields && { fields }), ...(retryAfter !== undefined && { retryAfter }), ...(referenceId && { referenceId }) },
+    };
+  }
+  const code = typeof formatted.extensions?.code === 'string' ? formatted.extensions.code : undefined;
+  if (code && REQUEST_CODES.has(code)) {
+    const fields = code === 'BAD_USER_INPUT' ? fieldsOfCoercionMessage(formatted.message) : undefined;
+    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code, ...(fields && { fields }) } };
+  }
+  if (original instanceof GraphQLError && !code && !formatted.path) {
+    // A scalar or argument error raised by graphql-js itself during validation or coercion.
+    return { message: formatted.message, locations: formatted.locations, extensions: { code: 'BAD_USER_INPUT' } };
+  }
+  logger.error({ err: original }, 'unexpected error in a GraphQL operation');
+  return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}

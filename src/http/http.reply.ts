@@ -1,0 +1,12 @@
+import { ServerResponse } from 'node:http';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** An error in the GraphQL response shape, for requests refused before GraphQL runs. */
+export function sendGraphQLError(res: ServerResponse, status: number, code: string, message: string, extensions: Record<string, unknown> = {}): void {
+  sendJson(res, status, { errors: [{ message, extensions: { code, ...extensions } }] });
+}

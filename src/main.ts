@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { MerchantRegistry } from './auth/merchant.registry';
+import { Config, ConfigError, loadConfig } from './config';
+import { createLogger } from './observability/logger';
+import { startSandbox } from './sandbox/sandbox.server';
+import { startGateway } from './server';
+
+/** `npm start`: the gateway, and the embedded sandbox in front of it when no provider is configured. */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const embedded = !config.upstreamBaseUrl;
+  const webhookSecret = embedded
+    ? config.webhookSecret ?? config.sandbox.webhookSecret ?? `whsec_${randomBytes(24).toString('base64')}`
+    : config.webhookSecret;
+  let merchants: MerchantRegistry;
+  try {
+    merchants = MerchantRegistry.fromConfig(config, embedded);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel, secrets: merchants.secrets() });
+
+  const sandbox = embedded
+    ? await startSandbox({ ...config.sandbox, webhookSecret, logger: logger.child({ component: 'sandbox' }) })
+    : undefined;
+  const gateway = await startGateway({
+    config: { ...config, upstreamBaseUrl: sandbox?.url ?? config.upstreamBaseUrl, webhookSecret },
+    logger,
+    merchants,
+  });
+  if (sandbox) logger.info(`embedded sandbox provider at ${sandbox.url} (keys: sandbox-key, sandbox-inactive-key)`);
+  const shown = config.host === '0.0.0.0' ? 'localhost' : config.host;
+  logger.info(`ready: GraphQL and Apollo Sandbox at http://${shown}:${gateway.port}/graphql`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await gateway.close();
+    await sandbox?.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+void main();

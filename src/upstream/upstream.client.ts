@@ -1,0 +1,118 @@
+import { Pool } from 'undici';
+import { DisbursementRequest, ProviderRecord } from '../disbursements/disbursement.model';
+import { Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
+import { parseProviderRecord } from './provider.record';
+import { providerMessage, retryAfterSeconds, transportFailure } from './upstream.errors';
+
+export interface UpstreamClientOptions {
+  baseUrl: string;
+  timeoutMs: number;
+  /** The gateway's callback address for a merchant: the provider is always pointed at the gateway. */
+  callbackUrl: (merchant: Merchant) => string;
+  /** Concurrent connections to the provider. */
+  connections?: number;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** The provider's REST API over one keep-alive pool. Creates are never retried here. */
+export class UpstreamClient implements ProviderPort {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+
+  constructor(private readonly opts: UpstreamClientOptions) {
+    const url = new URL(opts.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, {
+      connections: opts.connections ?? 64,
+      connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      keepAliveTimeout: 10_000,
+    });
+  }
+
+  async create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord> {
+    const callbackUrl = this.opts.callbackUrl(merchant);
+    const path = request.channel === 'BANK' ? '/api/v1/disbursements/bank' : '/api/v1/disbursements/mobile-money';
+    const answer = await this.send(merchant, 'POST', path, providerBody(request, callbackUrl), callbackUrl);
+    if (answer.status >= 200 && answer.status < 300) {
+      const record = parseJson(answer.body);
+      if (!record || record.referenceId !== request.referenceId) {
+        throw new ProviderError('unknown', `provider answered ${answer.status} with an unreadable record`);
+      }
+      return record;
+    }
+    throw this.failure(answer, merchant, 'create');
+  }
+
+  async checkStatus(merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined> {
+    const path = `/api/v1/disbursements/check-status?referenceId=${encodeURIComponent(referenceId)}`;
+    const answer = await this.send(merchant, 'GET', path);
+    if (answer.status === 404) return undefined;
+    if (answer.status >= 200 && answer.status < 300) {
+      const record = parseJson(answer.body);
+      if (!record || record.referenceId !== referenceId) {
+        throw new ProviderError('unavailable', `provider answered ${answer.status} to a status check with an unreadable record`);
+      }
+      return record;
+    }
+    const failure = this.failure(answer, merchant, 'status');
+    // A status check changes nothing at the provider, so a 5xx there is simply "unavailable".
+    throw failure.kind === 'server-error' ? new ProviderError('unavailable', failure.message, failure.details) : failure;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private async send(merchant: Merchant, method: 'GET' | 'POST', path: string, body?: string, callbackUrl?: string): Promise<Answer> {
+    const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': merchant.apiKey };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (callbackUrl) headers.callbackUrl = callbackUrl;
+    try {
+      const res = await this.pool.request({
+        method,
+        path: this.basePath + path,
+        headers,
+        body,
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      });
+      return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+    } catch (error) {
+      throw transportFailure(error);
+    }
+  }
+
+  private failure(answer: Answer, merchant: Merchant, call: string): ProviderError {
+    const { message, field } = providerMessage(answer.body, merchant.apiKey);
+    const status = answer.status;
+    if (status === 401 || status === 403) return new ProviderError('auth', `provider refused the merchant key on ${call} (${status})`, { status });
+    if (status === 429) return new ProviderError('rate-limited', message, { status, retryAfter: retryAfterSeconds(answer.headers['retry-after']) });
+    if (status >= 500) return new ProviderError('server-error', `provider answered ${status}: ${message}`, { status });
+    if (status >= 400) return new ProviderError('rejected', message, { status, field });
+    // A 1xx/3xx to an API call: we cannot tell what happened.
+    return new ProviderError('server-error', `provider answered ${status}`, { status });
+  }
+}
+
+function parseJson(body: string): ProviderRecord | undefined {
+  try {
+    return parseProviderRecord(JSON.parse(body));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The spec's request body; the amount goes out as a JSON number written from its exact decimal text. */
+function providerBody(request: DisbursementRequest, callbackUrl: string): string {
+  const { channel, amount, ...fields } = request;
+  const body: Record<string, string> =
+    channel === 'BANK' ? { ...fields, callbackUrl } : fields;
+  const json = JSON.stringify(body);
+  return `{"amount":${amount},${json.slice(1)}`;
+}

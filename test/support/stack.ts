@@ -1,0 +1,144 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { MerchantRegistry } from '../../src/auth/merchant.registry';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/observability/logger';
+import { SandboxHandle, SandboxOptions, startSandbox } from '../../src/sandbox/sandbox.server';
+import { Gateway, startGateway } from '../../src/server';
+
+/** Every log line any stack wrote in this test file, for leak checks. */
+export const capturedLogs: string[] = [];
+
+export interface Stack {
+  sandbox: SandboxHandle;
+  gateway: Gateway;
+  /** The gateway's GraphQL address. */
+  graphqlUrl: string;
+  webhookSecret: string;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** Extra gateway environment (the names of ARCHITECTURE.md "Configuration"). */
+  env?: Record<string, string>;
+  sandbox?: Partial<SandboxOptions>;
+  /** Merchant key the gateway sends; default the sandbox's active key. */
+  merchantApiKey?: string;
+}
+
+/** A real embedded sandbox and a real gateway pointed at it over HTTP, both on free ports. */
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
+  const sandbox = await startSandbox({
+    port: 0,
+    settleMs: 150,
+    rateLimitPerMin: 0,
+    webhookSecret,
+    callbackRetryBaseMs: 50,
+    ...opts.sandbox,
+  });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    UPSTREAM_BASE_URL: sandbox.url,
+    MERCHANT_API_KEY: opts.merchantApiKey ?? 'sandbox-key',
+    WEBHOOK_SECRET: webhookSecret,
+    UPSTREAM_TIMEOUT_MS: '3000',
+    LOG_LEVEL: 'info',
+    ...opts.env,
+  });
+  const merchants = MerchantRegistry.fromConfig(config, true);
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      capturedLogs.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger({ level: config.logLevel, secrets: merchants.secrets(), destination: sink });
+  const gateway = await startGateway({ config, logger, merchants });
+  return {
+    sandbox,
+    gateway,
+    graphqlUrl: `${gateway.url}/graphql`,
+    webhookSecret,
+    async close() {
+      await gateway.close();
+      await sandbox.close();
+    },
+  };
+}
+
+export const uniqueRef = (prefix = 'ref') => `${prefix}-${randomUUID()}`;
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  status: number;
+  data?: T | null;
+  errors?: { message: string; path?: string[]; extensions?: Record<string, unknown> }[];
+  /** The raw text, for leak checks. */
+  text: string;
+}
+
+/** Every response body the suite saw, for leak checks. */
+export const capturedResponses: string[] = [];
+
+export async function gql<T = Record<string, unknown>>(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<GraphQLResponse<T>> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  const text = await res.text();
+  capturedResponses.push(text);
+  const parsed = JSON.parse(text) as Omit<GraphQLResponse<T>, 'status' | 'text'>;
+  return { status: res.status, text, ...parsed };
+}
+
+export const DISBURSEMENT_FIELDS = `
+  referenceId identifier channel paymentType providerPaymentType status providerStatus message
+  amount currency accountNumber narration externalId ipAddress createdAt updatedAt
+  history { status providerStatus message source at }
+`;
+
+export const CREATE_MOBILE = `mutation Create($input: MobileMoneyDisbursementInput!) {
+  createMobileMoneyDisbursement(input: $input) { ${DISBURSEMENT_FIELDS} }
+}`;
+
+export const CREATE_BANK = `mutation CreateBank($input: BankDisbursementInput!) {
+  createBankDisbursement(input: $input) { ${DISBURSEMENT_FIELDS} }
+}`;
+
+export function mobileInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { referenceId: uniqueRef('mm'), amount: '150.75', accountNumber: '260971234567', currency: 'ZMW', narration: 'Test payout', ...overrides };
+}
+
+export function bankInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    referenceId: uniqueRef('bank'),
+    amount: '2500.50',
+    currency: 'ZMW',
+    narration: 'Supplier invoice 42',
+    accountNumber: '0012345678',
+    swiftCode: 'ZNCOZMLU',
+    firstName: 'Mwila',
+    lastName: 'Banda',
+    accountHolderName: 'Mwila Banda',
+    phoneNumber: '260971234567',
+    email: 'mwila@example.com',
+    ...overrides,
+  };
+}
+
+/** Polls until `check` returns a value, for states reached asynchronously (callbacks). */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, attempts = 100, everyMs = 50): Promise<T> {
+  for (let i = 0; i < attempts; i += 1) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error('condition not reached');
+}
