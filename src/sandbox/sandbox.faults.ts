@@ -1,0 +1,60 @@
+import { isPlainObject, type Validated } from './sandbox.validation';
+
+/** Faults injected into create requests that passed every check; one at most per request. */
+export interface FaultSettings {
+  /** Added to every create answer, on top of the sandbox's own latency. */
+  latencyMs?: number;
+  /** Share answered 500, nothing stored. */
+  errorRate?: number;
+  /** Share stored, then the socket is destroyed without an answer. */
+  resetRate?: number;
+  /** Share stored, then never answered until close(). */
+  hangRate?: number;
+  /** Share stored, then answered 200 with a truncated JSON body. */
+  malformedRate?: number;
+  /** Share stored, then answered with headers at once and the body trickled over several seconds. */
+  slowBodyRate?: number;
+}
+
+export type Fault = 'error' | 'reset' | 'hang' | 'malformed' | 'slowBody';
+
+const RATES: ReadonlyArray<readonly [Exclude<keyof FaultSettings, 'latencyMs'>, Fault]> = [
+  ['errorRate', 'error'],
+  ['resetRate', 'reset'],
+  ['hangRate', 'hang'],
+  ['malformedRate', 'malformed'],
+  ['slowBodyRate', 'slowBody'],
+];
+
+/** Picks at most one fault; the rates are stacked on one draw, so they add up to the chance of any fault. */
+export function chooseFault(settings: FaultSettings, random: () => number = Math.random): Fault | undefined {
+  const draw = random();
+  let threshold = 0;
+  for (const [rate, fault] of RATES) {
+    threshold += settings[rate] ?? 0;
+    if (draw < threshold) return fault;
+  }
+  return undefined;
+}
+
+/** Checks a FaultSettings body sent to PUT /__sandbox/faults; unknown keys are refused to catch typos. */
+export function parseFaultSettings(body: unknown): Validated<FaultSettings> {
+  if (!isPlainObject(body)) return { ok: false, error: { message: 'Request body must be a JSON object' } };
+  const settings: FaultSettings = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (key === 'latencyMs') {
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+        return { ok: false, error: { field: key, message: 'latencyMs must be a non-negative number' } };
+      }
+      settings.latencyMs = value;
+      continue;
+    }
+    const rate = RATES.find(([name]) => name === key)?.[0];
+    if (!rate) return { ok: false, error: { field: key, message: `${key} is not a fault setting` } };
+    if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
+      return { ok: false, error: { field: key, message: `${key} must be a number from 0 to 1` } };
+    }
+    settings[rate] = value;
+  }
+  return { ok: true, value: settings };
+}

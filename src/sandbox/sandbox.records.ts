@@ -1,0 +1,158 @@
+import { randomInt } from 'node:crypto';
+
+export type PayoutStatus = 'Pending' | 'Successful' | 'Failed';
+export type PaymentType = 'Bank' | 'OperatorAMoney' | 'OperatorBMoney' | 'OperatorCKwacha';
+export type Channel = 'bank' | 'mobile-money';
+
+/** A disbursement record as the provider answers it (spec 2.3); key order follows the spec. */
+export interface SandboxRecord {
+  referenceId: string;
+  amount: number;
+  currency: string;
+  accountNumber: string;
+  status: PayoutStatus;
+  type: 'Disbursement';
+  paymentType: PaymentType;
+  ipAddress: string;
+  identifier: string;
+  narration?: string;
+  externalId?: string | null;
+  createdAt?: string;
+  message?: string;
+}
+
+/** A create request that passed validation. */
+export interface PayoutRequest {
+  channel: Channel;
+  referenceId: string;
+  amount: number;
+  currency: string;
+  accountNumber: string;
+  paymentType: PaymentType;
+  narration?: string;
+  callbackUrl?: string;
+}
+
+/** What the last three digits of accountNumber make the sandbox do. */
+export interface Scenario {
+  create: 'normal' | 'failed' | 'server-error' | 'slow';
+  /** Final state reached settleMs after creation; unset: never settles or already final. */
+  settlesAs?: 'Successful' | 'Failed';
+}
+
+export function scenarioFor(accountNumber: string): Scenario {
+  switch (accountNumber.slice(-3)) {
+    case '111':
+      return { create: 'failed' };
+    case '000':
+      return { create: 'normal', settlesAs: 'Failed' };
+    case '222':
+      return { create: 'normal' };
+    case '500':
+      return { create: 'server-error' };
+    case '408':
+      return { create: 'slow', settlesAs: 'Successful' };
+    default:
+      return { create: 'normal', settlesAs: 'Successful' };
+  }
+}
+
+const OPERATOR_BY_PREFIX: Readonly<Record<string, PaymentType>> = {
+  '26097': 'OperatorAMoney',
+  '26077': 'OperatorAMoney',
+  '26096': 'OperatorBMoney',
+  '26076': 'OperatorBMoney',
+  '26095': 'OperatorCKwacha',
+  '26075': 'OperatorCKwacha',
+};
+
+/** The operator of a 12-digit mobile number, from its prefix; undefined when unknown. */
+export function operatorFor(msisdn: string): PaymentType | undefined {
+  return Object.hasOwn(OPERATOR_BY_PREFIX, msisdn.slice(0, 5)) ? OPERATOR_BY_PREFIX[msisdn.slice(0, 5)] : undefined;
+}
+
+export const FAILED_AT_ONCE_MESSAGE = 'Transaction failed: beneficiary account rejected by operator';
+export const FAILED_ON_SETTLE_MESSAGE = 'Transaction failed: status check towards operator returned HTTP 400';
+
+/** Wall-clock time with microseconds, which Date alone does not carry. */
+function nowMicros(): { date: Date; micros: number } {
+  const micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
+  return { date: new Date(Math.floor(micros / 1000)), micros: micros % 1_000_000 };
+}
+
+const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+
+/** Records of every API key, kept apart so that each key sees only its own payouts. */
+export class Ledger {
+  private readonly byKey = new Map<string, Map<string, SandboxRecord>>();
+  // Starts anywhere so identifiers differ between sandbox runs.
+  private sequence = randomInt(0, 1_000_000);
+
+  get(apiKey: string, referenceId: string): SandboxRecord | undefined {
+    const record = this.byKey.get(apiKey)?.get(referenceId);
+    return record && { ...record };
+  }
+
+  has(apiKey: string, referenceId: string): boolean {
+    return this.byKey.get(apiKey)?.has(referenceId) ?? false;
+  }
+
+  /** Stores a new record, Pending or (failedAtOnce) Failed, and answers a copy. */
+  open(apiKey: string, request: PayoutRequest, ipAddress: string, failedAtOnce: boolean): SandboxRecord {
+    const { date, micros } = nowMicros();
+    const base = {
+      referenceId: request.referenceId,
+      amount: request.amount,
+      currency: request.currency,
+      accountNumber: request.accountNumber,
+    };
+    const tail = {
+      type: 'Disbursement' as const,
+      paymentType: request.paymentType,
+      ipAddress,
+      identifier: this.identifier(request.channel, date),
+    };
+    const record: SandboxRecord = failedAtOnce
+      ? { ...base, status: 'Failed', ...tail, message: FAILED_AT_ONCE_MESSAGE }
+      : {
+          ...base,
+          status: 'Pending',
+          ...tail,
+          ...(request.narration === undefined ? {} : { narration: request.narration }),
+          externalId: null,
+          createdAt: `${date.toISOString().slice(0, 19)}.${pad(micros, 6)}+00:00`,
+        };
+    let records = this.byKey.get(apiKey);
+    if (!records) {
+      records = new Map();
+      this.byKey.set(apiKey, records);
+    }
+    records.set(request.referenceId, record);
+    return { ...record };
+  }
+
+  /** Moves a Pending record to its final state and answers a copy. */
+  settle(apiKey: string, referenceId: string, status: 'Successful' | 'Failed'): SandboxRecord | undefined {
+    const record = this.byKey.get(apiKey)?.get(referenceId);
+    if (!record || record.status !== 'Pending') return undefined;
+    record.status = status;
+    if (status === 'Successful') record.externalId = `OP${randomInt(1_000_000_000, 10_000_000_000)}`;
+    else record.message = FAILED_ON_SETTLE_MESSAGE;
+    return { ...record };
+  }
+
+  all(): SandboxRecord[] {
+    return [...this.byKey.values()].flatMap((records) => [...records.values()].map((r) => ({ ...r })));
+  }
+
+  /** Bank: BNK-20261122-140312-004417; mobile money: MM-20261122140312-48213. */
+  private identifier(channel: Channel, date: Date): string {
+    this.sequence = (this.sequence + 1) % 1_000_000;
+    const digits = date.toISOString().replace(/\D/g, '');
+    const day = digits.slice(0, 8);
+    const time = digits.slice(8, 14);
+    return channel === 'bank'
+      ? `BNK-${day}-${time}-${pad(this.sequence, 6)}`
+      : `MM-${day}${time}-${pad(this.sequence % 100_000, 5)}`;
+  }
+}

@@ -1,0 +1,317 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import { CallbackSender } from './sandbox.callbacks';
+import { chooseFault, parseFaultSettings, type FaultSettings } from './sandbox.faults';
+import { errorAnswer, isJsonContentType, parseJson, readBody, writeAnswer, type Answer } from './sandbox.http';
+import { RateLimiter } from './sandbox.rate-limit';
+import { Ledger, scenarioFor, type Channel, type PayoutRequest, type SandboxRecord } from './sandbox.records';
+import { Timers } from './sandbox.timers';
+import { validateCreate, isPlainObject } from './sandbox.validation';
+
+export type { FaultSettings } from './sandbox.faults';
+export type { ErrorBody } from './sandbox.http';
+export type { CallbackBody } from './sandbox.callbacks';
+export type { PaymentType, PayoutStatus, SandboxRecord } from './sandbox.records';
+
+export interface SandboxOptions {
+  /** 0: any free port. */
+  port: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Delay before a Pending payout settles and its callback is sent. */
+  settleMs: number;
+  /** Per API key; 0: unlimited. */
+  rateLimitPerMin: number;
+  /** Standard Webhooks secret `whsec_<base64>`; unset: callbacks unsigned. */
+  webhookSecret?: string;
+  /** Added to every API answer. */
+  latencyMs?: number;
+  /** Default ['sandbox-key']; 'sandbox-inactive-key' always answers 403, any other key 401. */
+  activeKeys?: string[];
+  /** Default 1000; base of the exponential backoff between callback attempts. */
+  callbackRetryBaseMs?: number;
+  /** Default 8. */
+  callbackMaxAttempts?: number;
+  /** Default 30000: how long the create of an account ending in 408 waits before answering. */
+  slowCreateMs?: number;
+  logger?: Logger;
+}
+
+export interface SandboxStats {
+  /** Every POST to a create path, whatever its outcome. */
+  createRequests: number;
+  /** Create requests by body referenceId, when the body carried one. */
+  createRequestsByReferenceId: Record<string, number>;
+  statusRequests: number;
+  callbackAttempts: number;
+  /** Callback attempts answered 2xx. */
+  callbacksDelivered: number;
+}
+
+export interface SandboxHandle {
+  /** Base address without trailing slash, e.g. http://127.0.0.1:12345. */
+  url: string;
+  port: number;
+  stats(): SandboxStats;
+  /** Every stored record, in its current state. */
+  records(): SandboxRecord[];
+  /** Replaces the fault settings; {} clears them. */
+  setFaults(f: FaultSettings): void;
+  /** Stops the server, destroys open sockets and cancels every timer. */
+  close(): Promise<void>;
+}
+
+const INACTIVE_KEY = 'sandbox-inactive-key';
+const MAX_BODY_BYTES = 64 * 1024;
+const CREATE_PATHS: ReadonlyMap<string, Channel> = new Map([
+  ['/api/v1/disbursements/bank', 'bank'],
+  ['/api/v1/disbursements/mobile-money', 'mobile-money'],
+]);
+const STATUS_PATH = '/api/v1/disbursements/check-status';
+const FAULTS_PATH = '/__sandbox/faults';
+
+/** The requester's address as the provider records it, without the IPv4-mapped prefix. */
+function ipAddressOf(req: IncomingMessage): string {
+  return (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+}
+
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** An answer and how much longer than the sandbox's own latency it is held back. */
+interface Reply {
+  answer: Answer;
+  delayMs: number;
+}
+
+class Sandbox {
+  private readonly timers = new Timers();
+  private readonly ledger = new Ledger();
+  private readonly limiter: RateLimiter;
+  private readonly callbacks: CallbackSender;
+  private readonly activeKeys: ReadonlySet<string>;
+  private readonly log: Logger;
+  private faults: FaultSettings = {};
+  private readonly counters = { createRequests: 0, statusRequests: 0 };
+  private readonly byReferenceId = new Map<string, number>();
+
+  constructor(private readonly opts: SandboxOptions) {
+    this.log = (opts.logger ?? pino({ enabled: false })).child({ component: 'sandbox' });
+    this.limiter = new RateLimiter(opts.rateLimitPerMin);
+    this.activeKeys = new Set(opts.activeKeys ?? ['sandbox-key']);
+    this.callbacks = new CallbackSender({
+      secret: opts.webhookSecret,
+      retryBaseMs: opts.callbackRetryBaseMs ?? 1000,
+      maxAttempts: opts.callbackMaxAttempts ?? 8,
+      timers: this.timers,
+      logger: this.log,
+    });
+  }
+
+  stats(): SandboxStats {
+    return {
+      ...this.counters,
+      createRequestsByReferenceId: Object.fromEntries(this.byReferenceId),
+      callbackAttempts: this.callbacks.attempts,
+      callbacksDelivered: this.callbacks.delivered,
+    };
+  }
+
+  records(): SandboxRecord[] {
+    return this.ledger.all();
+  }
+
+  setFaults(faults: FaultSettings): void {
+    this.faults = { ...faults };
+  }
+
+  async close(): Promise<void> {
+    this.timers.clear();
+    await this.callbacks.close();
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await this.route(req, res);
+    } catch (err) {
+      // Mostly a client that went away mid-body; answer only if that is still possible.
+      this.log.warn({ err }, 'sandbox request failed');
+      if (!res.headersSent) writeAnswer(req, res, errorAnswer(500, 'Internal server error'), this.timers);
+    }
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const channel = CREATE_PATHS.get(url.pathname);
+    let answer: Answer;
+    let delayMs = 0;
+    if (channel) {
+      if (req.method !== 'POST') return this.reply(req, res, this.methodNotAllowed('POST'));
+      ({ answer, delayMs } = await this.create(req, channel));
+    } else if (url.pathname === STATUS_PATH) {
+      answer = req.method === 'GET' ? this.checkStatus(req, url) : this.methodNotAllowed('GET');
+    } else if (url.pathname === FAULTS_PATH) {
+      // Control route for tests driving a sandbox in another process: no API key, no latency.
+      const faultAnswer = req.method === 'PUT' ? await this.putFaults(req) : this.methodNotAllowed('PUT');
+      return writeAnswer(req, res, faultAnswer, this.timers);
+    } else {
+      return writeAnswer(req, res, errorAnswer(404, `No route for ${req.method} ${url.pathname}`), this.timers);
+    }
+    this.reply(req, res, answer, delayMs);
+    this.log.debug({ method: req.method, path: url.pathname, answer: answer.kind }, 'sandbox request');
+  }
+
+  private reply(req: IncomingMessage, res: ServerResponse, answer: Answer, extraDelayMs = 0): void {
+    const delayMs = (this.opts.latencyMs ?? 0) + extraDelayMs;
+    if (delayMs > 0) this.timers.after(delayMs, () => writeAnswer(req, res, answer, this.timers));
+    else writeAnswer(req, res, answer, this.timers);
+  }
+
+  private methodNotAllowed(allowed: string): Answer {
+    return errorAnswer(405, `Use ${allowed} on this path`, undefined, { allow: allowed });
+  }
+
+  /** Auth then rate limit, common to every API route; answers the API key when admitted. */
+  private admit(req: IncomingMessage): { key: string } | { denied: Answer } {
+    const key = singleHeader(req.headers['x-api-key']);
+    if (key === undefined) return { denied: errorAnswer(401, 'Missing API key') };
+    if (key === INACTIVE_KEY) return { denied: errorAnswer(403, 'API key is inactive or not authorised for this resource') };
+    if (!this.activeKeys.has(key)) return { denied: errorAnswer(401, 'Invalid API key') };
+    const decision = this.limiter.take(key);
+    if (!decision.allowed) {
+      return {
+        denied: errorAnswer(429, `Rate limit of ${this.opts.rateLimitPerMin} requests per minute exceeded`, undefined, {
+          'retry-after': String(decision.retryAfterSec),
+        }),
+      };
+    }
+    return { key };
+  }
+
+  private async create(req: IncomingMessage, channel: Channel): Promise<Reply> {
+    this.counters.createRequests += 1;
+    const raw = await readBody(req, MAX_BODY_BYTES);
+    if (raw === 'too-large') return { answer: errorAnswer(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`), delayMs: 0 };
+    const parsed = parseJson(raw);
+    // Counted before any check, so tests can see every attempt a client made for a reference.
+    if (parsed.ok && isPlainObject(parsed.value) && typeof parsed.value.referenceId === 'string') {
+      const ref = parsed.value.referenceId;
+      this.byReferenceId.set(ref, (this.byReferenceId.get(ref) ?? 0) + 1);
+    }
+    const admitted = this.admit(req);
+    if ('denied' in admitted) return { answer: admitted.denied, delayMs: 0 };
+    if (!isJsonContentType(req.headers['content-type'])) {
+      return { answer: errorAnswer(415, 'Content-Type must be application/json'), delayMs: 0 };
+    }
+    if (!parsed.ok) return { answer: errorAnswer(400, 'Request body is not valid JSON'), delayMs: 0 };
+    const validated = validateCreate(channel, parsed.value, singleHeader(req.headers.callbackurl));
+    if (!validated.ok) return { answer: errorAnswer(400, validated.error.message, validated.error.field), delayMs: 0 };
+    const request = validated.value;
+    if (this.ledger.has(admitted.key, request.referenceId)) {
+      return { answer: errorAnswer(400, 'referenceId already used', 'referenceId'), delayMs: 0 };
+    }
+    return this.accept(req, admitted.key, request);
+  }
+
+  /** Applies the account's scenario, or at most one injected fault, to a valid new request. */
+  private accept(req: IncomingMessage, key: string, request: PayoutRequest): Reply {
+    const scenario = scenarioFor(request.accountNumber);
+    const serverError = errorAnswer(500, 'Internal server error');
+    if (scenario.create === 'server-error') return { answer: serverError, delayMs: 0 };
+    // Magic endings are deterministic, so faults apply only to the ordinary ones.
+    const fault = scenario.create === 'slow' ? undefined : chooseFault(this.faults);
+    const faultDelayMs = this.faults.latencyMs ?? 0;
+    if (fault === 'error') return { answer: serverError, delayMs: faultDelayMs };
+
+    // Stored before answering, as a real provider that took the money would have.
+    const record = this.ledger.open(key, request, ipAddressOf(req), scenario.create === 'failed');
+    const { settlesAs } = scenario;
+    if (settlesAs) this.timers.after(this.opts.settleMs, () => this.settle(key, request, settlesAs));
+
+    if (scenario.create === 'slow') {
+      return { answer: { kind: 'json', status: 200, body: record }, delayMs: this.opts.slowCreateMs ?? 30_000 };
+    }
+    switch (fault) {
+      case 'reset':
+        return { answer: { kind: 'reset' }, delayMs: 0 };
+      case 'hang':
+        return { answer: { kind: 'hang' }, delayMs: 0 };
+      case 'malformed':
+        return { answer: { kind: 'malformed', body: record }, delayMs: faultDelayMs };
+      case 'slowBody':
+        return { answer: { kind: 'trickle', body: record }, delayMs: faultDelayMs };
+      default:
+        return { answer: { kind: 'json', status: 200, body: record }, delayMs: faultDelayMs };
+    }
+  }
+
+  private settle(key: string, request: PayoutRequest, status: 'Successful' | 'Failed'): void {
+    const record = this.ledger.settle(key, request.referenceId, status);
+    this.log.debug({ referenceId: request.referenceId, status }, 'payout settled');
+    if (record && request.callbackUrl !== undefined) this.callbacks.send(request.callbackUrl, record);
+  }
+
+  private checkStatus(req: IncomingMessage, url: URL): Answer {
+    this.counters.statusRequests += 1;
+    const admitted = this.admit(req);
+    if ('denied' in admitted) return admitted.denied;
+    const referenceId = url.searchParams.get('referenceId');
+    if (!referenceId) return errorAnswer(400, 'referenceId is required', 'referenceId');
+    const record = this.ledger.get(admitted.key, referenceId);
+    if (!record) return errorAnswer(404, `No disbursement found with referenceId ${referenceId}`);
+    return { kind: 'json', status: 200, body: record };
+  }
+
+  private async putFaults(req: IncomingMessage): Promise<Answer> {
+    const raw = await readBody(req, MAX_BODY_BYTES);
+    if (raw === 'too-large') return errorAnswer(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    const parsed = parseJson(raw);
+    if (!parsed.ok) return errorAnswer(400, 'Request body is not valid JSON');
+    const settings = parseFaultSettings(parsed.value);
+    if (!settings.ok) return errorAnswer(400, settings.error.message, settings.error.field);
+    this.setFaults(settings.value);
+    this.log.info({ faults: settings.value }, 'sandbox faults set');
+    return { kind: 'no-content' };
+  }
+}
+
+export async function startSandbox(opts: SandboxOptions): Promise<SandboxHandle> {
+  const sandbox = new Sandbox(opts);
+  const server = createServer((req, res) => void sandbox.handle(req, res));
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${hostForUrl(host)}:${port}`,
+    port,
+    stats: () => sandbox.stats(),
+    records: () => sandbox.records(),
+    setFaults: (f) => sandbox.setFaults(f),
+    close: () => {
+      closing ??= (async () => {
+        await sandbox.close();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Hanging and keep-alive sockets would otherwise hold close() open.
+          server.closeAllConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+}

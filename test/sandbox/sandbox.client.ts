@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+
+/** Shared helpers for the sandbox tests: a small HTTP client, request bodies and a callback receiver. */
+
+export const KEY = 'sandbox-key';
+export const BANK = '/api/v1/disbursements/bank';
+export const MOBILE = '/api/v1/disbursements/mobile-money';
+export const STATUS = '/api/v1/disbursements/check-status';
+
+export const newRef = (): string => `sbx-${randomUUID()}`;
+
+export type Json = Record<string, unknown>;
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The body parsed as a JSON object; undefined when it is not one. */
+  json: Json | undefined;
+}
+
+export interface CallOptions {
+  /** An object is sent as JSON; a string is sent as is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Omit the x-api-key header (a given headers['x-api-key'] still wins). */
+  noKey?: boolean;
+  signal?: AbortSignal;
+}
+
+function asJson(text: string): Json | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function call(base: string, method: 'GET' | 'POST' | 'PUT', path: string, opts: CallOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    ...(opts.noKey ? {} : { 'x-api-key': KEY }),
+    ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
+    ...opts.headers,
+  };
+  const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  const res = await request(`${base}${path}`, { method, headers, body, signal: opts.signal });
+  const text = await res.body.text();
+  return { status: res.statusCode, headers: res.headers, text, json: asJson(text) };
+}
+
+export const create = (base: string, path: string, body: unknown, opts: Omit<CallOptions, 'body'> = {}): Promise<Reply> =>
+  call(base, 'POST', path, { ...opts, body });
+
+export const checkStatus = (base: string, referenceId: string, opts: CallOptions = {}): Promise<Reply> =>
+  call(base, 'GET', `${STATUS}?referenceId=${encodeURIComponent(referenceId)}`, opts);
+
+export function bankBody(overrides: Json = {}): Json {
+  return {
+    referenceId: newRef(),
+    amount: 150.75,
+    currency: 'ZMW',
+    narration: 'Supplier payout',
+    accountNumber: '0012345678',
+    swiftCode: 'ZNCOZMLU',
+    firstName: 'Mwila',
+    lastName: 'Banda',
+    accountHolderName: 'Mwila Banda',
+    phoneNumber: '260971234567',
+    email: 'mwila@example.com',
+    ...overrides,
+  };
+}
+
+export function mobileBody(overrides: Json = {}): Json {
+  return { referenceId: newRef(), amount: 20, accountNumber: '260971234567', currency: 'ZMW', narration: 'Airtime refund', ...overrides };
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls probe until it answers something, or fails naming what it waited for. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 8000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+export interface ReceivedCallback {
+  path: string;
+  headers: IncomingHttpHeaders;
+  rawBody: string;
+  body: Json | undefined;
+}
+
+/** A node:http server standing in for the gateway's callback endpoint. */
+export class CallbackReceiver {
+  readonly received: ReceivedCallback[] = [];
+  private readonly plans = new Map<string, number[]>();
+  private readonly server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const rawBody = Buffer.concat(chunks).toString('utf8');
+      const path = req.url ?? '/';
+      this.received.push({ path, headers: req.headers, rawBody, body: asJson(rawBody) });
+      res.writeHead(this.plans.get(path)?.shift() ?? 200).end();
+    });
+  });
+  private base = '';
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  url(path: string): string {
+    return `${this.base}${path}`;
+  }
+
+  /** The next answers for path, in order; 200 once they are used up. */
+  answerWith(path: string, statuses: number[]): void {
+    this.plans.set(path, [...statuses]);
+  }
+
+  for(referenceId: string): ReceivedCallback[] {
+    return this.received.filter((c) => c.body?.referenceId === referenceId);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+}
