@@ -34,6 +34,10 @@ export interface Gateway {
   url: string;
   port: number;
   service: DisbursementService;
+  /** The callback address the provider is given for a merchant. */
+  callbackUrl(merchantId: string): string;
+  /** Store round trips so far (batching shows here). */
+  storeReads(): number;
   close(): Promise<void>;
 }
 
@@ -62,17 +66,18 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   const port = (httpServer.address() as AddressInfo).port;
   const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
 
+  const callbackUrl = (merchantId: string) => `${publicUrl}/callbacks/${merchants.callbackTokenOf(merchantId)}`;
   const upstream = new UpstreamClient({
     baseUrl: config.upstreamBaseUrl,
     timeoutMs: config.upstreamTimeoutMs,
-    callbackUrl: (merchant) => `${publicUrl}/callbacks/${merchants.callbackTokenOf(merchant.id)}`,
+    callbackUrl: (merchant) => callbackUrl(merchant.id),
   });
   const store = new MemoryStore();
   const events = new PubSubEvents();
   const service = new DisbursementService({ store, events, provider: upstream, upstreamTimeoutMs: config.upstreamTimeoutMs });
   const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger });
 
-  const schema = buildGatewaySchema();
+  const schema = buildGatewaySchema(events.pubSub);
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 64 * 1024 });
   const wsCleanup = useServer<Record<string, unknown>, { context?: GatewayContext }>(
     {
@@ -171,6 +176,8 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     url: `http://127.0.0.1:${port}`,
     port,
     service,
+    callbackUrl,
+    storeReads: () => store.reads,
     async close() {
       await apollo.stop();
       await upstream.close();

@@ -87,6 +87,8 @@ export interface Disbursement {
   ipAddress?: string;
   createdAt?: string;
   updatedAt: string;
+  /** Grows by one with every stored change, so watchers can drop what they have already seen. */
+  version: number;
   history: StatusEvent[];
   /** webhook-ids already applied, so a redelivery changes nothing. */
   deliveryIds: string[];

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from './disbursement.errors';
 import { differingFields, fingerprint } from './disbursement.fingerprint';
-import { Disbursement, DisbursementRequest, EventSource, ProviderRecord } from './disbursement.model';
+import { Disbursement, DisbursementRequest, EventSource, isFinal, ProviderRecord } from './disbursement.model';
 import { DisbursementEvents, DisbursementStore, Merchant, ProviderError, ProviderPort } from './disbursement.ports';
 import { applyStatusUpdate } from './disbursement.status';
 
@@ -43,6 +43,39 @@ export class DisbursementService {
 
   getMany(merchant: Merchant, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]> {
     return this.opts.store.getMany(merchant.id, referenceIds);
+  }
+
+  /**
+   * One payout's states for a subscriber: the current one first (when known), then each change,
+   * ending after a final status. Subscribes before reading, so nothing published in between is lost,
+   * and drops anything not newer than what it has already sent.
+   */
+  async *watch(merchant: Merchant, referenceId: string): AsyncGenerator<Disbursement> {
+    const changes = this.opts.events.watch(merchant.id, referenceId)[Symbol.asyncIterator]();
+    try {
+      let seen = -1;
+      const current = await this.opts.store.get(merchant.id, referenceId);
+      if (current && !current.sending) {
+        seen = current.version;
+        yield current;
+        if (isFinal(current.status)) return;
+      }
+      for (;;) {
+        const next = await changes.next();
+        if (next.done) return;
+        if (next.value.version <= seen) continue;
+        seen = next.value.version;
+        yield next.value;
+        if (isFinal(next.value.status)) return;
+      }
+    } finally {
+      await changes.return?.();
+    }
+  }
+
+  /** Every change of a merchant's payouts, as it happens. */
+  watchMerchant(merchant: Merchant): AsyncIterable<Disbursement> {
+    return this.opts.events.watchMerchant(merchant.id);
   }
 
   /** Concurrent identical requests in this process share one provider call and its answer. */
@@ -112,6 +145,7 @@ export class DisbursementService {
       currency: record.currency ?? '',
       accountNumber: record.accountNumber ?? '',
       updatedAt: at,
+      version: 0,
       history: [],
       deliveryIds: [],
     };
@@ -152,6 +186,7 @@ export class DisbursementService {
       accountNumber: request.accountNumber,
       narration: request.narration,
       updatedAt: this.now().toISOString(),
+      version: 0,
       history: [],
       deliveryIds: [],
     };
@@ -193,7 +228,7 @@ export class DisbursementService {
     const taken = await this.opts.store.update(merchant.id, request.referenceId, (current) => {
       if (current.status !== 'UNKNOWN' || current.updatedAt !== since) return undefined;
       won = true;
-      return { ...current, sending: true, updatedAt: this.now().toISOString() };
+      return { ...current, sending: true, updatedAt: this.now().toISOString(), version: current.version + 1 };
     });
     if (!won || !taken) return this.createOnce(merchant, request, existing.fingerprint ?? fingerprint(request));
     return this.send(merchant, request, taken, true);
@@ -254,6 +289,7 @@ export class DisbursementService {
       ...current,
       sending: false,
       updatedAt: at,
+      version: current.version + 1,
       history:
         current.status === 'UNKNOWN'
           ? [...current.history, { status: 'UNKNOWN', message: `Outcome unknown: ${reason}`, source: 'CREATE', at }]

@@ -52,6 +52,7 @@ export function applyStatusUpdate(current: Disbursement, update: StatusUpdate): 
   if (!fields.some((f) => next[f] !== current[f])) return undefined;
 
   next.updatedAt = at;
+  next.version = current.version + 1;
   if (statusChanged) {
     next.history = [
       ...current.history,

@@ -11,7 +11,8 @@ type Topics = {
 
 /** Status changes over graphql-yoga's PubSub; the Redis version swaps the event target, not this class. */
 export class PubSubEvents implements DisbursementEvents {
-  private readonly pubSub: ReturnType<typeof createPubSub<Topics>>;
+  /** Also handed to type-graphql, which wants the PubSub its subscriptions run on. */
+  readonly pubSub: ReturnType<typeof createPubSub<Topics>>;
 
   constructor(config: Parameters<typeof createPubSub<Topics>>[0] = undefined) {
     this.pubSub = createPubSub<Topics>(config);

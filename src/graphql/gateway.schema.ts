@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
-import { buildSchemaSync } from 'type-graphql';
+import { buildSchemaSync, PubSub } from 'type-graphql';
+import { createPubSub } from '@graphql-yoga/subscription';
+import { DisbursementSubscriptionResolver } from './disbursement-subscription.resolver';
 import { DisbursementResolver } from './disbursement.resolver';
 
 /** The schema, built from the type-graphql classes; `schema.graphql` is its printed, committed form. */
-export function buildGatewaySchema(): GraphQLSchema {
-  return buildSchemaSync({ resolvers: [DisbursementResolver], validate: false });
+export function buildGatewaySchema(pubSub: PubSub = createPubSub()): GraphQLSchema {
+  return buildSchemaSync({ resolvers: [DisbursementResolver, DisbursementSubscriptionResolver], validate: false, pubSub });
 }
 
 export function printGatewaySchema(schema: GraphQLSchema = buildGatewaySchema()): string {
