@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     logger,
     merchants,
   });
-  if (sandbox) logger.info(`embedded sandbox provider at ${sandbox.url} (keys: sandbox-key, sandbox-inactive-key)`);
+  if (sandbox) logger.info(`embedded sandbox provider at ${sandbox.url}`);
   const shown = config.host === '0.0.0.0' ? 'localhost' : config.host;
   logger.info(`ready: GraphQL and Apollo Sandbox at http://${shown}:${gateway.port}/graphql`);
 

@@ -101,6 +101,8 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   const apollo = new ApolloServer<GatewayContext>({
     schema,
     csrfPrevention: true,
+    // main.ts owns signal handling and the order of shutdown.
+    stopOnTerminationSignals: false,
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
     introspection: true,

@@ -45,24 +45,23 @@ export class CallbackReceiver {
       throw error;
     }
     const deliveryId = header(req, 'webhook-id');
-    if (this.webhook) {
-      try {
-        this.webhook.verify(raw, {
-          'webhook-id': deliveryId ?? '',
-          'webhook-timestamp': header(req, 'webhook-timestamp') ?? '',
-          'webhook-signature': header(req, 'webhook-signature') ?? '',
-        });
-      } catch (error) {
-        if (!(error instanceof WebhookVerificationError)) throw error;
+    let body: unknown;
+    try {
+      // The library checks the signature and the 5-minute window, then parses the JSON it signed.
+      body = this.webhook
+        ? this.webhook.verify(raw, {
+            'webhook-id': deliveryId ?? '',
+            'webhook-timestamp': header(req, 'webhook-timestamp') ?? '',
+            'webhook-signature': header(req, 'webhook-signature') ?? '',
+          })
+        : JSON.parse(raw);
+    } catch (error) {
+      if (error instanceof WebhookVerificationError) {
         logger.warn({ merchant: merchant.id, reason: error.message }, 'callback refused: bad signature');
         return sendJson(res, 401, { error: 'Invalid webhook signature' });
       }
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      return sendJson(res, 400, { error: 'Body is not JSON' });
+      if (error instanceof SyntaxError) return sendJson(res, 400, { error: 'Body is not JSON' });
+      throw error;
     }
     const record = parseProviderRecord(unwrapEnvelope(body));
     if (!record) return sendJson(res, 400, { error: 'Body is not a disbursement record (referenceId and status required)' });
