@@ -11,7 +11,6 @@ import { MerchantRegistry } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config } from './config';
 import { DisbursementService } from './disbursements/disbursement.service';
-import { PubSubEvents } from './events/pubsub.events';
 import { createContext, GatewayContext } from './graphql/gateway.context';
 import { formatError } from './graphql/gateway.errors';
 import { buildGatewaySchema } from './graphql/gateway.schema';
@@ -19,7 +18,8 @@ import { HttpError, readBody } from './http/http.body';
 import { applyCors } from './http/http.cors';
 import { sendGraphQLError, sendJson } from './http/http.reply';
 import { Logger } from './observability/logger';
-import { MemoryStore } from './store/memory.store';
+import { createStorage } from './store/store.factory';
+import { handleDemo } from './demo/demo.route';
 import { UpstreamClient } from './upstream/upstream.client';
 
 const GRAPHQL_BODY_LIMIT = 64 * 1024;
@@ -72,8 +72,7 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     timeoutMs: config.upstreamTimeoutMs,
     callbackUrl: (merchant) => callbackUrl(merchant.id),
   });
-  const store = new MemoryStore();
-  const events = new PubSubEvents();
+  const { store, events } = createStorage(config, logger);
   const service = new DisbursementService({ store, events, provider: upstream, upstreamTimeoutMs: config.upstreamTimeoutMs });
   const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger });
 
@@ -154,6 +153,7 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway');
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (url.pathname === '/demo' || url.pathname.startsWith('/demo/')) return handleDemo(req, res);
     if (url.pathname.startsWith('/callbacks/')) return callbacks.handle(req, res, url.pathname.slice('/callbacks/'.length));
     if (url.pathname === '/graphql') {
       if (applyCors(req, res, allowedOrigins)) return;
@@ -183,6 +183,8 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     async close() {
       await apollo.stop();
       await upstream.close();
+      await events.close();
+      await store.close();
     },
   };
 }

@@ -92,6 +92,27 @@ export interface Disbursement {
   history: StatusEvent[];
   /** webhook-ids already applied, so a redelivery changes nothing. */
   deliveryIds: string[];
+  /** When the reconciler should next ask the provider about it; unset once there is nothing to learn. */
+  nextCheckAt?: string;
+  /** Status checks made by the reconciler so far, for its backoff. */
+  checkAttempts: number;
+  /** Deliveries of the final record to the client's own callbackUrl. */
+  relay?: RelayState;
+}
+
+export interface RelayAttempt {
+  at: string;
+  /** HTTP status answered, when one came back. */
+  status?: number;
+  error?: string;
+}
+
+export interface RelayState {
+  url: string;
+  delivered: boolean;
+  /** True once retries stopped without a 2xx. */
+  gaveUp: boolean;
+  attempts: RelayAttempt[];
 }
 
 /** What the provider said about a payout, parsed tolerantly (see upstream/provider.record.ts). */

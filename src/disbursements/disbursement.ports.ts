@@ -49,11 +49,23 @@ export interface DisbursementStore {
   ): Promise<Disbursement | undefined>;
   /** Removes the record when `expected` still holds for it (a claim the provider never acted on). */
   remove(merchantId: string, referenceId: string, expected: (current: Disbursement) => boolean): Promise<void>;
+  /**
+   * Up to `limit` records, of any merchant, whose `nextCheckAt` is at or before `now`, earliest first.
+   * The store indexes `nextCheckAt` on every write, so this never scans settled records.
+   */
+  due(now: Date, limit: number): Promise<Disbursement[]>;
+  /** Store round trips so far, for metrics and to show batching. */
+  readonly reads: number;
+  /** Whether the store answers; false while its backing service is unreachable. */
+  healthy(): Promise<boolean>;
+  close(): Promise<void>;
 }
 
 /** Publishes each change of a record to its subscribers, wherever they are connected. */
 export interface DisbursementEvents {
   publish(record: Disbursement): Promise<void>;
+  healthy(): Promise<boolean>;
+  close(): Promise<void>;
   /** Changes of one payout of a merchant. */
   watch(merchantId: string, referenceId: string): AsyncIterable<Disbursement>;
   /** Every change of a merchant's payouts. */

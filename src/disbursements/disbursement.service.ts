@@ -148,6 +148,7 @@ export class DisbursementService {
       version: 0,
       history: [],
       deliveryIds: [],
+      checkAttempts: 0,
     };
     await this.opts.store.insertIfAbsent(orphan);
     return (await this.apply(merchantId, record.referenceId, record, 'CALLBACK', deliveryId)) ?? orphan;
@@ -189,6 +190,7 @@ export class DisbursementService {
       version: 0,
       history: [],
       deliveryIds: [],
+      checkAttempts: 0,
     };
   }
 

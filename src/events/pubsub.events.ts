@@ -30,4 +30,11 @@ export class PubSubEvents implements DisbursementEvents {
   watchMerchant(merchantId: string): AsyncIterable<Disbursement> {
     return this.pubSub.subscribe('merchant', merchantId);
   }
+
+  /** In memory there is nothing that could be unreachable; the Redis version overrides both. */
+  async healthy(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {}
 }

@@ -6,7 +6,8 @@ const keyOf = (merchantId: string, referenceId: string) => `${merchantId}\u0000$
 /** One process's store. Records are replaced, never mutated, so a reader never sees half an update. */
 export class MemoryStore implements DisbursementStore {
   private readonly records = new Map<string, Disbursement>();
-  /** Store round trips, so tests and metrics can see batching at work. */
+  /** key → nextCheckAt in ms, only for records the reconciler still has to look at. */
+  private readonly dueIndex = new Map<string, number>();
   reads = 0;
 
   async get(merchantId: string, referenceId: string): Promise<Disbursement | undefined> {
@@ -23,7 +24,7 @@ export class MemoryStore implements DisbursementStore {
     const key = keyOf(record.merchantId, record.referenceId);
     const existing = this.records.get(key);
     if (existing) return existing;
-    this.records.set(key, record);
+    this.write(key, record);
     return undefined;
   }
 
@@ -36,13 +37,39 @@ export class MemoryStore implements DisbursementStore {
     const current = this.records.get(key);
     if (!current) return undefined;
     const next = change(current);
-    if (next) this.records.set(key, next);
+    if (next) this.write(key, next);
     return next ?? current;
   }
 
   async remove(merchantId: string, referenceId: string, expected: (current: Disbursement) => boolean): Promise<void> {
     const key = keyOf(merchantId, referenceId);
     const current = this.records.get(key);
-    if (current && expected(current)) this.records.delete(key);
+    if (current && expected(current)) {
+      this.records.delete(key);
+      this.dueIndex.delete(key);
+    }
+  }
+
+  async due(now: Date, limit: number): Promise<Disbursement[]> {
+    this.reads += 1;
+    const cutoff = now.getTime();
+    return [...this.dueIndex]
+      .filter(([, at]) => at <= cutoff)
+      .sort((a, b) => a[1] - b[1])
+      .slice(0, limit)
+      .map(([key]) => this.records.get(key))
+      .filter((r): r is Disbursement => r !== undefined);
+  }
+
+  async healthy(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {}
+
+  private write(key: string, record: Disbursement): void {
+    this.records.set(key, record);
+    if (record.nextCheckAt) this.dueIndex.set(key, Date.parse(record.nextCheckAt));
+    else this.dueIndex.delete(key);
   }
 }
