@@ -25,6 +25,13 @@ const envSchema = z.object({
   CORS_ORIGINS: list,
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RECONCILE_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+  RECONCILE_UNKNOWN_AFTER_MS: z.coerce.number().int().min(1).default(2000),
+  RECONCILE_PENDING_AFTER_MS: z.coerce.number().int().min(1).default(60000),
+  UPSTREAM_BREAKER_RESET_MS: z.coerce.number().int().min(1).default(10000),
+  RELAY_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'must be whsec_ followed by base64').optional(),
+  RELAY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(8),
+  RELAY_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000),
   SANDBOX_PORT: port.default(4010),
   SANDBOX_SETTLE_MS: nonNegativeInt.default(2000),
   SANDBOX_RATE_LIMIT_PER_MIN: nonNegativeInt.default(120),
@@ -58,6 +65,9 @@ export interface Config {
   corsOrigins: string[];
   redisUrl?: string;
   logLevel: string;
+  reconcile: { intervalMs: number; unknownAfterMs: number; pendingAfterMs: number };
+  breakerResetMs: number;
+  relay: { secret?: string; maxAttempts: number; retryBaseMs: number };
   sandbox: SandboxConfig;
 }
 
@@ -87,6 +97,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: e.CORS_ORIGINS,
     redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,
+    reconcile: { intervalMs: e.RECONCILE_INTERVAL_MS, unknownAfterMs: e.RECONCILE_UNKNOWN_AFTER_MS, pendingAfterMs: e.RECONCILE_PENDING_AFTER_MS },
+    breakerResetMs: e.UPSTREAM_BREAKER_RESET_MS,
+    relay: { secret: e.RELAY_WEBHOOK_SECRET, maxAttempts: e.RELAY_MAX_ATTEMPTS, retryBaseMs: e.RELAY_RETRY_BASE_MS },
     sandbox: {
       port: e.SANDBOX_PORT,
       host: '127.0.0.1',

@@ -10,6 +10,7 @@ import { WebSocketServer } from 'ws';
 import { MerchantRegistry } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config } from './config';
+import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { createContext, GatewayContext } from './graphql/gateway.context';
 import { formatError } from './graphql/gateway.errors';
@@ -20,6 +21,8 @@ import { sendGraphQLError, sendJson } from './http/http.reply';
 import { Logger } from './observability/logger';
 import { createStorage } from './store/store.factory';
 import { handleDemo } from './demo/demo.route';
+import { RelaySender } from './relay/relay.sender';
+import { BreakingProvider } from './upstream/upstream.breaker';
 import { UpstreamClient } from './upstream/upstream.client';
 
 const GRAPHQL_BODY_LIMIT = 64 * 1024;
@@ -34,6 +37,7 @@ export interface Gateway {
   url: string;
   port: number;
   service: DisbursementService;
+  reconciler: Reconciler;
   /** The callback address the provider is given for a merchant. */
   callbackUrl(merchantId: string): string;
   /** Store round trips so far (batching shows here). */
@@ -73,7 +77,27 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     callbackUrl: (merchant) => callbackUrl(merchant.id),
   });
   const { store, events } = createStorage(config, logger);
-  const service = new DisbursementService({ store, events, provider: upstream, upstreamTimeoutMs: config.upstreamTimeoutMs });
+  const provider = new BreakingProvider(upstream, {
+    resetTimeoutMs: config.breakerResetMs,
+    onStateChange: (endpoint, state) => logger.warn({ endpoint, state }, 'provider circuit changed'),
+  });
+  const relay = new RelaySender({ store, logger, secret: config.relay.secret, maxAttempts: config.relay.maxAttempts, retryBaseMs: config.relay.retryBaseMs });
+  const service = new DisbursementService({
+    store,
+    events,
+    provider,
+    upstreamTimeoutMs: config.upstreamTimeoutMs,
+    reconcile: { unknownAfterMs: config.reconcile.unknownAfterMs, pendingAfterMs: config.reconcile.pendingAfterMs, maxDelayMs: 10 * 60_000 },
+    onFinal: (record) => relay.enqueue(record),
+  });
+  const reconciler = new Reconciler({
+    service,
+    store,
+    merchantById: (id) => merchants.merchants.find((m) => m.id === id),
+    intervalMs: config.reconcile.intervalMs,
+    onError: (error) => logger.error({ err: error }, 'reconciler round failed'),
+  });
+  reconciler.start();
   const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger });
 
   const schema = buildGatewaySchema(events.pubSub);
@@ -178,10 +202,14 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     url: `http://127.0.0.1:${port}`,
     port,
     service,
+    reconciler,
     callbackUrl,
     storeReads: () => store.reads,
     async close() {
+      await reconciler.stop();
       await apollo.stop();
+      await relay.close();
+      provider.shutdown();
       await upstream.close();
       await events.close();
       await store.close();

@@ -3,6 +3,7 @@ import { GatewayError } from './disbursement.errors';
 import { differingFields, fingerprint } from './disbursement.fingerprint';
 import { Disbursement, DisbursementRequest, EventSource, isFinal, ProviderRecord } from './disbursement.model';
 import { DisbursementEvents, DisbursementStore, Merchant, ProviderError, ProviderPort } from './disbursement.ports';
+import { ReconcilePolicy, scheduled } from './disbursement.schedule';
 import { applyStatusUpdate } from './disbursement.status';
 
 export interface DisbursementServiceOptions {
@@ -13,6 +14,9 @@ export interface DisbursementServiceOptions {
   upstreamTimeoutMs: number;
   /** How often a request waiting on another replica's in-flight create looks again. */
   claimPollMs?: number;
+  reconcile: Omit<ReconcilePolicy, 'staleClaimMs'>;
+  /** Called once when a payout reaches a final status (relay to the client's own callbackUrl). */
+  onFinal?: (record: Disbursement) => void;
   now?: () => Date;
 }
 
@@ -32,9 +36,11 @@ const inFlightKey = (merchantId: string, referenceId: string) => `${merchantId}\
 export class DisbursementService {
   private readonly inFlight = new Map<string, InFlight>();
   private readonly now: () => Date;
+  private readonly policy: ReconcilePolicy;
 
   constructor(private readonly opts: DisbursementServiceOptions) {
     this.now = opts.now ?? (() => new Date());
+    this.policy = { ...opts.reconcile, staleClaimMs: opts.upstreamTimeoutMs * 2 };
   }
 
   get(merchant: Merchant, referenceId: string): Promise<Disbursement | undefined> {
@@ -117,13 +123,85 @@ export class DisbursementService {
     source: EventSource,
     deliveryId?: string,
   ): Promise<Disbursement | undefined> {
-    let changed: Disbursement | undefined;
-    const stored = await this.opts.store.update(merchantId, referenceId, (current) => {
-      changed = applyStatusUpdate(current, { record, source, at: this.now().toISOString(), deliveryId });
-      return changed;
+    return this.transition(merchantId, referenceId, (current) => {
+      const next = applyStatusUpdate(current, { record, source, at: this.now().toISOString(), deliveryId });
+      return next && this.rescheduled(current, next);
     });
-    if (changed && stored) await this.opts.events.publish(stored);
+  }
+
+  /**
+   * The reconciler's step for one due record: ask the provider and apply the answer.
+   * A payout the provider never saw stays UNKNOWN and is no longer checked: only the client's
+   * retry of the same request may send it, after asking the provider once more.
+   */
+  async reconcile(merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined> {
+    const { referenceId } = record;
+    let answer: ProviderRecord | undefined;
+    try {
+      answer = await this.opts.provider.checkStatus(merchant, referenceId);
+    } catch {
+      return this.transition(merchant.id, referenceId, (current) =>
+        this.scheduleNext({ ...current, sending: this.stillSending(current) ? current.sending : false, checkAttempts: current.checkAttempts + 1 }),
+      );
+    }
+    if (answer) {
+      const found = answer;
+      return this.transition(merchant.id, referenceId, (current) => {
+        if (this.stillSending(current)) return undefined;
+        const next = applyStatusUpdate(current, { record: found, source: 'STATUS_CHECK', at: this.now().toISOString() });
+        if (next) return this.rescheduled(current, { ...next, sending: false });
+        return this.scheduleNext({ ...current, sending: false, checkAttempts: current.checkAttempts + 1 });
+      });
+    }
+    return this.transition(merchant.id, referenceId, (current) => {
+      if (this.stillSending(current)) return undefined;
+      if (current.status !== 'UNKNOWN') return this.scheduleNext({ ...current, checkAttempts: current.checkAttempts + 1 });
+      const at = this.now().toISOString();
+      return {
+        ...current,
+        sending: false,
+        nextCheckAt: undefined,
+        updatedAt: at,
+        version: current.version + 1,
+        history: [...current.history, { status: 'UNKNOWN', message: NEVER_RECEIVED, source: 'STATUS_CHECK', at }],
+      };
+    });
+  }
+
+  /** Atomic change of one record; publishes a real change and reports a new final status once. */
+  private async transition(
+    merchantId: string,
+    referenceId: string,
+    change: (current: Disbursement) => Disbursement | undefined,
+  ): Promise<Disbursement | undefined> {
+    let before: Disbursement | undefined;
+    let changed = false;
+    const stored = await this.opts.store.update(merchantId, referenceId, (current) => {
+      before = current;
+      const next = change(current);
+      changed = next !== undefined && next.version !== current.version;
+      return next;
+    });
+    if (changed && stored) {
+      await this.opts.events.publish(stored);
+      if (before && !isFinal(before.status) && isFinal(stored.status)) this.opts.onFinal?.(stored);
+    }
     return stored;
+  }
+
+  /** A status change restarts the backoff; the next check follows from the new state. */
+  private rescheduled(current: Disbursement, next: Disbursement): Disbursement {
+    if (next.status === current.status && next.sending === current.sending) return next;
+    return scheduled({ ...next, checkAttempts: 0 }, this.now(), this.policy);
+  }
+
+  private scheduleNext(record: Disbursement): Disbursement {
+    return scheduled(record, this.now(), this.policy);
+  }
+
+  /** A create may still be under way: its own answer settles the record, not the reconciler. */
+  private stillSending(record: Disbursement): boolean {
+    return record.sending && this.now().getTime() - Date.parse(record.updatedAt) <= this.policy.staleClaimMs;
   }
 
   /**
@@ -173,7 +251,7 @@ export class DisbursementService {
   }
 
   private newClaim(merchant: Merchant, request: DisbursementRequest, fp: string): Disbursement {
-    return {
+    return this.scheduleNext({
       merchantId: merchant.id,
       referenceId: request.referenceId,
       channel: request.channel,
@@ -191,7 +269,7 @@ export class DisbursementService {
       history: [],
       deliveryIds: [],
       checkAttempts: 0,
-    };
+    });
   }
 
   private isStale(record: Disbursement): boolean {
@@ -216,21 +294,14 @@ export class DisbursementService {
     } catch {
       throw outcomeUnknown(request.referenceId);
     }
-    if (answer) {
-      const stored = await this.opts.store.update(merchant.id, request.referenceId, (current) => {
-        const next = applyStatusUpdate(current, { record: answer, source: 'STATUS_CHECK', at: this.now().toISOString() });
-        return { ...(next ?? current), sending: false };
-      });
-      if (stored) await this.opts.events.publish(stored);
-      return stored ?? existing;
-    }
+    if (answer) return this.settleClaim(merchant.id, request.referenceId, answer, 'STATUS_CHECK');
     // The provider never saw it: take the claim over (only one caller wins) and send.
     const since = existing.updatedAt;
     let won = false;
     const taken = await this.opts.store.update(merchant.id, request.referenceId, (current) => {
       if (current.status !== 'UNKNOWN' || current.updatedAt !== since) return undefined;
       won = true;
-      return { ...current, sending: true, updatedAt: this.now().toISOString(), version: current.version + 1 };
+      return this.scheduleNext({ ...current, sending: true, updatedAt: this.now().toISOString() });
     });
     if (!won || !taken) return this.createOnce(merchant, request, existing.fingerprint ?? fingerprint(request));
     return this.send(merchant, request, taken, true);
@@ -273,36 +344,38 @@ export class DisbursementService {
     });
   }
 
+  /** The provider's answer to our create (or its record after a 5xx): the claim is no longer in flight. */
   private async settleClaim(merchantId: string, referenceId: string, answer: ProviderRecord, source: EventSource): Promise<Disbursement> {
-    let changed = false;
-    const stored = await this.opts.store.update(merchantId, referenceId, (current) => {
-      const next = applyStatusUpdate(current, { record: answer, source, at: this.now().toISOString() });
-      changed = next !== undefined;
-      return { ...(next ?? current), sending: false };
+    const stored = await this.transition(merchantId, referenceId, (current) => {
+      const next = applyStatusUpdate(current, { record: answer, source, at: this.now().toISOString() }) ?? current;
+      return this.rescheduled(current, { ...next, sending: false });
     });
     if (!stored) throw outcomeUnknown(referenceId);
-    if (changed) await this.opts.events.publish(stored);
     return stored;
   }
 
   private async markUnknown(merchantId: string, referenceId: string, reason: string): Promise<void> {
     const at = this.now().toISOString();
-    await this.opts.store.update(merchantId, referenceId, (current) => ({
-      ...current,
-      sending: false,
-      updatedAt: at,
-      version: current.version + 1,
-      history:
-        current.status === 'UNKNOWN'
-          ? [...current.history, { status: 'UNKNOWN', message: `Outcome unknown: ${reason}`, source: 'CREATE', at }]
-          : current.history,
-    }));
+    await this.transition(merchantId, referenceId, (current) =>
+      this.rescheduled(current, {
+        ...current,
+        sending: false,
+        updatedAt: at,
+        version: current.version + 1,
+        history:
+          current.status === 'UNKNOWN'
+            ? [...current.history, { status: 'UNKNOWN', message: `Outcome unknown: ${reason}`, source: 'CREATE', at }]
+            : current.history,
+      }),
+    );
   }
 
   private releaseClaim(claim: Disbursement): Promise<void> {
     return this.opts.store.remove(claim.merchantId, claim.referenceId, (current) => current.sending && current.fingerprint === claim.fingerprint);
   }
 }
+
+const NEVER_RECEIVED = 'The provider has no record of this payout: it was never received. Retry the same request to send it.';
 
 function conflict(existing: DisbursementRequest, request: DisbursementRequest): GatewayError {
   const fields = differingFields(existing, request);

@@ -1,4 +1,4 @@
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { DecimalScalar } from './decimal.scalar';
 import { DisbursementChannel, DisbursementStatus, EventSource, PaymentType } from './disbursement.enums';
 
@@ -18,6 +18,33 @@ export class DisbursementEvent {
 
   @Field(() => Date)
   at!: Date;
+}
+
+@ObjectType({ description: "One POST of the final record to the client's own callbackUrl." })
+export class RelayAttempt {
+  @Field(() => Date)
+  at!: Date;
+
+  @Field(() => Int, { nullable: true, description: 'HTTP status answered, when one came back.' })
+  status?: number;
+
+  @Field(() => String, { nullable: true, description: 'Why no answer came back.' })
+  error?: string;
+}
+
+@ObjectType({ description: "Delivery of the final record to the client's own callbackUrl (bank payouts that gave one)." })
+export class RelayStatus {
+  @Field(() => String)
+  url!: string;
+
+  @Field(() => Boolean)
+  delivered!: boolean;
+
+  @Field(() => Boolean, { description: 'Retries stopped without a 2xx answer.' })
+  gaveUp!: boolean;
+
+  @Field(() => [RelayAttempt])
+  attempts!: RelayAttempt[];
 }
 
 @ObjectType({ description: 'A payout as the gateway knows it.' })
@@ -72,4 +99,7 @@ export class Disbursement {
 
   @Field(() => [DisbursementEvent], { description: 'Every status it went through, oldest first.' })
   history!: DisbursementEvent[];
+
+  @Field(() => RelayStatus, { nullable: true })
+  relay?: RelayStatus;
 }

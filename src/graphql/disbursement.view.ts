@@ -27,5 +27,6 @@ export function toView(record: Record): Disbursement {
     createdAt: date(record.createdAt),
     updatedAt: new Date(record.updatedAt),
     history: record.history.map((e) => ({ ...e, at: new Date(e.at) })),
+    relay: record.relay && { ...record.relay, attempts: record.relay.attempts.map((a) => ({ ...a, at: new Date(a.at) })) },
   };
 }

@@ -1,0 +1,81 @@
+import { Disbursement } from './disbursement.model';
+import { DisbursementStore, Merchant } from './disbursement.ports';
+import { DisbursementService } from './disbursement.service';
+
+export interface ReconcilerOptions {
+  service: DisbursementService;
+  store: DisbursementStore;
+  merchantById: (id: string) => Merchant | undefined;
+  intervalMs: number;
+  /** Records looked at per round. */
+  batchSize?: number;
+  /** Status checks in flight at once, so a backlog cannot flood the provider. */
+  concurrency?: number;
+  /** How long a replica holds a record it is checking before another may try. */
+  leaseMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Brings UNKNOWN payouts, stale claims and PENDING payouts whose callback is overdue to their
+ * real state through check-status. Each record is leased before it is checked, so replicas
+ * sharing a store do not ask about the same payout at once.
+ */
+export class Reconciler {
+  private timer?: NodeJS.Timeout;
+  private round?: Promise<void>;
+  private stopped = false;
+  /** Records that were due in the last round, for metrics. */
+  backlog = 0;
+
+  constructor(private readonly opts: ReconcilerOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.round;
+  }
+
+  /** One round; returns how many records it checked. */
+  async runOnce(): Promise<number> {
+    const { store, batchSize = 100, concurrency = 8 } = this.opts;
+    const due = await store.due(new Date(), batchSize);
+    this.backlog = due.length;
+    let checked = 0;
+    for (let i = 0; i < due.length && !this.stopped; i += concurrency) {
+      const results = await Promise.all(due.slice(i, i + concurrency).map((r) => this.check(r)));
+      checked += results.filter(Boolean).length;
+    }
+    return checked;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.round = this.runOnce()
+        .then(() => undefined, (error: unknown) => this.opts.onError?.(error))
+        .finally(() => this.schedule());
+    }, this.opts.intervalMs);
+    this.timer.unref();
+  }
+
+  private async check(record: Disbursement): Promise<boolean> {
+    const merchant = this.opts.merchantById(record.merchantId);
+    if (!merchant) return false;
+    const leaseUntil = new Date(Date.now() + (this.opts.leaseMs ?? 30_000)).toISOString();
+    let leased = false;
+    const current = await this.opts.store.update(record.merchantId, record.referenceId, (r) => {
+      if (r.nextCheckAt !== record.nextCheckAt) return undefined;
+      leased = true;
+      return { ...r, nextCheckAt: leaseUntil };
+    });
+    if (!leased || !current) return false;
+    await this.opts.service.reconcile(merchant, current);
+    return true;
+  }
+}
