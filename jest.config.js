@@ -14,5 +14,6 @@ module.exports = {
     }],
   },
   setupFiles: ['<rootDir>/test/support/setup.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/support/leaks.ts'],
   testTimeout: 30000,
 };

@@ -32,6 +32,8 @@ const envSchema = z.object({
   RELAY_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'must be whsec_ followed by base64').optional(),
   RELAY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(8),
   RELAY_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000),
+  GRAPHQL_INTROSPECTION: z.stringbool().default(true),
+  GRAPHQL_LANDING_PAGE: z.stringbool().default(true),
   SANDBOX_PORT: port.default(4010),
   SANDBOX_SETTLE_MS: nonNegativeInt.default(2000),
   SANDBOX_RATE_LIMIT_PER_MIN: nonNegativeInt.default(120),
@@ -67,6 +69,9 @@ export interface Config {
   logLevel: string;
   reconcile: { intervalMs: number; unknownAfterMs: number; pendingAfterMs: number };
   breakerResetMs: number;
+  /** Schema introspection and the Apollo Sandbox page at GET /graphql; turn both off in production if you wish. */
+  introspection: boolean;
+  landingPage: boolean;
   relay: { secret?: string; maxAttempts: number; retryBaseMs: number };
   sandbox: SandboxConfig;
 }
@@ -99,6 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     reconcile: { intervalMs: e.RECONCILE_INTERVAL_MS, unknownAfterMs: e.RECONCILE_UNKNOWN_AFTER_MS, pendingAfterMs: e.RECONCILE_PENDING_AFTER_MS },
     breakerResetMs: e.UPSTREAM_BREAKER_RESET_MS,
+    introspection: e.GRAPHQL_INTROSPECTION,
+    landingPage: e.GRAPHQL_LANDING_PAGE,
     relay: { secret: e.RELAY_WEBHOOK_SECRET, maxAttempts: e.RELAY_MAX_ATTEMPTS, retryBaseMs: e.RELAY_RETRY_BASE_MS },
     sandbox: {
       port: e.SANDBOX_PORT,

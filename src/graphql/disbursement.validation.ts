@@ -5,7 +5,8 @@ import { BankRequest, MobileMoneyRequest } from '../disbursements/disbursement.m
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+/** Control characters, line separators and bidirectional overrides (which disguise text). */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
 
 const text = (max: number) =>
   z

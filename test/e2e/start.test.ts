@@ -1,6 +1,6 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { CREATE_MOBILE, gql, mobileInput } from '../support/stack';
+import { capturedLogs, CREATE_MOBILE, gql, mobileInput } from '../support/stack';
 
 const root = join(__dirname, '..', '..');
 let child: ChildProcess;
@@ -29,6 +29,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (child.exitCode === null) child.kill('SIGKILL');
+  capturedLogs.push(output);
 });
 
 function graphqlUrl(): string {

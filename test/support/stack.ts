@@ -9,6 +9,9 @@ import { Gateway, startGateway } from '../../src/server';
 /** Every log line any stack wrote in this test file, for leak checks. */
 export const capturedLogs: string[] = [];
 
+/** Every merchant key and client token a stack in this file was given; none may ever leave. */
+export const knownSecrets = new Set<string>(['sandbox-key']);
+
 export interface Stack {
   sandbox: SandboxHandle;
   gateway: Gateway;
@@ -44,10 +47,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     MERCHANT_API_KEY: opts.merchantApiKey ?? 'sandbox-key',
     WEBHOOK_SECRET: webhookSecret,
     UPSTREAM_TIMEOUT_MS: '3000',
+    CLIENT_RATE_LIMIT_PER_MIN: '0',
     LOG_LEVEL: 'info',
     ...opts.env,
   });
   const merchants = MerchantRegistry.fromConfig(config, true);
+  for (const secret of merchants.secrets()) knownSecrets.add(secret);
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       capturedLogs.push(chunk.toString());

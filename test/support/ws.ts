@@ -1,5 +1,6 @@
 import { Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { capturedResponses } from './stack';
 
 export interface Subscription<T> {
   events: T[];
@@ -38,11 +39,13 @@ export function subscribe<T>(client: Client, query: string, variables: Record<st
     { query, variables },
     {
       next: (result) => {
+        capturedResponses.push(JSON.stringify(result));
         if (result.errors) errors.push(...result.errors);
         if (result.data) events.push(result.data as T);
         for (const w of waiters.filter((x) => events.length >= x.count)) w.resolve(events);
       },
       error: (error) => {
+        capturedResponses.push(String(error));
         errors.push(error);
         done = true;
         rejectCompleted(error);

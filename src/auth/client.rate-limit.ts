@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+
+/** The client a request counts against: its token (hashed), or its address when access is open. */
+export function clientKey(authorization: string | undefined, remoteAddress: string | undefined): string {
+  const token = /^Bearer\s+(\S+)/i.exec(authorization ?? '')?.[1];
+  return token ? `t:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}` : `ip:${remoteAddress ?? 'unknown'}`;
+}
+
+/** Operations per client per minute (rate-limiter-flexible); `undefined` limiter means no limit. */
+export class ClientRateLimit {
+  constructor(private readonly limiter: RateLimiterAbstract | undefined) {}
+
+  static inMemory(perMinute: number): ClientRateLimit {
+    return new ClientRateLimit(perMinute > 0 ? new RateLimiterMemory({ points: perMinute, duration: 60 }) : undefined);
+  }
+
+  /** Seconds to wait when the client is over its quota, otherwise undefined. */
+  async retryAfter(key: string): Promise<number | undefined> {
+    if (!this.limiter) return undefined;
+    try {
+      await this.limiter.consume(key);
+      return undefined;
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      throw rejection;
+    }
+  }
+}

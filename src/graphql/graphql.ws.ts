@@ -1,0 +1,86 @@
+import { GraphQLError, GraphQLSchema } from 'graphql';
+import { Context } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import { randomUUID } from 'node:crypto';
+import { IncomingMessage, Server } from 'node:http';
+import { WebSocketServer } from 'ws';
+import { clientKey, ClientRateLimit } from '../auth/client.rate-limit';
+import { MerchantRegistry } from '../auth/merchant.registry';
+import { DisbursementService } from '../disbursements/disbursement.service';
+import { Logger } from '../observability/logger';
+import { formatError } from './gateway.errors';
+import { createContext } from './gateway.context';
+import { parseAndValidate } from './graphql.armor';
+
+export interface GraphQLWsOptions {
+  schema: GraphQLSchema;
+  service: DisbursementService;
+  merchants: MerchantRegistry;
+  rateLimit: ClientRateLimit;
+  logger: Logger;
+  /** Subscriptions one connection may hold at once. */
+  maxSubscriptionsPerConnection?: number;
+}
+
+type ConnectionParams = Record<string, unknown> | undefined;
+type WsContext = Context<ConnectionParams, { request: IncomingMessage }>;
+
+function authorizationOf(ctx: WsContext): string | undefined {
+  const value = ctx.connectionParams?.authorization;
+  return typeof value === 'string' ? value : undefined;
+}
+
+function refusal(code: string, message: string, extensions: Record<string, unknown> = {}): GraphQLError[] {
+  return [new GraphQLError(message, { extensions: { code, ...extensions } })];
+}
+
+/**
+ * graphql-ws on the same server and path as HTTP GraphQL. A connection without valid credentials
+ * is closed with 4403 before any operation runs; each operation is rate limited, validated with
+ * the same limits as HTTP, and gets its own context.
+ */
+export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { wsServer: WebSocketServer; dispose(): Promise<void> } {
+  const { schema, service, merchants, rateLimit, logger } = opts;
+  const maxSubscriptions = opts.maxSubscriptionsPerConnection ?? 100;
+  const active = new WeakMap<object, Set<string>>();
+  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 64 * 1024 });
+  const cleanup = useServer<ConnectionParams, { request: IncomingMessage }>(
+    {
+      schema,
+      connectionInitWaitTimeout: 3_000,
+      onConnect: (ctx) => merchants.authenticate(authorizationOf(ctx)) !== undefined,
+      onSubscribe: async (ctx, id, payload) => {
+        const merchant = merchants.authenticate(authorizationOf(ctx));
+        if (!merchant) return refusal('UNAUTHENTICATED', 'Missing or invalid client credentials');
+        const ids = active.get(ctx) ?? new Set<string>();
+        active.set(ctx, ids);
+        if (ids.size >= maxSubscriptions) return refusal('RATE_LIMITED', `At most ${maxSubscriptions} operations per connection`);
+        const retryAfter = await rateLimit.retryAfter(clientKey(authorizationOf(ctx), ctx.extra.request.socket.remoteAddress));
+        if (retryAfter !== undefined) return refusal('RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
+        const checked = parseAndValidate(schema, payload.query);
+        if ('errors' in checked) return checked.errors;
+        ids.add(id);
+        return {
+          schema,
+          document: checked.document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: createContext(service, merchant, randomUUID()),
+        };
+      },
+      onComplete: (ctx, id) => {
+        active.get(ctx)?.delete(id);
+      },
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(e.toJSON(), e, logger)),
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e, logger)) } : undefined,
+    },
+    wsServer,
+  );
+  return {
+    wsServer,
+    dispose: async () => {
+      await cleanup.dispose();
+    },
+  };
+}
