@@ -6,6 +6,9 @@ import { createLogger } from './observability/logger';
 import { startSandbox } from './sandbox/sandbox.server';
 import { startGateway } from './server';
 
+/** Longer than the HTTP drain grace (10 s), so a clean drain always finishes first. */
+const SHUTDOWN_DEADLINE_MS = 15_000;
+
 /** `npm start`: the gateway, and the embedded sandbox in front of it when no provider is configured. */
 async function main(): Promise<void> {
   let config: Config;
@@ -47,12 +50,22 @@ async function main(): Promise<void> {
   logger.info(`ready: GraphQL and Apollo Sandbox at http://${shown}:${gateway.port}/graphql`);
 
   let stopping = false;
+  /**
+   * Stop accepting, report not ready, let in-flight mutations and callbacks finish (up to the drain
+   * grace period), close websockets with 1001, flush logs, exit 0; a hard deadline bounds it all.
+   */
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
     await gateway.close();
     await sandbox?.close();
+    logger.info('stopped');
+    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

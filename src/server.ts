@@ -15,6 +15,7 @@ import { HttpError } from './http/http.body';
 import { applyCors } from './http/http.cors';
 import { sendGraphQLError, sendJson } from './http/http.reply';
 import { Logger } from './observability/logger';
+import { GatewayMetrics } from './observability/metrics';
 import { RelaySender } from './relay/relay.sender';
 import { createStorage } from './store/store.factory';
 import { BreakingProvider } from './upstream/upstream.breaker';
@@ -50,10 +51,13 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
   const callbackUrl = (merchantId: string) => `${publicUrl}/callbacks/${merchants.callbackTokenOf(merchantId)}`;
 
+  const metrics = new GatewayMetrics();
   const upstream = new UpstreamClient({
     baseUrl: config.upstreamBaseUrl,
     timeoutMs: config.upstreamTimeoutMs,
     callbackUrl: (merchant) => callbackUrl(merchant.id),
+    logger,
+    observe: (endpoint, status, seconds) => metrics.providerLatency.observe({ endpoint, status }, seconds),
   });
   const { store, events } = createStorage(config, logger);
   const provider = new BreakingProvider(upstream, {
@@ -67,7 +71,10 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     provider,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     reconcile: { unknownAfterMs: config.reconcile.unknownAfterMs, pendingAfterMs: config.reconcile.pendingAfterMs, maxDelayMs: 10 * 60_000 },
-    onFinal: (record) => relay.enqueue(record),
+    onFinal: (record) => {
+      metrics.finalPayouts.inc({ status: record.status });
+      relay.enqueue(record);
+    },
   });
   const reconciler = new Reconciler({
     service,
@@ -76,17 +83,18 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     intervalMs: config.reconcile.intervalMs,
     onError: (error) => logger.error({ err: error }, 'reconciler round failed'),
   });
-  const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger });
+  const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger, metrics });
   const rateLimit = ClientRateLimit.inMemory(config.clientRateLimitPerMin);
 
   const schema = buildGatewaySchema(events.pubSub);
-  const ws = attachGraphQLWs(httpServer, { schema, service, merchants, rateLimit, logger });
+  const ws = attachGraphQLWs(httpServer, { schema, service, merchants, rateLimit, logger, metrics });
   const graphql = new GraphQLHttpHandler({
     schema,
     service,
     merchants,
     rateLimit,
     logger,
+    metrics,
     introspection: config.introspection,
     landingPage: config.landingPage,
     plugins: [
@@ -97,10 +105,29 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   await graphql.start();
   reconciler.start();
   const allowedOrigins = new Set(config.corsOrigins);
+  let shuttingDown = false;
+
+  /** Ready: not stopping, store and pub/sub answer, and the provider is not known to be failing. */
+  async function readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }> {
+    const [storeOk, pubsubOk] = await Promise.all([store.healthy(), events.healthy()]);
+    const checks = { notShuttingDown: !shuttingDown, store: storeOk, pubsub: pubsubOk, provider: !provider.open };
+    return { ready: Object.values(checks).every(Boolean), checks };
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway');
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (url.pathname === '/readyz') {
+      const state = await readiness();
+      return sendJson(res, state.ready ? 200 : 503, state);
+    }
+    if (url.pathname === '/metrics') {
+      metrics.reconcilerBacklog.set(reconciler.backlog);
+      const text = await metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      res.end(text);
+      return;
+    }
     if (url.pathname === '/demo' || url.pathname.startsWith('/demo/')) return handleDemo(req, res);
     if (url.pathname.startsWith('/callbacks/')) return callbacks.handle(req, res, url.pathname.slice('/callbacks/'.length));
     if (url.pathname === '/graphql') {
@@ -130,6 +157,7 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     callbackUrl,
     storeReads: () => store.reads,
     async close() {
+      shuttingDown = true;
       await reconciler.stop();
       await graphql.stop();
       await relay.close();

@@ -5,6 +5,7 @@ import { DisbursementService } from '../disbursements/disbursement.service';
 import { HttpError, readBody } from '../http/http.body';
 import { sendJson } from '../http/http.reply';
 import { Logger } from '../observability/logger';
+import { GatewayMetrics } from '../observability/metrics';
 import { parseProviderRecord, unwrapEnvelope } from '../upstream/provider.record';
 
 /** Callbacks are single records; anything larger is not one. */
@@ -16,6 +17,7 @@ export interface CallbackReceiverOptions {
   /** Standard Webhooks secret; unset: the unguessable path token is the only credential. */
   webhookSecret?: string;
   logger: Logger;
+  metrics: GatewayMetrics;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -32,16 +34,20 @@ export class CallbackReceiver {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
-    const { logger } = this.opts;
+    const { logger, metrics } = this.opts;
+    const refuse = (status: number, result: string, error: string) => {
+      metrics.callbacks.inc({ result });
+      sendJson(res, status, { error });
+    };
     if (req.method !== 'POST') return sendJson(res, 405, { error: 'Use POST' }, { allow: 'POST' });
     const merchant = this.opts.merchants.byCallback(token);
-    if (!merchant) return sendJson(res, 404, { error: 'Not found' });
+    if (!merchant) return refuse(404, 'unknown_path', 'Not found');
 
     let raw: string;
     try {
       raw = (await readBody(req, CALLBACK_BODY_LIMIT)).toString('utf8');
     } catch (error) {
-      if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message });
+      if (error instanceof HttpError) return refuse(error.status, 'too_large', error.message);
       throw error;
     }
     const deliveryId = header(req, 'webhook-id');
@@ -58,16 +64,21 @@ export class CallbackReceiver {
     } catch (error) {
       if (error instanceof WebhookVerificationError) {
         logger.warn({ merchant: merchant.id, reason: error.message }, 'callback refused: bad signature');
-        return sendJson(res, 401, { error: 'Invalid webhook signature' });
+        return refuse(401, 'bad_signature', 'Invalid webhook signature');
       }
-      if (error instanceof SyntaxError) return sendJson(res, 400, { error: 'Body is not JSON' });
+      if (error instanceof SyntaxError) return refuse(400, 'malformed', 'Body is not JSON');
       throw error;
     }
     const record = parseProviderRecord(unwrapEnvelope(body));
-    if (!record) return sendJson(res, 400, { error: 'Body is not a disbursement record (referenceId and status required)' });
+    if (!record) return refuse(400, 'malformed', 'Body is not a disbursement record (referenceId and status required)');
 
-    const stored = await this.opts.service.applyCallback(merchant.id, record, deliveryId);
-    logger.info({ merchant: merchant.id, referenceId: record.referenceId, status: stored.status, deliveryId }, 'callback applied');
+    const { record: stored, changed } = await this.opts.service.applyCallback(merchant.id, record, deliveryId);
+    metrics.callbacks.inc({ result: changed ? 'applied' : 'unchanged' });
+    // The payout's own request id joins this line to the mutation that created it.
+    logger.info(
+      { requestId: stored.requestId, merchant: merchant.id, referenceId: record.referenceId, status: stored.status, changed, deliveryId },
+      'callback received',
+    );
     sendJson(res, 200, { received: true });
   }
 }

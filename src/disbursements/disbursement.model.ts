@@ -71,6 +71,8 @@ export interface Disbursement {
   /** The request as the client sent it (canonical), to recognise retries and name conflicts. */
   request?: DisbursementRequest;
   fingerprint?: string;
+  /** The id of the request that created it, so every later log line of this payout can be joined to it. */
+  requestId?: string;
   /** True while a create call to the provider may be in flight for this record. */
   sending: boolean;
   status: DisbursementStatus;

@@ -85,7 +85,7 @@ export class DisbursementService {
   }
 
   /** Concurrent identical requests in this process share one provider call and its answer. */
-  create(merchant: Merchant, request: DisbursementRequest): Promise<Disbursement> {
+  create(merchant: Merchant, request: DisbursementRequest, requestId?: string): Promise<Disbursement> {
     const key = inFlightKey(merchant.id, request.referenceId);
     const fp = fingerprint(request);
     const running = this.inFlight.get(key);
@@ -93,7 +93,7 @@ export class DisbursementService {
       if (running.fingerprint !== fp) return Promise.reject(conflict(running.request, request));
       return running.result;
     }
-    const result = this.createOnce(merchant, request, fp).finally(() => this.inFlight.delete(key));
+    const result = this.createOnce(merchant, request, fp, requestId).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, { fingerprint: fp, request, result });
     return result;
   }
@@ -123,10 +123,15 @@ export class DisbursementService {
     source: EventSource,
     deliveryId?: string,
   ): Promise<Disbursement | undefined> {
-    return this.transition(merchantId, referenceId, (current) => {
+    return this.transition(merchantId, referenceId, this.statusChange(record, source, deliveryId));
+  }
+
+  /** The status rules applied to a stored record, with its next check rescheduled on a status change. */
+  private statusChange(record: ProviderRecord, source: EventSource, deliveryId?: string) {
+    return (current: Disbursement): Disbursement | undefined => {
       const next = applyStatusUpdate(current, { record, source, at: this.now().toISOString(), deliveryId });
       return next && this.rescheduled(current, next);
-    });
+    };
   }
 
   /**
@@ -174,6 +179,14 @@ export class DisbursementService {
     referenceId: string,
     change: (current: Disbursement) => Disbursement | undefined,
   ): Promise<Disbursement | undefined> {
+    return (await this.transitionReporting(merchantId, referenceId, change)).stored;
+  }
+
+  private async transitionReporting(
+    merchantId: string,
+    referenceId: string,
+    change: (current: Disbursement) => Disbursement | undefined,
+  ): Promise<{ stored?: Disbursement; changed: boolean }> {
     let before: Disbursement | undefined;
     let changed = false;
     const stored = await this.opts.store.update(merchantId, referenceId, (current) => {
@@ -186,7 +199,7 @@ export class DisbursementService {
       await this.opts.events.publish(stored);
       if (before && !isFinal(before.status) && isFinal(stored.status)) this.opts.onFinal?.(stored);
     }
-    return stored;
+    return { stored, changed };
   }
 
   /** A status change restarts the backoff; the next check follows from the new state. */
@@ -208,32 +221,34 @@ export class DisbursementService {
    * A provider callback. A payout the gateway has no record of is still kept (the provider has it),
    * and a later create with its referenceId adopts it instead of sending it again.
    */
-  async applyCallback(merchantId: string, record: ProviderRecord, deliveryId?: string): Promise<Disbursement> {
-    const applied = await this.apply(merchantId, record.referenceId, record, 'CALLBACK', deliveryId);
-    if (applied) return applied;
-    const at = this.now().toISOString();
-    const orphan: Disbursement = {
-      merchantId,
-      referenceId: record.referenceId,
-      channel: record.paymentType === 'BANK' ? 'BANK' : 'MOBILE_MONEY',
-      sending: false,
-      status: 'UNKNOWN',
-      paymentType: 'OTHER',
-      amount: record.amount ?? '0',
-      currency: record.currency ?? '',
-      accountNumber: record.accountNumber ?? '',
-      updatedAt: at,
-      version: 0,
-      history: [],
-      deliveryIds: [],
-      checkAttempts: 0,
-    };
-    await this.opts.store.insertIfAbsent(orphan);
-    return (await this.apply(merchantId, record.referenceId, record, 'CALLBACK', deliveryId)) ?? orphan;
+  async applyCallback(merchantId: string, record: ProviderRecord, deliveryId?: string): Promise<{ record: Disbursement; changed: boolean }> {
+    const update = this.statusChange(record, 'CALLBACK', deliveryId);
+    let result = await this.transitionReporting(merchantId, record.referenceId, update);
+    if (!result.stored) {
+      await this.opts.store.insertIfAbsent({
+        merchantId,
+        referenceId: record.referenceId,
+        channel: record.paymentType === 'BANK' ? 'BANK' : 'MOBILE_MONEY',
+        sending: false,
+        status: 'UNKNOWN',
+        paymentType: 'OTHER',
+        amount: record.amount ?? '0',
+        currency: record.currency ?? '',
+        accountNumber: record.accountNumber ?? '',
+        updatedAt: this.now().toISOString(),
+        version: 0,
+        history: [],
+        deliveryIds: [],
+        checkAttempts: 0,
+      });
+      result = await this.transitionReporting(merchantId, record.referenceId, update);
+    }
+    if (!result.stored) throw new Error(`payout ${record.referenceId} vanished while its callback was applied`);
+    return { record: result.stored, changed: result.changed };
   }
 
-  private async createOnce(merchant: Merchant, request: DisbursementRequest, fp: string): Promise<Disbursement> {
-    const claim = this.newClaim(merchant, request, fp);
+  private async createOnce(merchant: Merchant, request: DisbursementRequest, fp: string, requestId?: string): Promise<Disbursement> {
+    const claim = this.newClaim(merchant, request, fp, requestId);
     const deadline = Date.now() + this.opts.upstreamTimeoutMs * 2;
     for (;;) {
       const existing = await this.opts.store.insertIfAbsent(claim);
@@ -250,10 +265,11 @@ export class DisbursementService {
     }
   }
 
-  private newClaim(merchant: Merchant, request: DisbursementRequest, fp: string): Disbursement {
+  private newClaim(merchant: Merchant, request: DisbursementRequest, fp: string, requestId?: string): Disbursement {
     return this.scheduleNext({
       merchantId: merchant.id,
       referenceId: request.referenceId,
+      requestId,
       channel: request.channel,
       request,
       fingerprint: fp,

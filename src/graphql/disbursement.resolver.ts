@@ -38,7 +38,7 @@ export class DisbursementResolver {
 
   @Mutation(() => Disbursement, { description: 'Pays out to a bank account. Safe to retry with the same input: it is sent at most once.' })
   async createBankDisbursement(@Arg('input', () => BankDisbursementInput) input: BankDisbursementInput, @Ctx() ctx: GatewayContext): Promise<Disbursement> {
-    return toView(await ctx.service.create(ctx.merchant, validateBank(input)));
+    return toView(await ctx.service.create(ctx.merchant, validateBank(input), ctx.requestId));
   }
 
   @Mutation(() => Disbursement, { description: 'Pays out to a mobile money account. Safe to retry with the same input: it is sent at most once.' })
@@ -46,6 +46,6 @@ export class DisbursementResolver {
     @Arg('input', () => MobileMoneyDisbursementInput) input: MobileMoneyDisbursementInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<Disbursement> {
-    return toView(await ctx.service.create(ctx.merchant, validateMobileMoney(input)));
+    return toView(await ctx.service.create(ctx.merchant, validateMobileMoney(input), ctx.requestId));
   }
 }

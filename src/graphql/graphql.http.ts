@@ -10,9 +10,12 @@ import { DisbursementService } from '../disbursements/disbursement.service';
 import { readBody } from '../http/http.body';
 import { sendGraphQLError } from '../http/http.reply';
 import { Logger } from '../observability/logger';
+import { GatewayMetrics } from '../observability/metrics';
+import { withRequestId } from '../observability/request.context';
 import { formatError } from './gateway.errors';
 import { createContext, GatewayContext } from './gateway.context';
 import { armorProtection, PARSE_OPTIONS } from './graphql.armor';
+import { useOperationLog } from './operation-log.plugin';
 
 const BODY_LIMIT = 64 * 1024;
 
@@ -22,6 +25,7 @@ export interface GraphQLHttpOptions {
   merchants: MerchantRegistry;
   rateLimit: ClientRateLimit;
   logger: Logger;
+  metrics: GatewayMetrics;
   introspection: boolean;
   landingPage: boolean;
   /** Shutdown steps Apollo runs when stopping (HTTP drain, websocket close). */
@@ -36,7 +40,7 @@ function headerMap(req: IncomingMessage): HeaderMap {
   return headers;
 }
 
-export function requestIdOf(req: IncomingMessage): string {
+function requestIdOf(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
 }
@@ -59,6 +63,7 @@ export class GraphQLHttpHandler {
       formatError: (formatted, error) => formatError(formatted, error, opts.logger),
       plugins: [
         ...armorProtection.plugins,
+        useOperationLog(opts.logger, opts.metrics),
         ...opts.plugins,
         opts.landingPage ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }) : ApolloServerPluginLandingPageDisabled(),
       ],
@@ -73,7 +78,13 @@ export class GraphQLHttpHandler {
     return this.apollo.stop();
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const requestId = requestIdOf(req);
+    res.setHeader('x-request-id', requestId);
+    return withRequestId(requestId, () => this.serve(req, res, url, requestId));
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
     const { merchants, rateLimit, service } = this.opts;
     const isOperation = req.method === 'POST' || url.searchParams.has('query');
     let context: GatewayContext | undefined;
@@ -88,7 +99,7 @@ export class GraphQLHttpHandler {
         res.setHeader('retry-after', String(retryAfter));
         return sendGraphQLError(res, 429, 'RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
       }
-      context = createContext(service, merchant, requestIdOf(req));
+      context = createContext(service, merchant, requestId);
     }
     let body: unknown;
     if (req.method === 'POST') {

@@ -8,6 +8,7 @@ import { clientKey, ClientRateLimit } from '../auth/client.rate-limit';
 import { MerchantRegistry } from '../auth/merchant.registry';
 import { DisbursementService } from '../disbursements/disbursement.service';
 import { Logger } from '../observability/logger';
+import { GatewayMetrics } from '../observability/metrics';
 import { formatError } from './gateway.errors';
 import { createContext } from './gateway.context';
 import { parseAndValidate } from './graphql.armor';
@@ -18,6 +19,7 @@ export interface GraphQLWsOptions {
   merchants: MerchantRegistry;
   rateLimit: ClientRateLimit;
   logger: Logger;
+  metrics: GatewayMetrics;
   /** Subscriptions one connection may hold at once. */
   maxSubscriptionsPerConnection?: number;
 }
@@ -40,7 +42,7 @@ function refusal(code: string, message: string, extensions: Record<string, unkno
  * the same limits as HTTP, and gets its own context.
  */
 export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { wsServer: WebSocketServer; dispose(): Promise<void> } {
-  const { schema, service, merchants, rateLimit, logger } = opts;
+  const { schema, service, merchants, rateLimit, logger, metrics } = opts;
   const maxSubscriptions = opts.maxSubscriptionsPerConnection ?? 100;
   const active = new WeakMap<object, Set<string>>();
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 64 * 1024 });
@@ -48,18 +50,33 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
     {
       schema,
       connectionInitWaitTimeout: 3_000,
-      onConnect: (ctx) => merchants.authenticate(authorizationOf(ctx)) !== undefined,
+      onConnect: (ctx) => {
+        if (!merchants.authenticate(authorizationOf(ctx))) return false;
+        active.set(ctx, new Set());
+        metrics.websockets.inc();
+        return true;
+      },
+      onClose: (ctx) => {
+        const ids = active.get(ctx);
+        if (!ids) return;
+        // Operations still running when the socket went away end with it.
+        metrics.subscriptions.dec(ids.size);
+        metrics.websockets.dec();
+        active.delete(ctx);
+      },
       onSubscribe: async (ctx, id, payload) => {
         const merchant = merchants.authenticate(authorizationOf(ctx));
         if (!merchant) return refusal('UNAUTHENTICATED', 'Missing or invalid client credentials');
-        const ids = active.get(ctx) ?? new Set<string>();
-        active.set(ctx, ids);
+        const ids = active.get(ctx);
+        if (!ids) return refusal('UNAUTHENTICATED', 'Missing or invalid client credentials');
         if (ids.size >= maxSubscriptions) return refusal('RATE_LIMITED', `At most ${maxSubscriptions} operations per connection`);
         const retryAfter = await rateLimit.retryAfter(clientKey(authorizationOf(ctx), ctx.extra.request.socket.remoteAddress));
         if (retryAfter !== undefined) return refusal('RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
         const checked = parseAndValidate(schema, payload.query);
         if ('errors' in checked) return checked.errors;
         ids.add(id);
+        metrics.subscriptions.inc();
+        metrics.operations.inc({ operation: payload.operationName ?? 'anonymous', type: 'websocket', outcome: 'ok' });
         return {
           schema,
           document: checked.document,
@@ -69,7 +86,7 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
         };
       },
       onComplete: (ctx, id) => {
-        active.get(ctx)?.delete(id);
+        if (active.get(ctx)?.delete(id)) metrics.subscriptions.dec();
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(e.toJSON(), e, logger)),
       onNext: (_ctx, _id, _payload, _args, result) =>

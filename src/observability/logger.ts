@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import pino, { Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { currentRequestId } from './request.context';
 
 export type { Logger };
 
@@ -32,6 +33,11 @@ export function createLogger(opts: LoggerOptions): Logger {
     {
       level: opts.level,
       base: undefined,
+      // Every line written while serving a request carries its id, provider calls included.
+      mixin: () => {
+        const requestId = currentRequestId();
+        return requestId ? { requestId } : {};
+      },
       redact: { paths: ['*.headers.authorization', '*.headers["x-api-key"]', 'apiKey', '*.apiKey'], censor: '[redacted]' },
     },
     redacting(opts.secrets, destination),

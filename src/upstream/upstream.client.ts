@@ -1,4 +1,6 @@
 import { Pool } from 'undici';
+import { Logger } from '../observability/logger';
+import { currentRequestId } from '../observability/request.context';
 import { DisbursementRequest, ProviderRecord } from '../disbursements/disbursement.model';
 import { Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
 import { parseProviderRecord } from './provider.record';
@@ -11,7 +13,12 @@ export interface UpstreamClientOptions {
   callbackUrl: (merchant: Merchant) => string;
   /** Concurrent connections to the provider. */
   connections?: number;
+  logger: Logger;
+  /** Called after every call with its endpoint, HTTP status (or failure) and duration. */
+  observe?: (endpoint: Endpoint, status: string, seconds: number) => void;
 }
+
+type Endpoint = 'create_bank' | 'create_mobile_money' | 'check_status';
 
 interface Answer {
   status: number;
@@ -38,8 +45,10 @@ export class UpstreamClient implements ProviderPort {
 
   async create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord> {
     const callbackUrl = this.opts.callbackUrl(merchant);
-    const path = request.channel === 'BANK' ? '/api/v1/disbursements/bank' : '/api/v1/disbursements/mobile-money';
-    const answer = await this.send(merchant, 'POST', path, providerBody(request, callbackUrl), callbackUrl);
+    const bank = request.channel === 'BANK';
+    const path = bank ? '/api/v1/disbursements/bank' : '/api/v1/disbursements/mobile-money';
+    const endpoint = bank ? 'create_bank' : 'create_mobile_money';
+    const answer = await this.send(endpoint, request.referenceId, merchant, 'POST', path, providerBody(request, callbackUrl), callbackUrl);
     if (answer.status >= 200 && answer.status < 300) {
       const record = parseJson(answer.body);
       if (!record || record.referenceId !== request.referenceId) {
@@ -52,7 +61,7 @@ export class UpstreamClient implements ProviderPort {
 
   async checkStatus(merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined> {
     const path = `/api/v1/disbursements/check-status?referenceId=${encodeURIComponent(referenceId)}`;
-    const answer = await this.send(merchant, 'GET', path);
+    const answer = await this.send('check_status', referenceId, merchant, 'GET', path);
     if (answer.status === 404) return undefined;
     if (answer.status >= 200 && answer.status < 300) {
       const record = parseJson(answer.body);
@@ -70,10 +79,38 @@ export class UpstreamClient implements ProviderPort {
     return this.pool.close();
   }
 
-  private async send(merchant: Merchant, method: 'GET' | 'POST', path: string, body?: string, callbackUrl?: string): Promise<Answer> {
+  /** One provider call, logged and measured; the merchant key goes in a header and nowhere else. */
+  private async send(
+    endpoint: Endpoint,
+    referenceId: string,
+    merchant: Merchant,
+    method: 'GET' | 'POST',
+    path: string,
+    body?: string,
+    callbackUrl?: string,
+  ): Promise<Answer> {
+    const started = process.hrtime.bigint();
+    let status = 'error';
+    try {
+      const answer = await this.call(merchant, method, path, body, callbackUrl);
+      status = String(answer.status);
+      return answer;
+    } catch (error) {
+      status = error instanceof ProviderError ? `failed_${error.kind}` : 'error';
+      throw error;
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.opts.observe?.(endpoint, status, seconds);
+      this.opts.logger.info({ endpoint, referenceId, merchant: merchant.id, status, durationMs: Math.round(seconds * 1000) }, 'provider call');
+    }
+  }
+
+  private async call(merchant: Merchant, method: 'GET' | 'POST', path: string, body?: string, callbackUrl?: string): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': merchant.apiKey };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (callbackUrl) headers.callbackUrl = callbackUrl;
+    const requestId = currentRequestId();
+    if (requestId) headers['x-request-id'] = requestId;
     try {
       const res = await this.pool.request({
         method,

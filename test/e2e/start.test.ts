@@ -1,16 +1,19 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { capturedLogs, CREATE_MOBILE, gql, mobileInput } from '../support/stack';
+import { subscribe, wsClient } from '../support/ws';
 
 const root = join(__dirname, '..', '..');
-let child: ChildProcess;
-let output = '';
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  graphqlUrl: string;
+}
 
-/** The new user's path: `npm start` with no configuration at all serves payouts against the embedded sandbox. */
-beforeAll(async () => {
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root });
-  const env = { PATH: process.env.PATH ?? '', PORT: '0', SANDBOX_PORT: '0', SANDBOX_SETTLE_MS: '100' };
-  child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Spawns the real `node dist/main.js` with only the given environment and waits for its ready line. */
+async function launch(env: Record<string, string>): Promise<Running> {
+  let output = '';
+  const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   await new Promise<void>((resolve, reject) => {
@@ -25,17 +28,32 @@ beforeAll(async () => {
       reject(new Error(`gateway exited with ${code}: ${output}`));
     });
   });
+  const port = /ready: GraphQL and Apollo Sandbox at http:\/\/[^:]+:(\d+)\/graphql/.exec(output)?.[1];
+  return { child, output: () => output, graphqlUrl: `http://127.0.0.1:${port}/graphql` };
+}
+
+const launched: Running[] = [];
+let gateway: Running;
+let child: ChildProcess;
+let output = '';
+
+/** The new user's path: `npm start` with no configuration at all serves payouts against the embedded sandbox. */
+beforeAll(async () => {
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root });
+  gateway = await launch({ PORT: '0', SANDBOX_PORT: '0', SANDBOX_SETTLE_MS: '100' });
+  launched.push(gateway);
+  child = gateway.child;
+  output = gateway.output();
 }, 60_000);
 
 afterAll(() => {
-  if (child.exitCode === null) child.kill('SIGKILL');
-  capturedLogs.push(output);
+  for (const run of launched) {
+    if (run.child.exitCode === null) run.child.kill('SIGKILL');
+    capturedLogs.push(run.output());
+  }
 });
 
-function graphqlUrl(): string {
-  const port = /ready: GraphQL and Apollo Sandbox at http:\/\/[^:]+:(\d+)\/graphql/.exec(output)?.[1];
-  return `http://127.0.0.1:${port}/graphql`;
-}
+const graphqlUrl = () => gateway.graphqlUrl;
 
 describe('npm start with no configuration', () => {
   it('prints the sandbox address and one ready line', () => {
@@ -62,6 +80,32 @@ describe('npm start with no configuration', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
+});
+
+describe('graceful shutdown on SIGTERM', () => {
+  it('answers every in-flight mutation, closes subscribers with 1001 and exits 0', async () => {
+    // Each provider answer takes 1.5 s, so mutations are surely in flight when the signal lands.
+    const run = await launch({ PORT: '0', SANDBOX_PORT: '0', SANDBOX_LATENCY_MS: '1500', SANDBOX_SETTLE_MS: '600000' });
+    launched.push(run);
+    const watched = mobileInput({ accountNumber: '260971234222' });
+    await gql(run.graphqlUrl, CREATE_MOBILE, { input: watched });
+    const client = wsClient(run.graphqlUrl);
+    const closed = new Promise<number>((resolve) => client.on('closed', (event) => resolve((event as { code: number }).code)));
+    const watcher = subscribe(client, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, { r: watched.referenceId });
+    await watcher.waitFor(1);
+
+    const inFlight = Array.from({ length: 5 }, () => gql<{ createMobileMoneyDisbursement: { status: string } }>(run.graphqlUrl, CREATE_MOBILE, { input: mobileInput() }));
+    await new Promise((r) => setTimeout(r, 300));
+    const exited = new Promise<number | null>((resolve) => run.child.once('exit', (code) => resolve(code)));
+    run.child.kill('SIGTERM');
+
+    const answers = await Promise.all(inFlight);
+    expect(answers.map((a) => a.data?.createMobileMoneyDisbursement.status)).toEqual(['PENDING', 'PENDING', 'PENDING', 'PENDING', 'PENDING']);
+    expect(await closed).toBe(1001);
+    expect(await exited).toBe(0);
+    expect(run.output()).toMatch(/"msg":"stopped"/);
+    await client.dispose();
+  }, 60_000);
 });
 
 describe('a bad setting', () => {

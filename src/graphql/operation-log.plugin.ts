@@ -1,0 +1,33 @@
+import { ApolloServerPlugin } from '@apollo/server';
+import { GatewayMetrics } from '../observability/metrics';
+import { Logger } from '../observability/logger';
+import { GatewayContext } from './gateway.context';
+
+/** One log line and one counted outcome per GraphQL operation over HTTP. */
+export function useOperationLog(logger: Logger, metrics: GatewayMetrics): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart({ contextValue }) {
+      const started = process.hrtime.bigint();
+      return {
+        async willSendResponse({ operationName, operation, response }) {
+          const errors = response.body.kind === 'single' ? response.body.singleResult.errors : undefined;
+          const code = errors?.[0]?.extensions?.code;
+          const outcome = errors?.length ? (typeof code === 'string' ? code : 'ERROR') : 'ok';
+          const type = operation?.operation ?? 'unknown';
+          const name = operationName ?? 'anonymous';
+          metrics.operations.inc({ operation: name, type, outcome });
+          logger.info(
+            {
+              operation: name,
+              type,
+              outcome,
+              merchant: contextValue.merchant.id,
+              durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e6),
+            },
+            'graphql operation',
+          );
+        },
+      };
+    },
+  };
+}

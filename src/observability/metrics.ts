@@ -1,0 +1,49 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The gateway's Prometheus metrics, on a registry of its own (several gateways may share a process in tests). */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+
+  readonly operations = new Counter({
+    name: 'gateway_graphql_operations_total',
+    help: 'GraphQL operations by name, type and outcome (ok or the error code)',
+    labelNames: ['operation', 'type', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly providerLatency = new Histogram({
+    name: 'gateway_provider_request_duration_seconds',
+    help: 'Provider call latency by endpoint and HTTP status (or the transport failure)',
+    labelNames: ['endpoint', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly callbacks = new Counter({
+    name: 'gateway_callbacks_total',
+    help: 'Provider callbacks by result',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly finalPayouts = new Counter({
+    name: 'gateway_payouts_final_total',
+    help: 'Payouts that reached a final status, by status',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly websockets = new Gauge({ name: 'gateway_websocket_connections', help: 'Open graphql-ws connections', registers: [this.registry] });
+
+  readonly subscriptions = new Gauge({ name: 'gateway_subscriptions_active', help: 'Active GraphQL subscriptions', registers: [this.registry] });
+
+  readonly reconcilerBacklog = new Gauge({
+    name: 'gateway_reconciler_backlog',
+    help: 'Payouts due for a status check in the last reconciler round',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+}
