@@ -7,7 +7,8 @@ export type ErrorCode =
   | 'REFERENCE_CONFLICT'
   | 'UPSTREAM_AUTH_FAILED'
   | 'UPSTREAM_UNAVAILABLE'
-  | 'OUTCOME_UNKNOWN';
+  | 'OUTCOME_UNKNOWN'
+  | 'SERVICE_UNAVAILABLE';
 
 export interface GatewayErrorDetails {
   /** Input paths at fault, e.g. `input.amount`. */

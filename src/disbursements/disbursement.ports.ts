@@ -32,6 +32,14 @@ export interface ProviderPort {
   checkStatus(merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined>;
 }
 
+/** The store cannot be reached; implementations throw this so callers can say what it means. */
+export class StoreUnavailableError extends Error {
+  constructor(message = 'the disbursement store is unreachable', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 export interface DisbursementStore {
   get(merchantId: string, referenceId: string): Promise<Disbursement | undefined>;
   /** One read for many ids, in the order asked. */

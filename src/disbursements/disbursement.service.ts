@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from './disbursement.errors';
 import { differingFields, fingerprint } from './disbursement.fingerprint';
 import { Disbursement, DisbursementRequest, EventSource, isFinal, ProviderRecord } from './disbursement.model';
-import { DisbursementEvents, DisbursementStore, Merchant, ProviderError, ProviderPort } from './disbursement.ports';
+import { DisbursementEvents, DisbursementStore, Merchant, ProviderError, ProviderPort, StoreUnavailableError } from './disbursement.ports';
 import { ReconcilePolicy, scheduled } from './disbursement.schedule';
 import { applyStatusUpdate } from './disbursement.status';
 
@@ -93,7 +93,13 @@ export class DisbursementService {
       if (running.fingerprint !== fp) return Promise.reject(conflict(running.request, request));
       return running.result;
     }
-    const result = this.createOnce(merchant, request, fp, requestId).finally(() => this.inFlight.delete(key));
+    const result = this.createOnce(merchant, request, fp, requestId)
+      .catch((error: unknown) => {
+        // Only reached before anything was sent: once the provider is called, send() owns the outcome.
+        if (error instanceof StoreUnavailableError) throw storeUnavailable(request.referenceId);
+        throw error;
+      })
+      .finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, { fingerprint: fp, request, result });
     return result;
   }
@@ -325,23 +331,32 @@ export class DisbursementService {
 
   private async send(merchant: Merchant, request: DisbursementRequest, claim: Disbursement, resend = false): Promise<Disbursement> {
     const { referenceId } = request;
+    let answer: ProviderRecord;
     try {
-      const answer = await this.opts.provider.create(merchant, request);
-      return await this.settleClaim(merchant.id, referenceId, answer, 'CREATE');
+      answer = await this.opts.provider.create(merchant, request);
     } catch (error) {
-      if (!(error instanceof ProviderError)) {
-        await this.markUnknown(merchant.id, referenceId, 'The provider call failed unexpectedly');
-        throw outcomeUnknown(referenceId);
-      }
-      if (error.kind === 'server-error') return this.afterServerError(merchant, request, claim, error);
-      if (error.kind === 'unknown' || (resend && error.kind === 'rejected')) {
-        // A resend rejected as a duplicate means an earlier attempt did reach the provider.
-        await this.markUnknown(merchant.id, referenceId, error.message);
-        throw outcomeUnknown(referenceId);
-      }
-      await this.releaseClaim(claim);
-      throw toGatewayError(error, referenceId);
+      return this.afterFailedSend(merchant, request, claim, error, resend);
     }
+    try {
+      return await this.settleClaim(merchant.id, referenceId, answer, 'CREATE');
+    } catch {
+      // The provider has the payout but it could not be recorded: the claim stays "sending",
+      // and the reconciler finds it as a stale claim once the store answers again.
+      throw outcomeUnknown(referenceId);
+    }
+  }
+
+  private async afterFailedSend(merchant: Merchant, request: DisbursementRequest, claim: Disbursement, error: unknown, resend: boolean): Promise<Disbursement> {
+    const { referenceId } = request;
+    if (error instanceof ProviderError && error.kind === 'server-error') return this.afterServerError(merchant, request, claim, error);
+    const definite = error instanceof ProviderError && error.kind !== 'unknown' && !(resend && error.kind === 'rejected');
+    if (!definite) {
+      // A resend rejected as a duplicate means an earlier attempt did reach the provider.
+      await this.markUnknown(merchant.id, referenceId, error instanceof Error ? error.message : 'the provider call failed').catch(() => undefined);
+      throw outcomeUnknown(referenceId);
+    }
+    await this.releaseClaim(claim).catch(() => undefined);
+    throw toGatewayError(error, referenceId);
   }
 
   /** A 5xx came after the request arrived: only the provider's own record can say whether it was created. */
@@ -350,11 +365,11 @@ export class DisbursementService {
     try {
       answer = await this.opts.provider.checkStatus(merchant, request.referenceId);
     } catch {
-      await this.markUnknown(merchant.id, request.referenceId, error.message);
+      await this.markUnknown(merchant.id, request.referenceId, error.message).catch(() => undefined);
       throw outcomeUnknown(request.referenceId);
     }
-    if (answer) return this.settleClaim(merchant.id, request.referenceId, answer, 'STATUS_CHECK');
-    await this.releaseClaim(claim);
+    if (answer) return this.settleClaim(merchant.id, request.referenceId, answer, 'STATUS_CHECK').catch(() => Promise.reject(outcomeUnknown(request.referenceId)));
+    await this.releaseClaim(claim).catch(() => undefined);
     throw new GatewayError('UPSTREAM_UNAVAILABLE', 'The payout provider failed and did not create the payout; it is safe to retry.', {
       referenceId: request.referenceId,
     });
@@ -400,6 +415,12 @@ function conflict(existing: DisbursementRequest, request: DisbursementRequest): 
     `referenceId ${request.referenceId} was already used for a different payout (differs in: ${fields.join(', ')})`,
     { fields: fields.map((f) => `input.${f}`), referenceId: request.referenceId },
   );
+}
+
+function storeUnavailable(referenceId: string): GatewayError {
+  return new GatewayError('SERVICE_UNAVAILABLE', 'The gateway cannot record payouts right now (its store is unreachable); nothing was sent. Retry later.', {
+    referenceId,
+  });
 }
 
 function outcomeUnknown(referenceId: string): GatewayError {

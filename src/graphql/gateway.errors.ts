@@ -1,6 +1,7 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { GatewayError } from '../disbursements/disbursement.errors';
+import { StoreUnavailableError } from '../disbursements/disbursement.ports';
 import { Logger } from '../observability/logger';
 
 /** Codes GraphQL and Apollo raise themselves before any resolver runs; their messages are safe. */
@@ -29,6 +30,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
       locations: formatted.locations,
       extensions: { code: original.code, ...(fields && { fields }), ...(retryAfter !== undefined && { retryAfter }), ...(referenceId && { referenceId }) },
     };
+  }
+  if (original instanceof StoreUnavailableError) {
+    return { message: 'The gateway cannot read payouts right now (its store is unreachable). Retry later.', path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
   }
   const code = typeof formatted.extensions?.code === 'string' ? formatted.extensions.code : undefined;
   if (code && REQUEST_CODES.has(code)) {
