@@ -1,0 +1,66 @@
+/** The demo page's HTML, served at /demo. Script and styles are separate files so the CSP needs no inline allowance. */
+export const DEMO_PAGE = String.raw`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Mobile money payout · demo</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/demo/demo.css">
+<script src="/demo/demo.js" defer></script>
+</head>
+<body>
+<header>
+  <h1>Mobile money payout</h1>
+  <p>Sends a payout through this gateway's GraphQL API and follows its status live.
+  Started with <code>npm start</code>, the gateway talks to its embedded sandbox: no money moves.</p>
+</header>
+<main>
+  <form id="payout-form" data-testid="payout-form">
+    <label for="referenceId">Reference</label>
+    <div class="with-button">
+      <input id="referenceId" name="referenceId" required maxlength="64" autocomplete="off" spellcheck="false" aria-describedby="reference-hint">
+      <button type="button" id="new-reference">New</button>
+    </div>
+    <p class="hint" id="reference-hint">Your id for this payout. Sending the same reference again never pays twice.</p>
+    <label>Amount <input id="amount" name="amount" inputmode="decimal" value="150.75" required autocomplete="off"></label>
+    <label>Currency <input id="currency" name="currency" value="ZMW" required maxlength="3" autocomplete="off"></label>
+    <label>Mobile money number <input id="accountNumber" name="accountNumber" inputmode="numeric" value="260971234567" required autocomplete="off"></label>
+    <label>Narration (optional) <input id="narration" name="narration" maxlength="255" autocomplete="off"></label>
+    <label>Bearer token (optional) <input id="token" name="token" type="password" autocomplete="off" aria-describedby="token-hint"></label>
+    <p class="hint" id="token-hint">Only when the gateway sets <code>CLIENT_TOKENS</code>. Kept in this tab's session storage.</p>
+    <button type="submit" id="send">Send payout</button>
+  </form>
+
+  <ul id="errors" data-testid="errors" aria-live="assertive"></ul>
+
+  <section id="payout" data-testid="payout" aria-labelledby="payout-title" hidden>
+    <h2 id="payout-title">Payout <code id="payout-ref"></code></h2>
+    <p><span class="badge" id="status" data-testid="status"></span> <span id="status-text" data-testid="status-text"></span></p>
+    <dl>
+      <dt>Operator</dt><dd id="payment-type"></dd>
+      <dt>Provider id</dt><dd id="identifier"></dd>
+      <dt>Updated</dt><dd id="updated"></dd>
+    </dl>
+    <h3>Timeline</h3>
+    <ol id="timeline" data-testid="timeline"></ol>
+    <p id="live" role="status"></p>
+    <button type="button" id="rewatch" hidden>Watch again</button>
+  </section>
+
+  <section aria-labelledby="endings-title">
+    <h2 id="endings-title">Sandbox outcomes</h2>
+    <p>The sandbox picks the outcome from the last three digits of the number. Tap one to use it.</p>
+    <ul class="endings">
+      <li><button type="button" data-ending="111">…111</button>fails at once</li>
+      <li><button type="button" data-ending="000">…000</button>pending, then fails</li>
+      <li><button type="button" data-ending="222">…222</button>stays pending</li>
+      <li><button type="button" data-ending="500">…500</button>provider error: nothing sent</li>
+      <li><button type="button" data-ending="408">…408</button>provider timeout: outcome unknown (after UPSTREAM_TIMEOUT_MS)</li>
+      <li><button type="button" data-ending="567">…567</button>any other ending: pending, then paid</li>
+    </ul>
+  </section>
+</main>
+</body>
+</html>
+`;
