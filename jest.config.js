@@ -13,6 +13,7 @@ module.exports = {
       module: { type: 'commonjs' },
     }],
   },
+  globalSetup: '<rootDir>/test/support/build.ts',
   setupFiles: ['<rootDir>/test/support/setup.ts'],
   setupFilesAfterEnv: ['<rootDir>/test/support/leaks.ts'],
   testTimeout: 30000,

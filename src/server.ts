@@ -1,7 +1,6 @@
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { ClientRateLimit } from './auth/client.rate-limit';
 import { MerchantRegistry } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config } from './config';
@@ -59,7 +58,8 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     logger,
     observe: (endpoint, status, seconds) => metrics.providerLatency.observe({ endpoint, status }, seconds),
   });
-  const { store, events } = createStorage(config, logger);
+  const storage = createStorage(config, logger);
+  const { store, events, rateLimit } = storage;
   const provider = new BreakingProvider(upstream, {
     resetTimeoutMs: config.breakerResetMs,
     onStateChange: (endpoint, state) => logger.warn({ endpoint, state }, 'provider circuit changed'),
@@ -84,7 +84,6 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     onError: (error) => logger.error({ err: error }, 'reconciler round failed'),
   });
   const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger, metrics });
-  const rateLimit = ClientRateLimit.inMemory(config.clientRateLimitPerMin);
 
   const schema = buildGatewaySchema(events.pubSub);
   const ws = attachGraphQLWs(httpServer, { schema, service, merchants, rateLimit, logger, metrics });
@@ -163,8 +162,7 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
       await relay.close();
       provider.shutdown();
       await upstream.close();
-      await events.close();
-      await store.close();
+      await storage.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { Redis } from 'ioredis';
+import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 /** The client a request counts against: its token (hashed), or its address when access is open. */
 export function clientKey(authorization: string | undefined, remoteAddress: string | undefined): string {
@@ -13,6 +14,20 @@ export class ClientRateLimit {
 
   static inMemory(perMinute: number): ClientRateLimit {
     return new ClientRateLimit(perMinute > 0 ? new RateLimiterMemory({ points: perMinute, duration: 60 }) : undefined);
+  }
+
+  /** One quota across replicas; while Redis is away each replica counts in memory instead of failing. */
+  static inRedis(client: Redis, keyPrefix: string, perMinute: number): ClientRateLimit {
+    if (perMinute <= 0) return new ClientRateLimit(undefined);
+    return new ClientRateLimit(
+      new RateLimiterRedis({
+        storeClient: client,
+        keyPrefix: `${keyPrefix}quota`,
+        points: perMinute,
+        duration: 60,
+        insuranceLimiter: new RateLimiterMemory({ points: perMinute, duration: 60 }),
+      }),
+    );
   }
 
   /** Seconds to wait when the client is over its quota, otherwise undefined. */

@@ -74,8 +74,13 @@ export interface DisbursementEvents {
   publish(record: Disbursement): Promise<void>;
   healthy(): Promise<boolean>;
   close(): Promise<void>;
-  /** Changes of one payout of a merchant. */
+  /** Changes of one payout of a merchant. Listening starts with the iterator's first `next()`. */
   watch(merchantId: string, referenceId: string): AsyncIterable<Disbursement>;
+  /**
+   * Resolves once a change of that payout published anywhere (any replica) reaches this process's
+   * watchers that have started listening; call it after the first `next()`, before reading the store.
+   */
+  listening(merchantId: string, referenceId: string): Promise<void>;
   /** Every change of a merchant's payouts. */
   watchMerchant(merchantId: string): AsyncIterable<Disbursement>;
 }

@@ -69,10 +69,10 @@ export class Reconciler {
     if (!merchant) return false;
     const leaseUntil = new Date(Date.now() + (this.opts.leaseMs ?? 30_000)).toISOString();
     let leased = false;
+    // The store may run this more than once (Redis retries on a conflicting write); the last run is what was stored.
     const current = await this.opts.store.update(record.merchantId, record.referenceId, (r) => {
-      if (r.nextCheckAt !== record.nextCheckAt) return undefined;
-      leased = true;
-      return { ...r, nextCheckAt: leaseUntil };
+      leased = r.nextCheckAt === record.nextCheckAt;
+      return leased ? { ...r, nextCheckAt: leaseUntil } : undefined;
     });
     if (!leased || !current) return false;
     await this.opts.service.reconcile(merchant, current);

@@ -58,7 +58,10 @@ export class DisbursementService {
    */
   async *watch(merchant: Merchant, referenceId: string): AsyncGenerator<Disbursement> {
     const changes = this.opts.events.watch(merchant.id, referenceId)[Symbol.asyncIterator]();
+    // The first next() starts listening; the store is read only once listening is active.
+    let pending = changes.next();
     try {
+      await this.opts.events.listening(merchant.id, referenceId);
       let seen = -1;
       const current = await this.opts.store.get(merchant.id, referenceId);
       if (current && !current.sending) {
@@ -67,8 +70,9 @@ export class DisbursementService {
         if (isFinal(current.status)) return;
       }
       for (;;) {
-        const next = await changes.next();
+        const next = await pending;
         if (next.done) return;
+        pending = changes.next();
         if (next.value.version <= seen) continue;
         seen = next.value.version;
         yield next.value;
@@ -320,10 +324,11 @@ export class DisbursementService {
     // The provider never saw it: take the claim over (only one caller wins) and send.
     const since = existing.updatedAt;
     let won = false;
+    // The store may run this more than once (Redis retries on a conflicting write): only the last
+    // run was stored, so `won` must be what that run decided, or two replicas could both send.
     const taken = await this.opts.store.update(merchant.id, request.referenceId, (current) => {
-      if (current.status !== 'UNKNOWN' || current.updatedAt !== since) return undefined;
-      won = true;
-      return this.scheduleNext({ ...current, sending: true, updatedAt: this.now().toISOString() });
+      won = current.status === 'UNKNOWN' && !current.sending && current.updatedAt === since;
+      return won ? this.scheduleNext({ ...current, sending: true, updatedAt: this.now().toISOString() }) : undefined;
     });
     if (!won || !taken) return this.createOnce(merchant, request, existing.fingerprint ?? fingerprint(request));
     return this.send(merchant, request, taken, true);

@@ -27,6 +27,9 @@ export class PubSubEvents implements DisbursementEvents {
     return this.pubSub.subscribe('disbursement', `${merchantId}:${referenceId}`);
   }
 
+  /** In one process a started listener hears every later publish at once. */
+  async listening(_merchantId: string, _referenceId: string): Promise<void> {}
+
   watchMerchant(merchantId: string): AsyncIterable<Disbursement> {
     return this.pubSub.subscribe('merchant', merchantId);
   }

@@ -1,57 +1,20 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { capturedLogs, CREATE_MOBILE, gql, mobileInput } from '../support/stack';
+import { GatewayProcess, launchGateway } from '../support/process';
+import { CREATE_MOBILE, gql, mobileInput } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
 
 const root = join(__dirname, '..', '..');
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  graphqlUrl: string;
-}
-
-/** Spawns the real `node dist/main.js` with only the given environment and waits for its ready line. */
-async function launch(env: Record<string, string>): Promise<Running> {
-  let output = '';
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const check = setInterval(() => {
-      if (/ready: /.test(output)) {
-        clearInterval(check);
-        resolve();
-      }
-    }, 20);
-    child.once('exit', (code) => {
-      clearInterval(check);
-      reject(new Error(`gateway exited with ${code}: ${output}`));
-    });
-  });
-  const port = /ready: GraphQL and Apollo Sandbox at http:\/\/[^:]+:(\d+)\/graphql/.exec(output)?.[1];
-  return { child, output: () => output, graphqlUrl: `http://127.0.0.1:${port}/graphql` };
-}
-
-const launched: Running[] = [];
-let gateway: Running;
+let gateway: GatewayProcess;
 let child: ChildProcess;
 let output = '';
 
 /** The new user's path: `npm start` with no configuration at all serves payouts against the embedded sandbox. */
 beforeAll(async () => {
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root });
-  gateway = await launch({ PORT: '0', SANDBOX_PORT: '0', SANDBOX_SETTLE_MS: '100' });
-  launched.push(gateway);
+  gateway = await launchGateway({ PORT: '0', SANDBOX_PORT: '0', SANDBOX_SETTLE_MS: '100' });
   child = gateway.child;
   output = gateway.output();
 }, 60_000);
-
-afterAll(() => {
-  for (const run of launched) {
-    if (run.child.exitCode === null) run.child.kill('SIGKILL');
-    capturedLogs.push(run.output());
-  }
-});
 
 const graphqlUrl = () => gateway.graphqlUrl;
 
@@ -85,8 +48,7 @@ describe('npm start with no configuration', () => {
 describe('graceful shutdown on SIGTERM', () => {
   it('answers every in-flight mutation, closes subscribers with 1001 and exits 0', async () => {
     // Each provider answer takes 1.5 s, so mutations are surely in flight when the signal lands.
-    const run = await launch({ PORT: '0', SANDBOX_PORT: '0', SANDBOX_LATENCY_MS: '1500', SANDBOX_SETTLE_MS: '600000' });
-    launched.push(run);
+    const run = await launchGateway({ PORT: '0', SANDBOX_PORT: '0', SANDBOX_LATENCY_MS: '1500', SANDBOX_SETTLE_MS: '600000' });
     const watched = mobileInput({ accountNumber: '260971234222' });
     await gql(run.graphqlUrl, CREATE_MOBILE, { input: watched });
     const client = wsClient(run.graphqlUrl);
@@ -96,8 +58,7 @@ describe('graceful shutdown on SIGTERM', () => {
 
     const inFlight = Array.from({ length: 5 }, () => gql<{ createMobileMoneyDisbursement: { status: string } }>(run.graphqlUrl, CREATE_MOBILE, { input: mobileInput() }));
     await new Promise((r) => setTimeout(r, 300));
-    const exited = new Promise<number | null>((resolve) => run.child.once('exit', (code) => resolve(code)));
-    run.child.kill('SIGTERM');
+    const exited = run.stop();
 
     const answers = await Promise.all(inFlight);
     expect(answers.map((a) => a.data?.createMobileMoneyDisbursement.status)).toEqual(['PENDING', 'PENDING', 'PENDING', 'PENDING', 'PENDING']);

@@ -1,0 +1,7 @@
+import { MemoryStore } from '../../src/store/memory.store';
+import { storeContract } from './store.contract';
+
+storeContract('memory', async () => {
+  const store = new MemoryStore();
+  return { store, cleanup: () => store.close() };
+});

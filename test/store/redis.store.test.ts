@@ -1,0 +1,83 @@
+import { Redis } from 'ioredis';
+import { RedisStore } from '../../src/store/redis.store';
+import { describeRedis, requireRedisUrl, uniquePrefix, withRedis } from '../support/redis';
+import { record, storeContract } from './store.contract';
+
+const makeStore = async (retentionSeconds?: number) => {
+  const { prefix, cleanup } = uniquePrefix();
+  const store = new RedisStore({ url: requireRedisUrl(), prefix, retentionSeconds });
+  return {
+    store,
+    prefix,
+    async cleanup() {
+      await store.close();
+      await cleanup();
+    },
+  };
+};
+
+describeRedis('RedisStore', () => {
+  storeContract('redis', () => makeStore());
+
+  describe('layout', () => {
+    let made: Awaited<ReturnType<typeof makeStore>>;
+    beforeEach(async () => {
+      made = await makeStore(3600);
+    });
+    afterEach(async () => {
+      await made.cleanup();
+    });
+
+    it('keeps one JSON key per record, with escaped ids, and a due index scored in ms', async () => {
+      const r = record({ merchantId: 'm:1', referenceId: 'r%:2', nextCheckAt: '2026-01-01T00:00:05.000Z' });
+      await made.store.insertIfAbsent(r);
+      const key = `${made.prefix}d:m%3A1:r%25%3A2`;
+      await withRedis(async (client) => {
+        expect(JSON.parse((await client.get(key)) ?? 'null')).toEqual(r);
+        expect(await client.zrange(`${made.prefix}due`, 0, -1, 'WITHSCORES')).toEqual([key, String(Date.UTC(2026, 0, 1, 0, 0, 5))]);
+      });
+    });
+
+    it('sets the retention TTL on every write, and on the due index', async () => {
+      const r = record({ nextCheckAt: '2026-01-01T00:00:00.000Z' });
+      const key = `${made.prefix}d:${r.merchantId}:${r.referenceId}`;
+      await made.store.insertIfAbsent(r);
+      await withRedis(async (client) => {
+        expect(await client.ttl(key)).toBeGreaterThan(3590);
+        expect(await client.ttl(`${made.prefix}due`)).toBeGreaterThan(3590);
+        await client.expire(key, 10);
+        await made.store.update(r.merchantId, r.referenceId, (c) => ({ ...c, version: c.version + 1 }));
+        expect(await client.ttl(key)).toBeGreaterThan(3590);
+      });
+    });
+
+    it('skips and drops due entries whose record expired', async () => {
+      const [gone, kept] = [record({ nextCheckAt: '2026-01-01T00:00:00.000Z' }), record({ nextCheckAt: '2026-01-01T00:00:01.000Z' })];
+      await made.store.insertIfAbsent(gone);
+      await made.store.insertIfAbsent(kept);
+      const goneKey = `${made.prefix}d:${gone.merchantId}:${gone.referenceId}`;
+      await withRedis(async (client) => {
+        await client.pexpire(goneKey, 1);
+        while ((await client.exists(goneKey)) === 1) await new Promise((r) => setTimeout(r, 5));
+        expect(await made.store.due(new Date('2026-01-02T00:00:00.000Z'), 10)).toEqual([kept]);
+        expect(await client.zscore(`${made.prefix}due`, goneKey)).toBeNull();
+      });
+    });
+
+    it('reads many records with one MGET', async () => {
+      const records = [record(), record(), record()];
+      for (const r of records) await made.store.insertIfAbsent(r);
+      const sent = jest.spyOn(Redis.prototype, 'sendCommand');
+      try {
+        expect(await made.store.getMany('merchant-1', records.map((r) => r.referenceId))).toEqual(records);
+        expect(sent.mock.calls.map(([command]) => command.name)).toEqual(['mget']);
+      } finally {
+        sent.mockRestore();
+      }
+    });
+  });
+
+  it('refuses a retention that Redis could not apply', () => {
+    expect(() => new RedisStore({ url: requireRedisUrl(), prefix: 'unused:', retentionSeconds: 0 })).toThrow('retentionSeconds');
+  });
+});

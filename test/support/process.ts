@@ -1,0 +1,62 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { capturedLogs } from './stack';
+
+const root = join(__dirname, '..', '..');
+
+export interface GatewayProcess {
+  child: ChildProcess;
+  output(): string;
+  url: string;
+  graphqlUrl: string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+const running = new Set<GatewayProcess>();
+
+/** Spawns the real `node dist/main.js` (built by jest's globalSetup) with only `env`, and waits for its ready line. */
+export async function launchGateway(env: Record<string, string>): Promise<GatewayProcess> {
+  let output = '';
+  const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const check = setInterval(() => {
+      if (/ready: /.test(output)) {
+        clearInterval(check);
+        child.off('exit', failed);
+        resolve();
+      }
+    }, 20);
+    const failed = (code: number | null) => {
+      clearInterval(check);
+      reject(new Error(`gateway exited with ${code}: ${output}`));
+    };
+    child.once('exit', failed);
+  });
+  const port = /ready: GraphQL and Apollo Sandbox at http:\/\/[^:]+:(\d+)\/graphql/.exec(output)?.[1];
+  const handle: GatewayProcess = {
+    child,
+    output: () => output,
+    url: `http://127.0.0.1:${port}`,
+    graphqlUrl: `http://127.0.0.1:${port}/graphql`,
+    stop: () => {
+      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+  running.add(handle);
+  return handle;
+}
+
+/** Kills whatever a test file left running and keeps its output for the leak check. */
+afterAll(() => {
+  for (const p of running) {
+    if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    capturedLogs.push(p.output());
+  }
+  running.clear();
+});
