@@ -17,7 +17,7 @@ export class DisbursementResolver {
   })
   async disbursement(
     @Arg('referenceId', () => ID) referenceId: string,
-    @Arg('refresh', () => Boolean, { defaultValue: false }) refresh: boolean,
+    @Arg('refresh', () => Boolean, { nullable: true, defaultValue: false }) refresh: boolean | null,
     @Ctx() ctx: GatewayContext,
   ): Promise<Disbursement | null> {
     const record = refresh ? await ctx.service.refresh(ctx.merchant, referenceId) : await ctx.loader.load(referenceId);

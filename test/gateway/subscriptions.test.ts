@@ -146,3 +146,11 @@ describe('refresh', () => {
     }
   });
 });
+
+describe('refresh argument', () => {
+  it('accepts an explicit null, as the contract types it Boolean = false', async () => {
+    const res = await gql(stack.graphqlUrl, `query R($r: ID!) { disbursement(referenceId: $r, refresh: null) { referenceId } }`, { r: 'never-seen' });
+    expect(res.errors).toBeUndefined();
+    expect(res.data).toEqual({ disbursement: null });
+  });
+});
