@@ -12,8 +12,12 @@ const roles = {
   store: { enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false, commandTimeout: 2000 },
   /** Queued only until the next connection attempt fails; a late publish is harmless, as watchers drop versions they have seen. */
   publisher: { maxRetriesPerRequest: 0 },
-  /** SUBSCRIBEs wait for Redis to come back: a dropped one would leave its watcher deaf for good. */
-  subscriber: { maxRetriesPerRequest: null },
+  /**
+   * SUBSCRIBEs wait for Redis to come back: a dropped one would leave its watcher deaf for good.
+   * No ready check: its INFO fails once a SUBSCRIBE queued during connect has put the connection
+   * in subscriber mode, and ioredis then drops the connection with every subscription on it.
+   */
+  subscriber: { maxRetriesPerRequest: null, enableReadyCheck: false },
 } satisfies Record<string, RedisOptions>;
 
 export function connectRedis(url: string, role: keyof typeof roles, onError: RedisErrorHandler = () => undefined): Redis {
