@@ -1,4 +1,5 @@
 import { createPubSub } from '@graphql-yoga/subscription';
+import { setMaxListeners } from 'node:events';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementEvents } from '../disbursements/disbursement.ports';
 
@@ -9,13 +10,20 @@ type Topics = {
   merchant: [id: string, record: Disbursement];
 };
 
+/** One listener per watcher of a topic: thousands on a merchant's stream are normal, not a leak. */
+function unboundedTarget(): EventTarget {
+  const target = new EventTarget();
+  setMaxListeners(0, target);
+  return target;
+}
+
 /** Status changes over graphql-yoga's PubSub; the Redis version swaps the event target, not this class. */
 export class PubSubEvents implements DisbursementEvents {
   /** Also handed to type-graphql, which wants the PubSub its subscriptions run on. */
   readonly pubSub: ReturnType<typeof createPubSub<Topics>>;
 
   constructor(config: Parameters<typeof createPubSub<Topics>>[0] = undefined) {
-    this.pubSub = createPubSub<Topics>(config);
+    this.pubSub = createPubSub<Topics>(config ?? { eventTarget: unboundedTarget() });
   }
 
   async publish(record: Disbursement): Promise<void> {

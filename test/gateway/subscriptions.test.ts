@@ -154,3 +154,4 @@ describe('refresh argument', () => {
     expect(res.data).toEqual({ disbursement: null });
   });
 });
+
