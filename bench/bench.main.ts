@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { commandOf, RESULTS_DIR, settingsFrom } from './bench.settings';
+import { Chart, chartsSvg, machineTable, markdownTable, Section, sectionMarkdown, TargetCheck, targetsTable, writeReport } from './bench.report';
+import { ChildHandle, GatewayStarter, startChild } from './child.ipc';
+import { runFanoutBench } from './fanout.bench';
+import { runIngestBench } from './ingest.bench';
+import { ReferenceIds, runMutationBench } from './mutation.bench';
+import { runProfile } from './profile.bench';
+
+const GATEWAY_CHILD = join(__dirname, 'gateway.child.js');
+const SANDBOX_CHILD = join(__dirname, 'sandbox.child.js');
+
+interface Part {
+  section: Section;
+  targets?: TargetCheck[];
+  chart?: Chart;
+}
+
+const log = (line: string) => console.log(`[bench] ${line}`);
+
+/** A part that fails is reported as such and the others still run; the exit code says so. */
+async function attempt(title: string, run: () => Promise<Part>): Promise<Part> {
+  try {
+    const part = await run();
+    console.log(`\n${sectionMarkdown(part.section)}\n`);
+    return part;
+  } catch (error) {
+    process.exitCode = 1;
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    console.error(`[bench] ${title} failed: ${message}`);
+    return { section: { title, tables: [], notes: [`failed: ${error instanceof Error ? error.message : String(error)}`] } };
+  }
+}
+
+async function main(): Promise<void> {
+  const settings = settingsFrom(process.env);
+  const startedAt = new Date();
+  const loadAtStart = loadavg();
+  if (loadAtStart[0] > cpus().length / 2) log(`warning: load average ${loadAtStart[0].toFixed(2)} before starting; other processes will lower these figures`);
+  // Whatever hangs, the run ends; children see their IPC channel close and exit too.
+  const deadline = setTimeout(() => {
+    console.error(`[bench] stopped: still running after ${settings.deadlineMs / 1000} s`);
+    process.exit(1);
+  }, settings.deadlineMs);
+  deadline.unref();
+
+  const tag = randomBytes(3).toString('hex');
+  const ids = new ReferenceIds(`b${tag}`);
+  log(`${settings.quick ? 'quick' : 'full'} run ${tag}: node ${process.version}${settings.profile ? ', with CPU profile' : ''}`);
+  const sandbox = await startChild(SANDBOX_CHILD, {});
+  const startGateway: GatewayStarter = (env, execArgv = []) => startChild(GATEWAY_CHILD, { BENCH_UPSTREAM_URL: sandbox.url, ...env }, execArgv);
+  const parts: Part[] = [];
+  try {
+    parts.push(
+      await attempt('1. Mutation cost', async () => {
+        const gateway: ChildHandle = await startGateway({});
+        try {
+          return await runMutationBench(settings, sandbox, gateway, ids, log);
+        } finally {
+          await gateway.close();
+        }
+      }),
+    );
+    if (settings.profile) {
+      parts.push(await attempt('4. CPU profile', async () => ({ section: await runProfile(settings, startGateway, ids, join(RESULTS_DIR, 'profile'), log) })));
+    }
+    parts.push(await attempt('2. Subscription fan-out', () => runFanoutBench(settings, startGateway, ids, log)));
+    parts.push(await attempt('3. Callback ingest', () => runIngestBench(settings, startGateway, ids, tag, log)));
+  } finally {
+    await sandbox.close();
+  }
+
+  const seconds = (Date.now() - startedAt.getTime()) / 1000;
+  const command = commandOf(settings);
+  const targets = parts.flatMap((p) => p.targets ?? []);
+  // Sections in the order of issue 8, whatever order they ran in.
+  const sections = parts.map((p) => p.section).sort((a, b) => a.title.localeCompare(b.title));
+  const markdown = [
+    '# Payout gateway benchmarks',
+    `Written by \`${command}\` (bench/bench.main.ts). Figures from one machine, loopback only; compare runs on the same machine only.`,
+    markdownTable(machineTable(command, startedAt, seconds, loadAtStart)),
+    '## Targets (issue 8; printed, never asserted)',
+    markdownTable(targetsTable(targets)),
+    '![charts](latest.svg)',
+    ...sections.map(sectionMarkdown),
+  ].join('\n\n');
+  const svg = chartsSvg(
+    parts.flatMap((p) => (p.chart ? [p.chart] : [])),
+    `${command} · ${startedAt.toISOString()} · node ${process.version}`,
+  );
+  const files = await writeReport(RESULTS_DIR, `${markdown}\n`, svg);
+  console.log(`\n## Targets\n\n${markdownTable(targetsTable(targets))}\n`);
+  log(`wrote ${files.markdown} and ${files.svg} in ${Math.round(seconds)} s`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

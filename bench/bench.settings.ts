@@ -1,0 +1,66 @@
+import { join } from 'node:path';
+
+/** The package root: compiled bench files run from dist-bench/bench/. */
+export const PACKAGE_ROOT = join(__dirname, '..', '..');
+export const RESULTS_DIR = join(PACKAGE_ROOT, 'bench', 'results');
+
+/**
+ * How much each part does. BENCH_QUICK=1 shrinks everything to a smoke run of about 40 s;
+ * BENCH_PROFILE=1 adds the CPU profile; BENCH_FANOUT_RATE sets the fan-out callback rate (default 2,000/s).
+ */
+export interface BenchSettings {
+  quick: boolean;
+  profile: boolean;
+  redisUrl?: string;
+  /** The whole run is stopped (exit 1) past this, whatever hangs. */
+  deadlineMs: number;
+  mutation: { rounds: number; seconds: number; warmupSeconds: number; connections: number };
+  fanout: {
+    counts: number[];
+    callbacksPerSec: number;
+    /** Subscribers opened at once; bounded so loopback is never SYN-flooded. */
+    connectBatch: number;
+    streamSubscribers: number;
+    streamCallbacks: number;
+    streamCallbacksPerSec: number;
+  };
+  ingest: { callbacks: number; warmupCallbacks: number; connections: number };
+  /** Concurrency of the GraphQL creates that prepare payouts for parts 2 and 3. */
+  createConcurrency: number;
+}
+
+export function settingsFrom(env: NodeJS.ProcessEnv): BenchSettings {
+  const quick = env.BENCH_QUICK === '1';
+  return {
+    quick,
+    profile: env.BENCH_PROFILE === '1',
+    redisUrl: env.REDIS_URL || undefined,
+    deadlineMs: quick ? 3 * 60_000 : 10 * 60_000,
+    mutation: quick
+      ? { rounds: 1, seconds: 3, warmupSeconds: 1, connections: 32 }
+      : { rounds: 3, seconds: 5, warmupSeconds: 2, connections: 32 },
+    fanout: {
+      counts: quick ? [1_000] : [1_000, 5_000, 10_000],
+      callbacksPerSec: Number(env.BENCH_FANOUT_RATE) > 0 ? Number(env.BENCH_FANOUT_RATE) : 2_000,
+      connectBatch: 250,
+      streamSubscribers: 1_000,
+      streamCallbacks: quick ? 20 : 100,
+      streamCallbacksPerSec: 10,
+    },
+    ingest: quick
+      ? { callbacks: 5_000, warmupCallbacks: 1_000, connections: 32 }
+      : { callbacks: 30_000, warmupCallbacks: 3_000, connections: 32 },
+    createConcurrency: 64,
+  };
+}
+
+/** The command line that reproduces this run, for the report. */
+export function commandOf(settings: BenchSettings): string {
+  const vars = [
+    settings.quick ? 'BENCH_QUICK=1' : '',
+    settings.profile ? 'BENCH_PROFILE=1' : '',
+    settings.redisUrl ? 'REDIS_URL=…' : '',
+    settings.fanout.callbacksPerSec === 2_000 ? '' : `BENCH_FANOUT_RATE=${settings.fanout.callbacksPerSec}`,
+  ].filter((v) => v !== '');
+  return [...vars, 'npm run bench'].join(' ');
+}

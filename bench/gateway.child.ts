@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import { MerchantRegistry } from '../src/auth/merchant.registry';
+import { loadConfig } from '../src/config';
+import { createLogger } from '../src/observability/logger';
+import { startGateway } from '../src/server';
+import { failStart, serveParent } from './child.ipc';
+
+/**
+ * The gateway alone in its own process, so that its CPU time and memory are measured apart
+ * from the load generator and the provider stub. Settings come from BENCH_* variables only,
+ * never from the caller's own REDIS_URL or LOG_LEVEL.
+ */
+async function main(): Promise<void> {
+  const env = process.env;
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    UPSTREAM_BASE_URL: env.BENCH_UPSTREAM_URL,
+    MERCHANT_API_KEY: 'sandbox-key',
+    LOG_LEVEL: 'warn',
+    CLIENT_RATE_LIMIT_PER_MIN: '0',
+    WEBHOOK_SECRET: env.BENCH_WEBHOOK_SECRET,
+    REDIS_URL: env.BENCH_REDIS_URL,
+    REDIS_KEY_PREFIX: env.BENCH_REDIS_KEY_PREFIX,
+  });
+  const merchants = MerchantRegistry.fromConfig(config, true);
+  const logger = createLogger({ level: config.logLevel, secrets: merchants.secrets() });
+  const gateway = await startGateway({ config, logger, merchants });
+  // The gateway names itself http://localhost:<port>; the bench talks to the address it bound.
+  serveParent(gateway.url, new URL(gateway.callbackUrl('default')).pathname, () => gateway.close());
+}
+
+main().catch(failStart);
