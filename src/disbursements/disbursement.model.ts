@@ -135,7 +135,7 @@ export interface ProviderRecord {
   message?: string;
 }
 
-export const FINAL_STATUSES: ReadonlySet<DisbursementStatus> = new Set(['SUCCESSFUL', 'FAILED', 'CANCELLED']);
+const FINAL_STATUSES: ReadonlySet<DisbursementStatus> = new Set(['SUCCESSFUL', 'FAILED', 'CANCELLED']);
 
 export function isFinal(status: DisbursementStatus): boolean {
   return FINAL_STATUSES.has(status);

@@ -43,10 +43,6 @@ export class DisbursementService {
     this.policy = { ...opts.reconcile, staleClaimMs: opts.upstreamTimeoutMs * 2 };
   }
 
-  get(merchant: Merchant, referenceId: string): Promise<Disbursement | undefined> {
-    return this.opts.store.get(merchant.id, referenceId);
-  }
-
   getMany(merchant: Merchant, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]> {
     return this.opts.store.getMany(merchant.id, referenceIds);
   }
@@ -64,7 +60,8 @@ export class DisbursementService {
       await this.opts.events.listening(merchant.id, referenceId);
       let seen = -1;
       const current = await this.opts.store.get(merchant.id, referenceId);
-      if (current && !current.sending) {
+      // A claim whose create is still in flight says nothing yet, unless a callback already did.
+      if (current && !(current.sending && current.status === 'UNKNOWN')) {
         seen = current.version;
         yield current;
         if (isFinal(current.status)) return;
@@ -327,10 +324,16 @@ export class DisbursementService {
     // The store may run this more than once (Redis retries on a conflicting write): only the last
     // run was stored, so `won` must be what that run decided, or two replicas could both send.
     const taken = await this.opts.store.update(merchant.id, request.referenceId, (current) => {
-      won = current.status === 'UNKNOWN' && !current.sending && current.updatedAt === since;
+      // A claim still marked as sending is taken over only when its process is gone (stale).
+      won = current.status === 'UNKNOWN' && current.updatedAt === since && (!current.sending || this.isStale(current));
       return won ? this.scheduleNext({ ...current, sending: true, updatedAt: this.now().toISOString() }) : undefined;
     });
-    if (!won || !taken) return this.createOnce(merchant, request, existing.fingerprint ?? fingerprint(request));
+    if (!won || !taken) {
+      // Someone else moved first: report what they settled, or let the client ask again; never loop here.
+      const now = await this.opts.store.get(merchant.id, request.referenceId);
+      if (now && !now.sending && now.status !== 'UNKNOWN') return now;
+      throw outcomeUnknown(request.referenceId);
+    }
     return this.send(merchant, request, taken, true);
   }
 
