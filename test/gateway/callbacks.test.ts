@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { CREATE_MOBILE, DISBURSEMENT_FIELDS, gql, mobileInput, Stack, startStack } from '../support/stack';
+import { CREATE_MOBILE, DISBURSEMENT_FIELDS, gql, mobileInput, Stack, startStack, subscriptionsLive } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
 
 type Rec = { referenceId: string; status: string; externalId: string | null; history: { status: string; source: string }[] };
@@ -52,7 +52,7 @@ describe('callback receiver', () => {
     const stream = subscribe<{ disbursementUpdates: Rec }>(client, `subscription { disbursementUpdates { referenceId status externalId } }`);
     const watch = subscribe<{ disbursementUpdated: Rec }>(client, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, { r: referenceId });
     await watch.waitFor(1);
-    await new Promise((r) => setTimeout(r, 50));
+    await subscriptionsLive(stack, 2);
 
     expect(await deliver(record(referenceId, 'Pending'))).toBe(200); // repeated PENDING: no change
     expect(await deliver(record(referenceId, 'SUCCESSFUL'), { id: 'msg_final' })).toBe(200); // upper case

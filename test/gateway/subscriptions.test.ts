@@ -1,5 +1,5 @@
 import { Client } from 'graphql-ws';
-import { CREATE_MOBILE, DISBURSEMENT_FIELDS, eventually, gql, mobileInput, Stack, startStack } from '../support/stack';
+import { CREATE_MOBILE, DISBURSEMENT_FIELDS, eventually, gql, mobileInput, Stack, startStack, subscriptionsLive } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
 
 type Rec = { referenceId: string; status: string; message: string | null; history: { status: string; source: string }[] };
@@ -71,8 +71,7 @@ describe('disbursementUpdated', () => {
   it('waits for a payout that does not exist yet and follows it once created', async () => {
     const input = mobileInput();
     const sub = subscribe<Updated>(client, WATCH, { referenceId: input.referenceId });
-    // Give the subscription time to be registered before the payout exists.
-    await new Promise((r) => setTimeout(r, 100));
+    await subscriptionsLive(stack, 1);
     await gql(stack.graphqlUrl, CREATE_MOBILE, { input });
     await sub.completed;
     expect(sub.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
@@ -82,7 +81,7 @@ describe('disbursementUpdated', () => {
 describe('disbursementUpdates', () => {
   it("streams every change of the merchant's payouts", async () => {
     const sub = subscribe<{ disbursementUpdates: Rec }>(client, `subscription { disbursementUpdates { referenceId status } }`);
-    await new Promise((r) => setTimeout(r, 100));
+    await subscriptionsLive(stack, 1);
     const a = await create();
     const b = await create('260971234000');
     await eventually(() => {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'graphql-ws';
-import { CREATE_MOBILE, gql, knownSecrets, mobileInput, Stack, startStack } from '../support/stack';
+import { CREATE_MOBILE, gql, knownSecrets, mobileInput, Stack, startStack, subscriptionsLive } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
 
 const A = { id: 'merchant-a', apiKey: 'key-merchant-a-0123456789', token: 'tok_merchant_a_client_0123456789' };
@@ -49,7 +49,7 @@ describe('two merchants on one gateway', () => {
     const input = mobileInput();
     const streamB = subscribe<{ disbursementUpdates: Rec }>(clientB, `subscription { disbursementUpdates { referenceId status } }`);
     const watchB = subscribe<{ disbursementUpdated: Rec }>(clientB, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, { r: input.referenceId });
-    await new Promise((r) => setTimeout(r, 100));
+    await subscriptionsLive(stack, 2);
     await create(A, input);
     const watchA = subscribe<{ disbursementUpdated: Rec }>(clientA, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, { r: input.referenceId });
     await watchA.completed;

@@ -34,7 +34,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
   const sandbox = await startSandbox({
     port: 0,
-    settleMs: 150,
+    // Long enough that a watcher subscribing right after a create still sees PENDING first, even on a loaded machine.
+    settleMs: 400,
     rateLimitPerMin: 0,
     webhookSecret,
     callbackRetryBaseMs: 50,
@@ -136,6 +137,15 @@ export function bankInput(overrides: Record<string, unknown> = {}): Record<strin
     email: 'mwila@example.com',
     ...overrides,
   };
+}
+
+/** Waits until the gateway reports at least `count` live subscriptions (its own metric), so a test creates only once watchers listen. */
+export async function subscriptionsLive(stack: Stack, count: number): Promise<void> {
+  await eventually(async () => {
+    const text = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+    const live = Number(/^gateway_subscriptions_active (\d+)/m.exec(text)?.[1] ?? 0);
+    return live >= count ? true : undefined;
+  });
 }
 
 /** Polls until `check` returns a value, for states reached asynchronously (callbacks). */
