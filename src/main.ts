@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, secrets: merchants.secrets() });
 
   const sandbox = embedded
-    ? await startSandbox({ ...config.sandbox, webhookSecret, logger: logger.child({ component: 'sandbox' }) })
+    ? await startSandbox({ ...config.sandbox, webhookSecret, logger })
     : undefined;
   const gateway = await startGateway({
     config: { ...config, upstreamBaseUrl: sandbox?.url ?? config.upstreamBaseUrl, webhookSecret },
