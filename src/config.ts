@@ -25,7 +25,7 @@ const envSchema = z.object({
   CORS_ORIGINS: list,
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'must be 1-64 letters, digits or _ : . -').default('pgw:'),
-  REDIS_RETENTION_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+  RECORD_RETENTION_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
   RECONCILE_UNKNOWN_AFTER_MS: z.coerce.number().int().min(1).default(2000),
@@ -70,8 +70,8 @@ export interface Config {
   redisUrl?: string;
   /** Every Redis key and channel starts with it, so gateways of other deployments can share a Redis. */
   redisKeyPrefix: string;
-  /** How long records and idempotency claims are kept in Redis. */
-  redisRetentionSeconds: number;
+  /** How long records and idempotency claims are kept after their last change, in memory or in Redis. */
+  retentionSeconds: number;
   logLevel: string;
   reconcile: { intervalMs: number; unknownAfterMs: number; pendingAfterMs: number };
   breakerResetMs: number;
@@ -108,7 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: e.CORS_ORIGINS,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
-    redisRetentionSeconds: e.REDIS_RETENTION_SECONDS,
+    retentionSeconds: e.RECORD_RETENTION_SECONDS,
     logLevel: e.LOG_LEVEL,
     reconcile: { intervalMs: e.RECONCILE_INTERVAL_MS, unknownAfterMs: e.RECONCILE_UNKNOWN_AFTER_MS, pendingAfterMs: e.RECONCILE_PENDING_AFTER_MS },
     breakerResetMs: e.UPSTREAM_BREAKER_RESET_MS,

@@ -3,12 +3,22 @@ import { DisbursementStore } from '../disbursements/disbursement.ports';
 
 const keyOf = (merchantId: string, referenceId: string) => `${merchantId}\u0000${referenceId}`;
 
-/** One process's store. Records are replaced, never mutated, so a reader never sees half an update. */
+/**
+ * One process's store. Records are replaced, never mutated, so a reader never sees half an update.
+ * A record not written for `retentionMs` is forgotten, as Redis expires it, so memory stays bounded.
+ */
 export class MemoryStore implements DisbursementStore {
   private readonly records = new Map<string, Disbursement>();
+  /** key → time of last write, in order of last write, so the oldest are always first. */
+  private readonly writtenAt = new Map<string, number>();
   /** key → nextCheckAt in ms, only for records the reconciler still has to look at. */
   private readonly dueIndex = new Map<string, number>();
   reads = 0;
+
+  constructor(
+    private readonly retentionMs = 7 * 24 * 3600 * 1000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async get(merchantId: string, referenceId: string): Promise<Disbursement | undefined> {
     this.reads += 1;
@@ -44,10 +54,7 @@ export class MemoryStore implements DisbursementStore {
   async remove(merchantId: string, referenceId: string, expected: (current: Disbursement) => boolean): Promise<void> {
     const key = keyOf(merchantId, referenceId);
     const current = this.records.get(key);
-    if (current && expected(current)) {
-      this.records.delete(key);
-      this.dueIndex.delete(key);
-    }
+    if (current && expected(current)) this.forget(key);
   }
 
   async due(now: Date, limit: number): Promise<Disbursement[]> {
@@ -68,8 +75,22 @@ export class MemoryStore implements DisbursementStore {
   async close(): Promise<void> {}
 
   private write(key: string, record: Disbursement): void {
+    const at = this.now();
     this.records.set(key, record);
+    this.writtenAt.delete(key);
+    this.writtenAt.set(key, at);
     if (record.nextCheckAt) this.dueIndex.set(key, Date.parse(record.nextCheckAt));
     else this.dueIndex.delete(key);
+    // Each write pays for the expiries before it: the oldest entries come first.
+    for (const [oldest, writtenAt] of this.writtenAt) {
+      if (at - writtenAt < this.retentionMs) break;
+      this.forget(oldest);
+    }
+  }
+
+  private forget(key: string): void {
+    this.records.delete(key);
+    this.writtenAt.delete(key);
+    this.dueIndex.delete(key);
   }
 }

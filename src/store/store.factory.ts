@@ -19,7 +19,7 @@ export interface Storage {
 /** In memory for one process; Redis (shared by replicas) when REDIS_URL is set. */
 export function createStorage(config: Config, logger: Logger): Storage {
   if (!config.redisUrl) {
-    const store = new MemoryStore();
+    const store = new MemoryStore(config.retentionSeconds * 1000);
     const events = new PubSubEvents();
     return {
       store,
@@ -33,7 +33,7 @@ export function createStorage(config: Config, logger: Logger): Storage {
   }
   const prefix = config.redisKeyPrefix;
   const onError = (error: Error) => logger.warn({ err: error }, 'redis error');
-  const store = new RedisStore({ url: config.redisUrl, prefix, retentionSeconds: config.redisRetentionSeconds, onError });
+  const store = new RedisStore({ url: config.redisUrl, prefix, retentionSeconds: config.retentionSeconds, onError });
   const events = new RedisEvents({ url: config.redisUrl, prefix, onError });
   const quotaClient = connectRedis(config.redisUrl, 'store', onError);
   return {
