@@ -1,7 +1,21 @@
 import DataLoader from 'dataloader';
-import { MerchantAccount } from '../auth/merchant.registry';
+import { GraphQLSchema } from 'graphql';
+import { ClientRateLimit } from '../auth/client.rate-limit';
+import { MerchantAccount, MerchantRegistry } from '../auth/merchant.registry';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementService } from '../disbursements/disbursement.service';
+import { Logger } from '../observability/logger';
+import { GatewayMetrics } from '../observability/metrics';
+
+/** What serving GraphQL needs, over HTTP and over websockets alike. */
+export interface GraphQLServing {
+  schema: GraphQLSchema;
+  service: DisbursementService;
+  merchants: MerchantRegistry;
+  rateLimit: ClientRateLimit;
+  logger: Logger;
+  metrics: GatewayMetrics;
+}
 
 export interface GatewayContext {
   merchant: MerchantAccount;

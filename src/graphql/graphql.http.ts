@@ -1,31 +1,20 @@
 import { ApolloServer, ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
-import { GraphQLSchema } from 'graphql';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { clientKey, ClientRateLimit } from '../auth/client.rate-limit';
-import { MerchantRegistry } from '../auth/merchant.registry';
-import { DisbursementService } from '../disbursements/disbursement.service';
+import { clientKey } from '../auth/client.rate-limit';
 import { readBody } from '../http/http.body';
 import { sendGraphQLError } from '../http/http.reply';
-import { Logger } from '../observability/logger';
-import { GatewayMetrics } from '../observability/metrics';
 import { withRequestId } from '../observability/request.context';
 import { formatError } from './gateway.errors';
-import { createContext, GatewayContext } from './gateway.context';
+import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
 import { armorProtection, PARSE_OPTIONS } from './graphql.armor';
 import { useOperationLog } from './operation-log.plugin';
 
 const BODY_LIMIT = 64 * 1024;
 
-export interface GraphQLHttpOptions {
-  schema: GraphQLSchema;
-  service: DisbursementService;
-  merchants: MerchantRegistry;
-  rateLimit: ClientRateLimit;
-  logger: Logger;
-  metrics: GatewayMetrics;
+export interface GraphQLHttpOptions extends GraphQLServing {
   introspection: boolean;
   landingPage: boolean;
   /** Shutdown steps Apollo runs when stopping (HTTP drain, websocket close). */

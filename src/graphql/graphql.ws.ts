@@ -1,25 +1,15 @@
-import { GraphQLError, GraphQLSchema } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer } from 'ws';
-import { clientKey, ClientRateLimit } from '../auth/client.rate-limit';
-import { MerchantRegistry } from '../auth/merchant.registry';
-import { DisbursementService } from '../disbursements/disbursement.service';
-import { Logger } from '../observability/logger';
-import { GatewayMetrics } from '../observability/metrics';
+import { clientKey } from '../auth/client.rate-limit';
 import { formatError } from './gateway.errors';
-import { createContext } from './gateway.context';
+import { createContext, GraphQLServing } from './gateway.context';
 import { parseAndValidate } from './graphql.armor';
 
-export interface GraphQLWsOptions {
-  schema: GraphQLSchema;
-  service: DisbursementService;
-  merchants: MerchantRegistry;
-  rateLimit: ClientRateLimit;
-  logger: Logger;
-  metrics: GatewayMetrics;
+export interface GraphQLWsOptions extends GraphQLServing {
   /** Subscriptions one connection may hold at once. */
   maxSubscriptionsPerConnection?: number;
 }
