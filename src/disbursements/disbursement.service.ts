@@ -116,21 +116,7 @@ export class DisbursementService {
       throw toGatewayError(error, referenceId);
     }
     if (!answer) return current;
-    return (await this.apply(merchant.id, referenceId, answer, 'STATUS_CHECK')) ?? current;
-  }
-
-  /**
-   * Applies a provider record (create answer, callback, status check) and publishes a real change.
-   * Returns the stored record afterwards, or undefined when the gateway has no such payout.
-   */
-  async apply(
-    merchantId: string,
-    referenceId: string,
-    record: ProviderRecord,
-    source: EventSource,
-    deliveryId?: string,
-  ): Promise<Disbursement | undefined> {
-    return this.transition(merchantId, referenceId, this.statusChange(record, source, deliveryId));
+    return (await this.transition(merchant.id, referenceId, this.statusChange(answer, 'STATUS_CHECK'))) ?? current;
   }
 
   /** The status rules applied to a stored record, with its next check rescheduled on a status change. */
@@ -153,7 +139,7 @@ export class DisbursementService {
       answer = await this.opts.provider.checkStatus(merchant, referenceId);
     } catch {
       return this.transition(merchant.id, referenceId, (current) =>
-        this.scheduleNext({ ...current, sending: this.stillSending(current) ? current.sending : false, checkAttempts: current.checkAttempts + 1 }),
+        this.scheduleNext({ ...current, sending: this.stillSending(current), checkAttempts: current.checkAttempts + 1 }),
       );
     }
     if (answer) {
@@ -221,7 +207,12 @@ export class DisbursementService {
 
   /** A create may still be under way: its own answer settles the record, not the reconciler. */
   private stillSending(record: Disbursement): boolean {
-    return record.sending && this.now().getTime() - Date.parse(record.updatedAt) <= this.policy.staleClaimMs;
+    return record.sending && !this.isStale(record);
+  }
+
+  /** Older than any create may take: a claim this old that still says "sending" belongs to a dead process. */
+  private isStale(record: Disbursement): boolean {
+    return this.now().getTime() - Date.parse(record.updatedAt) > this.policy.staleClaimMs;
   }
 
   /**
@@ -232,22 +223,18 @@ export class DisbursementService {
     const update = this.statusChange(record, 'CALLBACK', deliveryId);
     let result = await this.transitionReporting(merchantId, record.referenceId, update);
     if (!result.stored) {
-      await this.opts.store.insertIfAbsent({
-        merchantId,
-        referenceId: record.referenceId,
-        channel: record.paymentType === 'BANK' ? 'BANK' : 'MOBILE_MONEY',
-        sending: false,
-        status: 'UNKNOWN',
-        paymentType: 'OTHER',
-        amount: record.amount ?? '0',
-        currency: record.currency ?? '',
-        accountNumber: record.accountNumber ?? '',
-        updatedAt: this.now().toISOString(),
-        version: 0,
-        history: [],
-        deliveryIds: [],
-        checkAttempts: 0,
-      });
+      await this.opts.store.insertIfAbsent(
+        this.newRecord({
+          merchantId,
+          referenceId: record.referenceId,
+          channel: record.paymentType === 'BANK' ? 'BANK' : 'MOBILE_MONEY',
+          sending: false,
+          paymentType: 'OTHER',
+          amount: record.amount ?? '0',
+          currency: record.currency ?? '',
+          accountNumber: record.accountNumber ?? '',
+        }),
+      );
       result = await this.transitionReporting(merchantId, record.referenceId, update);
     }
     if (!result.stored) throw new Error(`payout ${record.referenceId} vanished while its callback was applied`);
@@ -256,7 +243,7 @@ export class DisbursementService {
 
   private async createOnce(merchant: Merchant, request: DisbursementRequest, fp: string, requestId?: string): Promise<Disbursement> {
     const claim = this.newClaim(merchant, request, fp, requestId);
-    const deadline = Date.now() + this.opts.upstreamTimeoutMs * 2;
+    const deadline = Date.now() + this.policy.staleClaimMs;
     for (;;) {
       const existing = await this.opts.store.insertIfAbsent(claim);
       if (!existing) return this.send(merchant, request, claim);
@@ -273,30 +260,27 @@ export class DisbursementService {
   }
 
   private newClaim(merchant: Merchant, request: DisbursementRequest, fp: string, requestId?: string): Disbursement {
-    return this.scheduleNext({
-      merchantId: merchant.id,
-      referenceId: request.referenceId,
-      requestId,
-      channel: request.channel,
-      request,
-      fingerprint: fp,
-      sending: true,
-      status: 'UNKNOWN',
-      paymentType: request.channel === 'BANK' ? 'BANK' : 'OTHER',
-      amount: request.amount,
-      currency: request.currency,
-      accountNumber: request.accountNumber,
-      narration: request.narration,
-      updatedAt: this.now().toISOString(),
-      version: 0,
-      history: [],
-      deliveryIds: [],
-      checkAttempts: 0,
-    });
+    return this.scheduleNext(
+      this.newRecord({
+        merchantId: merchant.id,
+        referenceId: request.referenceId,
+        requestId,
+        channel: request.channel,
+        request,
+        fingerprint: fp,
+        sending: true,
+        paymentType: request.channel === 'BANK' ? 'BANK' : 'OTHER',
+        amount: request.amount,
+        currency: request.currency,
+        accountNumber: request.accountNumber,
+        narration: request.narration,
+      }),
+    );
   }
 
-  private isStale(record: Disbursement): boolean {
-    return this.now().getTime() - Date.parse(record.updatedAt) > this.opts.upstreamTimeoutMs * 2;
+  /** A record the provider has said nothing about yet: UNKNOWN, no history, version 0. */
+  private newRecord(fields: Omit<Disbursement, 'status' | 'updatedAt' | 'version' | 'history' | 'deliveryIds' | 'checkAttempts'>): Disbursement {
+    return { ...fields, status: 'UNKNOWN', updatedAt: this.now().toISOString(), version: 0, history: [], deliveryIds: [], checkAttempts: 0 };
   }
 
   /** A record first learnt from a callback: the provider already has it, so it is never sent again. */
