@@ -48,7 +48,7 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   });
   const port = (httpServer.address() as AddressInfo).port;
   const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
-  const callbackUrl = (merchantId: string) => `${publicUrl}/callbacks/${merchants.callbackTokenOf(merchantId)}`;
+  const callbackUrl = (merchantId: string) => `${publicUrl}/callbacks/${merchants.byId(merchantId)?.callbackToken}`;
 
   const metrics = new GatewayMetrics();
   const upstream = new UpstreamClient({
@@ -79,7 +79,7 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   const reconciler = new Reconciler({
     service,
     store,
-    merchantById: (id) => merchants.merchants.find((m) => m.id === id),
+    merchantById: (id) => merchants.byId(id),
     intervalMs: config.reconcile.intervalMs,
     onError: (error) => logger.error({ err: error }, 'reconciler round failed'),
   });

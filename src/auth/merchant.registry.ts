@@ -30,16 +30,19 @@ interface Entry {
 export class MerchantRegistry {
   private readonly entries: Entry[];
   private readonly byCallbackToken = new Map<string, MerchantAccount>();
+  private readonly byMerchantId = new Map<string, MerchantAccount>();
   private readonly secretValues: string[];
 
   private constructor(merchants: { id: string; apiKey: string; clientTokens: string[] }[]) {
-    this.secretValues = merchants.flatMap((m) => [m.apiKey, ...m.clientTokens]);
     this.entries = merchants.map((m) => {
       const callbackToken = createHmac('sha256', m.apiKey).update(`callbacks:${m.id}`).digest('base64url');
       const merchant = { id: m.id, apiKey: m.apiKey, callbackToken };
       this.byCallbackToken.set(callbackToken, merchant);
+      this.byMerchantId.set(m.id, merchant);
       return { merchant, tokenDigests: m.clientTokens.map(digest) };
     });
+    // The callback token authenticates the provider's callbacks: a credential like the others.
+    this.secretValues = merchants.flatMap((m) => [m.apiKey, ...m.clientTokens]).concat([...this.byCallbackToken.keys()]);
   }
 
   /** From MERCHANTS_FILE, or the single merchant of MERCHANT_API_KEY and CLIENT_TOKENS. */
@@ -56,6 +59,12 @@ export class MerchantRegistry {
         const issue = parsed.error.issues[0];
         throw new ConfigError(`Invalid setting MERCHANTS_FILE: at [${issue.path.join('.')}] ${issue.message}`);
       }
+      const ids = parsed.data.map((m) => m.id);
+      const repeatedId = ids.find((id, i) => ids.indexOf(id) !== i);
+      if (repeatedId) throw new ConfigError(`Invalid setting MERCHANTS_FILE: merchant id "${repeatedId}" is listed more than once`);
+      const tokens = parsed.data.flatMap((m) => m.clientTokens);
+      // A token under two merchants would authenticate as whichever came last: one merchant acting as another.
+      if (new Set(tokens).size !== tokens.length) throw new ConfigError('Invalid setting MERCHANTS_FILE: a client token is listed more than once');
       return new MerchantRegistry(parsed.data);
     }
     if (config.clientTokens.length === 0 && !upstreamIsEmbeddedSandbox) {
@@ -70,8 +79,8 @@ export class MerchantRegistry {
     return this.entries.length === 1 && this.entries[0].tokenDigests.length === 0;
   }
 
-  get merchants(): MerchantAccount[] {
-    return this.entries.map((e) => e.merchant);
+  byId(merchantId: string): MerchantAccount | undefined {
+    return this.byMerchantId.get(merchantId);
   }
 
   /** The merchant a bearer credential belongs to; undefined when it is missing or wrong. */
@@ -86,10 +95,6 @@ export class MerchantRegistry {
       for (const d of entry.tokenDigests) if (timingSafeEqual(d, presented)) found = entry.merchant;
     }
     return found;
-  }
-
-  callbackTokenOf(merchantId: string): string | undefined {
-    return this.entries.find((e) => e.merchant.id === merchantId)?.merchant.callbackToken;
   }
 
   byCallback(token: string): MerchantAccount | undefined {

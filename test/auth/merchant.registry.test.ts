@@ -1,0 +1,47 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MerchantRegistry } from '../../src/auth/merchant.registry';
+import { ConfigError, loadConfig } from '../../src/config';
+
+function registryFrom(merchants: unknown): MerchantRegistry {
+  const file = join(mkdtempSync(join(tmpdir(), 'merchants-')), 'merchants.json');
+  writeFileSync(file, JSON.stringify(merchants));
+  return MerchantRegistry.fromConfig(loadConfig({ MERCHANTS_FILE: file, UPSTREAM_BASE_URL: 'https://provider.invalid' }), false);
+}
+
+const tokenA = 'tok_merchant_a_0123456789abcdef';
+const tokenB = 'tok_merchant_b_0123456789abcdef';
+
+describe('MERCHANTS_FILE', () => {
+  it('refuses one client token listed under two merchants, which would let one act as the other', () => {
+    expect(() =>
+      registryFrom([
+        { id: 'a', apiKey: 'key-a', clientTokens: [tokenA] },
+        { id: 'b', apiKey: 'key-b', clientTokens: [tokenB, tokenA] },
+      ]),
+    ).toThrow(new ConfigError('Invalid setting MERCHANTS_FILE: a client token is listed more than once'));
+  });
+
+  it('refuses two merchants with one id', () => {
+    expect(() =>
+      registryFrom([
+        { id: 'a', apiKey: 'key-a', clientTokens: [tokenA] },
+        { id: 'a', apiKey: 'key-b', clientTokens: [tokenB] },
+      ]),
+    ).toThrow(new ConfigError('Invalid setting MERCHANTS_FILE: merchant id "a" is listed more than once'));
+  });
+
+  it('maps each token to its own merchant and names every credential for redaction', () => {
+    const registry = registryFrom([
+      { id: 'a', apiKey: 'key-a', clientTokens: [tokenA] },
+      { id: 'b', apiKey: 'key-b', clientTokens: [tokenB] },
+    ]);
+    expect(registry.authenticate(`Bearer ${tokenA}`)?.id).toBe('a');
+    expect(registry.authenticate(`Bearer ${tokenB}`)?.id).toBe('b');
+    expect(registry.byId('b')?.apiKey).toBe('key-b');
+    const callbackToken = registry.byId('a')?.callbackToken ?? '';
+    expect(registry.byCallback(callbackToken)?.id).toBe('a');
+    expect(registry.secrets()).toEqual(expect.arrayContaining(['key-a', 'key-b', tokenA, tokenB, callbackToken]));
+  });
+});
