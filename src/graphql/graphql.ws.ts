@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { clientKey } from '../auth/client.rate-limit';
+import { MerchantAccount } from '../auth/merchant.registry';
 import { formatError } from './gateway.errors';
 import { createContext, GraphQLServing } from './gateway.context';
 import { parseAndValidate } from './graphql.armor';
@@ -34,33 +35,35 @@ function refusal(code: string, message: string, extensions: Record<string, unkno
 export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { wsServer: WebSocketServer; dispose(): Promise<void> } {
   const { schema, service, merchants, rateLimit, logger, metrics } = opts;
   const maxSubscriptions = opts.maxSubscriptionsPerConnection ?? 100;
-  const active = new WeakMap<object, Set<string>>();
+  const connections = new WeakMap<object, { merchant: MerchantAccount; quotaKey: string; ids: Set<string> }>();
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 64 * 1024 });
   const cleanup = useServer<ConnectionParams, { request: IncomingMessage }>(
     {
       schema,
       connectionInitWaitTimeout: 3_000,
+      // Credentials are checked once, when the connection is made; its operations use the result.
       onConnect: (ctx) => {
-        if (!merchants.authenticate(authorizationOf(ctx))) return false;
-        active.set(ctx, new Set());
+        const authorization = authorizationOf(ctx);
+        const merchant = merchants.authenticate(authorization);
+        if (!merchant) return false;
+        connections.set(ctx, { merchant, quotaKey: clientKey(authorization, ctx.extra.request.socket.remoteAddress), ids: new Set() });
         metrics.websockets.inc();
         return true;
       },
       onClose: (ctx) => {
-        const ids = active.get(ctx);
-        if (!ids) return;
+        const connection = connections.get(ctx);
+        if (!connection) return;
         // Operations still running when the socket went away end with it.
-        metrics.subscriptions.dec(ids.size);
+        metrics.subscriptions.dec(connection.ids.size);
         metrics.websockets.dec();
-        active.delete(ctx);
+        connections.delete(ctx);
       },
       onSubscribe: async (ctx, id, payload) => {
-        const merchant = merchants.authenticate(authorizationOf(ctx));
-        if (!merchant) return refusal('UNAUTHENTICATED', 'Missing or invalid client credentials');
-        const ids = active.get(ctx);
-        if (!ids) return refusal('UNAUTHENTICATED', 'Missing or invalid client credentials');
+        const connection = connections.get(ctx);
+        if (!connection) return refusal('UNAUTHENTICATED', 'Missing or invalid client credentials');
+        const { merchant, quotaKey, ids } = connection;
         if (ids.size >= maxSubscriptions) return refusal('RATE_LIMITED', `At most ${maxSubscriptions} operations per connection`);
-        const retryAfter = await rateLimit.retryAfter(clientKey(authorizationOf(ctx), ctx.extra.request.socket.remoteAddress));
+        const retryAfter = await rateLimit.retryAfter(quotaKey);
         if (retryAfter !== undefined) return refusal('RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
         const checked = parseAndValidate(schema, payload.query);
         if ('errors' in checked) return checked.errors;
@@ -76,7 +79,7 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
         };
       },
       onComplete: (ctx, id) => {
-        if (active.get(ctx)?.delete(id)) metrics.subscriptions.dec();
+        if (connections.get(ctx)?.ids.delete(id)) metrics.subscriptions.dec();
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(e.toJSON(), e, logger)),
       onNext: (_ctx, _id, _payload, _args, result) =>
