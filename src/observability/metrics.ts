@@ -39,7 +39,7 @@ export class GatewayMetrics {
 
   readonly reconcilerBacklog = new Gauge({
     name: 'gateway_reconciler_backlog',
-    help: 'Payouts due for a status check in the last reconciler round',
+    help: 'Payouts due for a status check in the last reconciler round (counted up to one batch of 100)',
     registers: [this.registry],
   });
 
