@@ -2,7 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { commandOf, RESULTS_DIR, settingsFrom } from './bench.settings';
-import { Chart, chartsSvg, machineTable, markdownTable, Section, sectionMarkdown, TargetCheck, targetsTable, writeReport } from './bench.report';
+import {
+  Chart,
+  chartsSvg,
+  machineTable,
+  markdownTable,
+  Section,
+  sectionMarkdown,
+  TargetCheck,
+  targetsTable,
+  writeReport,
+} from './bench.report';
 import { ChildHandle, GatewayStarter, startChild } from './child.ipc';
 import { runFanoutBench } from './fanout.bench';
 import { runIngestBench } from './ingest.bench';
@@ -38,7 +48,8 @@ async function main(): Promise<void> {
   const settings = settingsFrom(process.env);
   const startedAt = new Date();
   const loadAtStart = loadavg();
-  if (loadAtStart[0] > cpus().length / 2) log(`warning: load average ${loadAtStart[0].toFixed(2)} before starting; other processes will lower these figures`);
+  if (loadAtStart[0] > cpus().length / 2)
+    log(`warning: load average ${loadAtStart[0].toFixed(2)} before starting; other processes will lower these figures`);
   // Whatever hangs, the run ends; children see their IPC channel close and exit too.
   const deadline = setTimeout(() => {
     console.error(`[bench] stopped: still running after ${settings.deadlineMs / 1000} s`);
@@ -50,7 +61,8 @@ async function main(): Promise<void> {
   const ids = new ReferenceIds(`b${tag}`);
   log(`${settings.quick ? 'quick' : 'full'} run ${tag}: node ${process.version}${settings.profile ? ', with CPU profile' : ''}`);
   const sandbox = await startChild(SANDBOX_CHILD, {});
-  const startGateway: GatewayStarter = (env, execArgv = []) => startChild(GATEWAY_CHILD, { BENCH_UPSTREAM_URL: sandbox.url, ...env }, execArgv);
+  const startGateway: GatewayStarter = (env, execArgv = []) =>
+    startChild(GATEWAY_CHILD, { BENCH_UPSTREAM_URL: sandbox.url, ...env }, execArgv);
   const parts: Part[] = [];
   try {
     parts.push(
@@ -64,7 +76,11 @@ async function main(): Promise<void> {
       }),
     );
     if (settings.profile) {
-      parts.push(await attempt('4. CPU profile', async () => ({ section: await runProfile(settings, startGateway, ids, join(RESULTS_DIR, 'profile'), log) })));
+      parts.push(
+        await attempt('4. CPU profile', async () => ({
+          section: await runProfile(settings, startGateway, ids, join(RESULTS_DIR, 'profile'), log),
+        })),
+      );
     }
     parts.push(await attempt('2. Subscription fan-out', () => runFanoutBench(settings, startGateway, ids, log)));
     parts.push(await attempt('3. Callback ingest', () => runIngestBench(settings, startGateway, ids, tag, log)));

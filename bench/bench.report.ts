@@ -58,7 +58,10 @@ export function targetsTable(targets: TargetCheck[]): Table {
 function sourceRevision(): string {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return dirty === '' ? commit : `${commit} + uncommitted changes in src/`;
   } catch {
     return 'unknown';
@@ -106,12 +109,16 @@ function panelSvg(chart: Chart, x0: number, width: number, height: number): stri
   const max = Math.max(1, ...values, chart.target ? chart.target.value : 0) * 1.15;
   const step = tickStep(max);
   const y = (v: number) => bottom - (v / max) * (bottom - top);
-  const out: string[] = [`<text x="${x0 + width / 2}" y="22" text-anchor="middle" font-size="14" font-weight="bold">${escapeXml(chart.title)}</text>`];
+  const out: string[] = [
+    `<text x="${x0 + width / 2}" y="22" text-anchor="middle" font-size="14" font-weight="bold">${escapeXml(chart.title)}</text>`,
+  ];
   for (let t = 0; t <= max; t += step) {
     out.push(`<line x1="${left}" x2="${right}" y1="${y(t)}" y2="${y(t)}" stroke="#ddd"/>`);
     out.push(`<text x="${left - 6}" y="${y(t) + 4}" text-anchor="end" font-size="11">${fmt(t, 1)}</text>`);
   }
-  out.push(`<text x="${x0 + 14}" y="${(top + bottom) / 2}" font-size="11" transform="rotate(-90 ${x0 + 14} ${(top + bottom) / 2})" text-anchor="middle">${escapeXml(chart.unit)}</text>`);
+  out.push(
+    `<text x="${x0 + 14}" y="${(top + bottom) / 2}" font-size="11" transform="rotate(-90 ${x0 + 14} ${(top + bottom) / 2})" text-anchor="middle">${escapeXml(chart.unit)}</text>`,
+  );
   const series = [...new Set(chart.groups.flatMap((g) => g.values.map((v) => v.series)))];
   const groupWidth = (right - left) / Math.max(1, chart.groups.length);
   const barWidth = Math.min(60, (groupWidth * 0.7) / Math.max(1, series.length));
@@ -121,14 +128,24 @@ function panelSvg(chart: Chart, x0: number, width: number, height: number): stri
       if (!Number.isFinite(v.value)) return;
       const si = series.indexOf(v.series);
       const bx = gx + si * barWidth;
-      out.push(`<rect x="${bx}" y="${y(v.value)}" width="${barWidth - 4}" height="${bottom - y(v.value)}" fill="${COLORS[si % COLORS.length]}"/>`);
-      out.push(`<text x="${bx + (barWidth - 4) / 2}" y="${y(v.value) - 4}" text-anchor="middle" font-size="10">${fmt(v.value, v.value < 10 ? 1 : 0)}</text>`);
+      out.push(
+        `<rect x="${bx}" y="${y(v.value)}" width="${barWidth - 4}" height="${bottom - y(v.value)}" fill="${COLORS[si % COLORS.length]}"/>`,
+      );
+      out.push(
+        `<text x="${bx + (barWidth - 4) / 2}" y="${y(v.value) - 4}" text-anchor="middle" font-size="10">${fmt(v.value, v.value < 10 ? 1 : 0)}</text>`,
+      );
     });
-    out.push(`<text x="${left + gi * groupWidth + groupWidth / 2}" y="${bottom + 16}" text-anchor="middle" font-size="11">${escapeXml(group.label)}</text>`);
+    out.push(
+      `<text x="${left + gi * groupWidth + groupWidth / 2}" y="${bottom + 16}" text-anchor="middle" font-size="11">${escapeXml(group.label)}</text>`,
+    );
   });
   if (chart.target) {
-    out.push(`<line x1="${left}" x2="${right}" y1="${y(chart.target.value)}" y2="${y(chart.target.value)}" stroke="#333" stroke-dasharray="5 4"/>`);
-    out.push(`<text x="${right}" y="${y(chart.target.value) - 4}" text-anchor="end" font-size="10">${escapeXml(chart.target.label)}</text>`);
+    out.push(
+      `<line x1="${left}" x2="${right}" y1="${y(chart.target.value)}" y2="${y(chart.target.value)}" stroke="#333" stroke-dasharray="5 4"/>`,
+    );
+    out.push(
+      `<text x="${right}" y="${y(chart.target.value) - 4}" text-anchor="end" font-size="10">${escapeXml(chart.target.label)}</text>`,
+    );
   }
   if (series.length > 1) {
     series.forEach((name, si) => {

@@ -24,9 +24,7 @@ export interface ProcessStats {
 
 type ParentMessage = { type: 'stats'; collectGarbage: boolean } | { type: 'close' };
 type ChildMessage =
-  | { type: 'ready'; url: string; callbackPath: string }
-  | { type: 'failed'; message: string }
-  | { type: 'stats'; stats: ProcessStats };
+  { type: 'ready'; url: string; callbackPath: string } | { type: 'failed'; message: string } | { type: 'stats'; stats: ProcessStats };
 
 function isMessage<T extends { type: string }>(value: unknown): value is T {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';

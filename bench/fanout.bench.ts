@@ -53,7 +53,7 @@ async function disposeAll(clients: Client[]): Promise<void> {
   const closing = clients.splice(0);
   let closed = 0;
   for (const client of closing) client.on('closed', () => (closed += 1));
-  await Promise.all(closing.map((c) => c.dispose()));
+  await Promise.all(closing.map(async (c) => c.dispose()));
   await waitUntil(() => closed >= closing.length, 5_000);
 }
 
@@ -78,7 +78,12 @@ class PayoutWatchers {
   /** Opens every subscriber; answers how long that took in seconds. */
   async open(batch: number): Promise<number> {
     const started = performance.now();
-    await openInBatches(this.refs.length, batch, (i) => this.subscribe(i), () => this.ready + this.failed);
+    await openInBatches(
+      this.refs.length,
+      batch,
+      (i) => this.subscribe(i),
+      () => this.ready + this.failed,
+    );
     return (performance.now() - started) / 1000;
   }
 
@@ -153,7 +158,11 @@ async function perPayoutRun(
     // Read before the warm-up: heap the warm-up frees would otherwise be reused by the subscribers and hide their cost.
     const before = await gateway.stats(true);
     await warm.open(connectBatch);
-    await warm.deliver(target, warmRefs.map((ref) => signer.successful(ref, NEVER_SETTLES_ACCOUNT)), callbacksPerSec);
+    await warm.deliver(
+      target,
+      warmRefs.map((ref) => signer.successful(ref, NEVER_SETTLES_ACCOUNT)),
+      callbacksPerSec,
+    );
     await disposeAll(warm.clients);
 
     log(`fan-out ${count}: opening ${count} websockets, ${connectBatch} at a time`);
@@ -212,7 +221,12 @@ interface StreamRow {
 }
 
 /** Many subscribers on one merchant's stream: every callback must reach every one of them. */
-async function streamRun(settings: BenchSettings, startGateway: GatewayStarter, ids: ReferenceIds, log: (line: string) => void): Promise<StreamRow> {
+async function streamRun(
+  settings: BenchSettings,
+  startGateway: GatewayStarter,
+  ids: ReferenceIds,
+  log: (line: string) => void,
+): Promise<StreamRow> {
   const { streamSubscribers: m, streamCallbacks: k, streamCallbacksPerSec: rate, connectBatch } = settings.fanout;
   const warmups = 10;
   const secret = newWebhookSecret();
@@ -343,7 +357,9 @@ export async function runFanoutBench(
   const rate = settings.fanout.callbacksPerSec;
   const behind = rows
     .filter((r) => r.sentPerSec < 0.9 * rate)
-    .map((r) => `${fmt(r.subscribers, 0)} subscribers: ${fmt(r.sentPerSec, 0)}/s with the gateway loop ${pct(r.gateway.loopUtilization)} busy`);
+    .map(
+      (r) => `${fmt(r.subscribers, 0)} subscribers: ${fmt(r.sentPerSec, 0)}/s with the gateway loop ${pct(r.gateway.loopUtilization)} busy`,
+    );
   const largest = rows.find((r) => r.subscribers === 10_000);
   const targets: TargetCheck[] = [
     {
@@ -373,36 +389,86 @@ export async function runFanoutBench(
         {
           title: `disbursementUpdated(referenceId): one payout per subscriber, one websocket each, callbacks at ${settings.fanout.callbacksPerSec}/s`,
           headers: [
-            'subscribers', 'live', 'connect s', 'gateway RSS / sub', 'gateway heap+external / sub', 'callbacks 2xx', 'sent /s',
-            'exactly once', 'lost', 'dup', 'p50 ms', 'p99 ms', 'max ms', 'gateway loop busy', 'gateway longest stall / GC pause ms', 'client loop busy',
+            'subscribers',
+            'live',
+            'connect s',
+            'gateway RSS / sub',
+            'gateway heap+external / sub',
+            'callbacks 2xx',
+            'sent /s',
+            'exactly once',
+            'lost',
+            'dup',
+            'p50 ms',
+            'p99 ms',
+            'max ms',
+            'gateway loop busy',
+            'gateway longest stall / GC pause ms',
+            'client loop busy',
           ],
           rows: rows.map((r) => [
-            fmt(r.subscribers, 0), fmt(r.connected, 0), fmt(r.connectSeconds, 1), `${fmt(r.rssPerSubscriberKb, 1)} KiB`,
-            `${fmt(r.livePerSubscriberKb, 1)} KiB`, fmt(r.callbacksAccepted, 0), fmt(r.sentPerSec, 0), fmt(r.exactlyOnce, 0),
-            `${r.lost}`, `${r.duplicates}`, fmt(r.p50Ms, 2), fmt(r.p99Ms, 2), fmt(r.maxMs, 1), pct(r.gateway.loopUtilization), pauses(r.gateway), pct(r.clientLoop),
+            fmt(r.subscribers, 0),
+            fmt(r.connected, 0),
+            fmt(r.connectSeconds, 1),
+            `${fmt(r.rssPerSubscriberKb, 1)} KiB`,
+            `${fmt(r.livePerSubscriberKb, 1)} KiB`,
+            fmt(r.callbacksAccepted, 0),
+            fmt(r.sentPerSec, 0),
+            fmt(r.exactlyOnce, 0),
+            `${r.lost}`,
+            `${r.duplicates}`,
+            fmt(r.p50Ms, 2),
+            fmt(r.p99Ms, 2),
+            fmt(r.maxMs, 1),
+            pct(r.gateway.loopUtilization),
+            pauses(r.gateway),
+            pct(r.clientLoop),
           ]),
         },
         {
           title: `disbursementUpdates: ${stream.subscribers} subscribers on one merchant's stream, ${stream.callbacks} callbacks at ${settings.fanout.streamCallbacksPerSec}/s`,
           headers: [
-            'subscribers live', 'updates expected', 'received', 'lost', 'dup', 'deliveries /s', 'p50 ms', 'p99 ms', 'max ms',
-            'gateway loop busy', 'gateway longest stall / GC pause ms', 'client loop busy',
+            'subscribers live',
+            'updates expected',
+            'received',
+            'lost',
+            'dup',
+            'deliveries /s',
+            'p50 ms',
+            'p99 ms',
+            'max ms',
+            'gateway loop busy',
+            'gateway longest stall / GC pause ms',
+            'client loop busy',
           ],
-          rows: [[
-            fmt(stream.connected, 0), fmt(stream.expected, 0), fmt(stream.received, 0), `${stream.lost}`, `${stream.duplicates}`,
-            fmt(stream.deliveriesPerSec, 0), fmt(stream.p50Ms, 2), fmt(stream.p99Ms, 2), fmt(stream.maxMs, 1), pct(stream.gateway.loopUtilization),
-            pauses(stream.gateway), pct(stream.clientLoop),
-          ]],
+          rows: [
+            [
+              fmt(stream.connected, 0),
+              fmt(stream.expected, 0),
+              fmt(stream.received, 0),
+              `${stream.lost}`,
+              `${stream.duplicates}`,
+              fmt(stream.deliveriesPerSec, 0),
+              fmt(stream.p50Ms, 2),
+              fmt(stream.p99Ms, 2),
+              fmt(stream.maxMs, 1),
+              pct(stream.gateway.loopUtilization),
+              pauses(stream.gateway),
+              pct(stream.clientLoop),
+            ],
+          ],
         },
       ],
       notes: [
         'Latency: from just before the signed callback is sent to the gateway until the subscriber in this process has parsed the update (one clock).',
         `Memory: the gateway's RSS, and its JS heap + external memory, after a forced GC with every subscriber live, minus the same before any connected (payouts created; read before ${fmt(WARMUP_SUBSCRIBERS, 0)} warm-up subscribers were served and closed, so what the warm-up left, such as compiled code, counts against the subscribers), divided by live subscribers. RSS is what the OS charges; heap + external is live memory without allocator slack.`,
-        'A fresh gateway child per row; the sandbox keeps these payouts Pending (account …222), so only the bench\'s own signed callbacks arrive.',
+        "A fresh gateway child per row; the sandbox keeps these payouts Pending (account …222), so only the bench's own signed callbacks arrive.",
         ...(behind.length > 0
-          ? [`The gateway did not keep up with ${fmt(rate, 0)} callbacks/s (${behind.join('; ')}): callbacks queued, so latency there is mostly waiting in that queue.`]
+          ? [
+              `The gateway did not keep up with ${fmt(rate, 0)} callbacks/s (${behind.join('; ')}): callbacks queued, so latency there is mostly waiting in that queue.`,
+            ]
           : []),
-        'Longest stall: the gateway event loop\'s largest delay during delivery (monitorEventLoopDelay); longest GC pause from GC performance entries. A stall holds every update queued behind it, which is what a p99 far above p50 shows.',
+        "Longest stall: the gateway event loop's largest delay during delivery (monitorEventLoopDelay); longest GC pause from GC performance entries. A stall holds every update queued behind it, which is what a p99 far above p50 shows.",
         `loop busy = event-loop utilisation during delivery; the client (this process: every websocket plus the callback sender) ${saturated ? `passed ${pct(CLIENT_SATURATED)} in some run, so it was saturated and latencies there include its own queueing` : `stayed under ${pct(CLIENT_SATURATED)}, so it was not the bottleneck`}.`,
       ],
     },
@@ -411,8 +477,20 @@ export async function runFanoutBench(
       title: 'Callback → subscriber latency',
       unit: 'ms',
       groups: [
-        ...rows.map((r) => ({ label: `${fmt(r.subscribers, 0)} subs`, values: [{ series: 'p50', value: r.p50Ms }, { series: 'p99', value: r.p99Ms }] })),
-        { label: `stream ×${fmt(stream.connected, 0)}`, values: [{ series: 'p50', value: stream.p50Ms }, { series: 'p99', value: stream.p99Ms }] },
+        ...rows.map((r) => ({
+          label: `${fmt(r.subscribers, 0)} subs`,
+          values: [
+            { series: 'p50', value: r.p50Ms },
+            { series: 'p99', value: r.p99Ms },
+          ],
+        })),
+        {
+          label: `stream ×${fmt(stream.connected, 0)}`,
+          values: [
+            { series: 'p50', value: stream.p50Ms },
+            { series: 'p99', value: stream.p99Ms },
+          ],
+        },
       ],
       target: { value: 100, label: 'target p99 100 ms' },
     },

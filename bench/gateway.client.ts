@@ -25,7 +25,12 @@ export function isFailedCreate(body: string): boolean {
 }
 
 /** Creates the payouts through the gateway, `concurrency` at a time; throws when any fails (the run would be meaningless). */
-export async function createPayouts(gatewayUrl: string, referenceIds: readonly string[], accountNumber: string, concurrency: number): Promise<void> {
+export async function createPayouts(
+  gatewayUrl: string,
+  referenceIds: readonly string[],
+  accountNumber: string,
+  concurrency: number,
+): Promise<void> {
   const pool = new Pool(gatewayUrl, { connections: concurrency });
   let next = 0;
   const failures: string[] = [];

@@ -134,7 +134,9 @@ export async function runIngestBench(
     const prefix = `bench-${tag}:`;
     let ran = false;
     try {
-      rows.push(await ingestRun('redis', { BENCH_REDIS_URL: settings.redisUrl, BENCH_REDIS_KEY_PREFIX: prefix }, settings, startGateway, ids, log));
+      rows.push(
+        await ingestRun('redis', { BENCH_REDIS_URL: settings.redisUrl, BENCH_REDIS_KEY_PREFIX: prefix }, settings, startGateway, ids, log),
+      );
       ran = true;
     } catch (error) {
       if (!(error instanceof ChildStartError)) throw error;
@@ -146,7 +148,9 @@ export async function runIngestBench(
         return undefined;
       });
       if (ran && deleted === 0) {
-        notes.push(`Redis: no key under REDIS_KEY_PREFIX=${prefix} afterwards: the gateway did not use that prefix, so what it stored is under its own prefix and was left alone.`);
+        notes.push(
+          `Redis: no key under REDIS_KEY_PREFIX=${prefix} afterwards: the gateway did not use that prefix, so what it stored is under its own prefix and was left alone.`,
+        );
       } else if (deleted !== undefined && deleted > 0) {
         notes.push(`Redis: REDIS_KEY_PREFIX=${prefix}; its ${fmt(deleted, 0)} keys were deleted afterwards.`);
       }
@@ -156,7 +160,8 @@ export async function runIngestBench(
   }
 
   for (const r of rows) {
-    if (r.published < r.load.ok) notes.push(`${r.store}: ${fmt(r.load.ok - r.published, 0)} callbacks were acknowledged but never reached the stream subscriber.`);
+    if (r.published < r.load.ok)
+      notes.push(`${r.store}: ${fmt(r.load.ok - r.published, 0)} callbacks were acknowledged but never reached the stream subscriber.`);
   }
   const memory = rows[0];
   return {
@@ -165,8 +170,17 @@ export async function runIngestBench(
       tables: [
         {
           headers: [
-            'store', 'callbacks 2xx', 'failures', 'callbacks/s', 'p50 ms', 'p99 ms', 'gateway CPU µs / callback', 'of which kernel',
-            'gateway loop busy', 'load generator cores', 'published (seen on the stream)',
+            'store',
+            'callbacks 2xx',
+            'failures',
+            'callbacks/s',
+            'p50 ms',
+            'p99 ms',
+            'gateway CPU µs / callback',
+            'of which kernel',
+            'gateway loop busy',
+            'load generator cores',
+            'published (seen on the stream)',
           ],
           rows: rows.map((r) => [
             r.store,

@@ -68,7 +68,8 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
         ...(opts.amount === undefined ? { duration: opts.seconds ?? 5 } : { amount: opts.amount }),
         requests: [request],
       },
-      (error: unknown, res: autocannon.Result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(res)),
+      (error: unknown, res: autocannon.Result) =>
+        error ? reject(error instanceof Error ? error : new Error(JSON.stringify(error))) : resolve(res),
     );
     instance.on('response', (_client, status, _bytes, ms) => {
       lastAnswerAt = performance.now();

@@ -31,7 +31,13 @@ function directLoad(sandboxUrl: string, ids: ReferenceIds, connections: number, 
     seconds,
     next: () => ({
       headers,
-      body: JSON.stringify({ referenceId: ids.next('direct'), amount: 150.75, currency: 'ZMW', accountNumber: ACCOUNT, narration: 'Bench payout' }),
+      body: JSON.stringify({
+        referenceId: ids.next('direct'),
+        amount: 150.75,
+        currency: 'ZMW',
+        accountNumber: ACCOUNT,
+        narration: 'Bench payout',
+      }),
     }),
   });
 }
@@ -159,29 +165,53 @@ export async function runMutationBench(
       title: '1. Mutation cost: createMobileMoneyDisbursement vs the provider REST call',
       tables: [
         {
-          headers: ['round', 'req/s', 'p50 ms', 'p99 ms', 'failures', 'gateway CPU ms / 1,000', 'gateway loop busy', 'sandbox CPU ms / 1,000', 'load generator cores'],
+          headers: [
+            'round',
+            'req/s',
+            'p50 ms',
+            'p99 ms',
+            'failures',
+            'gateway CPU ms / 1,000',
+            'gateway loop busy',
+            'sandbox CPU ms / 1,000',
+            'load generator cores',
+          ],
           rows: [...ordered.map(row), medianRow('median direct', direct), medianRow('median gateway', viaGateway)],
         },
         {
-          headers: ['gateway / direct throughput', 'gateway CPU per payout', 'of which in the kernel', 'gateway peak RSS', 'payouts stored by the gateway'],
-          rows: [[
-            `${fmt(ratio, 2)}×`,
-            `${fmt(cpuMsPer1k / 1000, 3)} ms`,
-            `${fmt(kernelShare * 100, 0)} %`,
-            `${fmt(mib(final.maxRssBytes), 0)} MiB`,
-            fmt(stored, 0),
-          ]],
+          headers: [
+            'gateway / direct throughput',
+            'gateway CPU per payout',
+            'of which in the kernel',
+            'gateway peak RSS',
+            'payouts stored by the gateway',
+          ],
+          rows: [
+            [
+              `${fmt(ratio, 2)}×`,
+              `${fmt(cpuMsPer1k / 1000, 3)} ms`,
+              `${fmt(kernelShare * 100, 0)} %`,
+              `${fmt(mib(final.maxRssBytes), 0)} MiB`,
+              fmt(stored, 0),
+            ],
+          ],
         },
       ],
       notes: [
         `${connections} connections, ${rounds} × ${seconds} s per side after ${warmupSeconds} s warm-up each; rounds alternate A/B; every request a new referenceId.`,
         'Three processes on the same cores: load generator (autocannon, this process), gateway (child), sandbox provider stub (child, settleMs at its maximum so it never calls back).',
-        'failures = non-2xx + connection errors + 200s carrying GraphQL errors; ' + (allFailures === 0 ? 'none in this run.' : `${allFailures} in this run.`),
+        'failures = non-2xx + connection errors + 200s carrying GraphQL errors; ' +
+          (allFailures === 0 ? 'none in this run.' : `${allFailures} in this run.`),
         'Peak RSS is getrusage maxRSS of the gateway process over its life (it keeps every payout it created in memory).',
       ],
     },
     targets: [
-      { what: 'gateway throughput vs direct REST', target: '≥ 0.25×', result: `${fmt(ratio, 2)}× (${fmt(gatewayPerSec, 0)} vs ${fmt(directPerSec, 0)} req/s)`, met: ratio >= 0.25 },
+      {
+        what: 'gateway throughput vs direct REST',
+        target: '≥ 0.25×',
+        result: `${fmt(ratio, 2)}× (${fmt(gatewayPerSec, 0)} vs ${fmt(directPerSec, 0)} req/s)`,
+        met: ratio >= 0.25,
+      },
       { what: 'gateway CPU per payout', target: '≤ 0.1 ms', result: `${fmt(cpuMsPer1k / 1000, 3)} ms`, met: cpuMsPer1k <= 100 },
     ],
     chart: {

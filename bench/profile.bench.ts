@@ -38,7 +38,13 @@ const ROOT_URL = pathToFileURL(PACKAGE_ROOT).href + '/';
 function packageOf(frame: CallFrame): string {
   const { url, functionName } = frame;
   if (url === '') return /^\(.*\)$/.test(functionName) ? functionName : 'native';
-  if (url.startsWith('node:')) return `node core (${url.slice(5).replace(/^internal\//, '').split('/')[0]})`;
+  if (url.startsWith('node:'))
+    return `node core (${
+      url
+        .slice(5)
+        .replace(/^internal\//, '')
+        .split('/')[0]
+    })`;
   const modules = url.lastIndexOf('/node_modules/');
   if (modules >= 0) {
     const parts = url.slice(modules + '/node_modules/'.length).split('/');

@@ -9,7 +9,12 @@ const optionalText = z.string().trim().min(1).optional();
 const list = z
   .string()
   .optional()
-  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0));
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  );
 
 const envSchema = z.object({
   PORT: port.default(4000),
@@ -24,14 +29,24 @@ const envSchema = z.object({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(15000),
   CORS_ORIGINS: list,
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
-  REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'must be 1-64 letters, digits or _ : . -').default('pgw:'),
-  RECORD_RETENTION_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/, 'must be 1-64 letters, digits or _ : . -')
+    .default('pgw:'),
+  RECORD_RETENTION_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(7 * 24 * 3600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
   RECONCILE_UNKNOWN_AFTER_MS: z.coerce.number().int().min(1).default(2000),
   RECONCILE_PENDING_AFTER_MS: z.coerce.number().int().min(1).default(60000),
   UPSTREAM_BREAKER_RESET_MS: z.coerce.number().int().min(1).default(10000),
-  RELAY_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'must be whsec_ followed by base64').optional(),
+  RELAY_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'must be whsec_ followed by base64')
+    .optional(),
   RELAY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(8),
   RELAY_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000),
   GRAPHQL_INTROSPECTION: z.stringbool().default(true),
@@ -110,7 +125,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     retentionSeconds: e.RECORD_RETENTION_SECONDS,
     logLevel: e.LOG_LEVEL,
-    reconcile: { intervalMs: e.RECONCILE_INTERVAL_MS, unknownAfterMs: e.RECONCILE_UNKNOWN_AFTER_MS, pendingAfterMs: e.RECONCILE_PENDING_AFTER_MS },
+    reconcile: {
+      intervalMs: e.RECONCILE_INTERVAL_MS,
+      unknownAfterMs: e.RECONCILE_UNKNOWN_AFTER_MS,
+      pendingAfterMs: e.RECONCILE_PENDING_AFTER_MS,
+    },
     breakerResetMs: e.UPSTREAM_BREAKER_RESET_MS,
     introspection: e.GRAPHQL_INTROSPECTION,
     landingPage: e.GRAPHQL_LANDING_PAGE,

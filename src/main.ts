@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   }
   const embedded = !config.upstreamBaseUrl;
   const webhookSecret = embedded
-    ? config.webhookSecret ?? config.sandbox.webhookSecret ?? `whsec_${randomBytes(24).toString('base64')}`
+    ? (config.webhookSecret ?? config.sandbox.webhookSecret ?? `whsec_${randomBytes(24).toString('base64')}`)
     : config.webhookSecret;
   let merchants: MerchantRegistry;
   try {
@@ -37,9 +37,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel, secrets: merchants.secrets() });
 
-  const sandbox = embedded
-    ? await startSandbox({ ...config.sandbox, webhookSecret, logger })
-    : undefined;
+  const sandbox = embedded ? await startSandbox({ ...config.sandbox, webhookSecret, logger }) : undefined;
   const gateway = await startGateway({
     config: { ...config, upstreamBaseUrl: sandbox?.url ?? config.upstreamBaseUrl, webhookSecret },
     logger,

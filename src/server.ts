@@ -64,13 +64,23 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     resetTimeoutMs: config.breakerResetMs,
     onStateChange: (endpoint, state) => logger.warn({ endpoint, state }, 'provider circuit changed'),
   });
-  const relay = new RelaySender({ store, logger, secret: config.relay.secret, maxAttempts: config.relay.maxAttempts, retryBaseMs: config.relay.retryBaseMs });
+  const relay = new RelaySender({
+    store,
+    logger,
+    secret: config.relay.secret,
+    maxAttempts: config.relay.maxAttempts,
+    retryBaseMs: config.relay.retryBaseMs,
+  });
   const service = new DisbursementService({
     store,
     events,
     provider,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
-    reconcile: { unknownAfterMs: config.reconcile.unknownAfterMs, pendingAfterMs: config.reconcile.pendingAfterMs, maxDelayMs: 10 * 60_000 },
+    reconcile: {
+      unknownAfterMs: config.reconcile.unknownAfterMs,
+      pendingAfterMs: config.reconcile.pendingAfterMs,
+      maxDelayMs: 10 * 60_000,
+    },
     onFinal: (record) => {
       metrics.finalPayouts.inc({ status: record.status });
       relay.enqueue(record);
@@ -96,10 +106,7 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     metrics,
     introspection: config.introspection,
     landingPage: config.landingPage,
-    plugins: [
-      ApolloServerPluginDrainHttpServer({ httpServer }),
-      { serverWillStart: async () => ({ drainServer: () => ws.dispose() }) },
-    ],
+    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), { serverWillStart: async () => ({ drainServer: () => ws.dispose() }) }],
   });
   await graphql.start();
   reconciler.start();

@@ -64,7 +64,8 @@ export class MerchantRegistry {
       if (repeatedId) throw new ConfigError(`Invalid setting MERCHANTS_FILE: merchant id "${repeatedId}" is listed more than once`);
       const tokens = parsed.data.flatMap((m) => m.clientTokens);
       // A token under two merchants would authenticate as whichever came last: one merchant acting as another.
-      if (new Set(tokens).size !== tokens.length) throw new ConfigError('Invalid setting MERCHANTS_FILE: a client token is listed more than once');
+      if (new Set(tokens).size !== tokens.length)
+        throw new ConfigError('Invalid setting MERCHANTS_FILE: a client token is listed more than once');
       return new MerchantRegistry(parsed.data);
     }
     if (config.clientTokens.length === 0 && !upstreamIsEmbeddedSandbox) {

@@ -9,7 +9,9 @@ function entries(request: DisbursementRequest): [string, string][] {
 
 /** Identifies a request's content, so a retry is told apart from a different payout under the same referenceId. */
 export function fingerprint(request: DisbursementRequest): string {
-  return createHash('sha256').update(JSON.stringify(entries(request))).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify(entries(request)))
+    .digest('base64url');
 }
 
 /** The fields whose values differ between two requests, for a REFERENCE_CONFLICT message. */

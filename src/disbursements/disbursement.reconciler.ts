@@ -58,7 +58,10 @@ export class Reconciler {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.round = this.runOnce()
-        .then(() => undefined, (error: unknown) => this.opts.onError?.(error))
+        .then(
+          () => undefined,
+          (error: unknown) => this.opts.onError?.(error),
+        )
         .finally(() => this.schedule());
     }, this.opts.intervalMs);
     this.timer.unref();

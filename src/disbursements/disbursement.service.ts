@@ -219,7 +219,11 @@ export class DisbursementService {
    * A provider callback. A payout the gateway has no record of is still kept (the provider has it),
    * and a later create with its referenceId adopts it instead of sending it again.
    */
-  async applyCallback(merchantId: string, record: ProviderRecord, deliveryId?: string): Promise<{ record: Disbursement; changed: boolean }> {
+  async applyCallback(
+    merchantId: string,
+    record: ProviderRecord,
+    deliveryId?: string,
+  ): Promise<{ record: Disbursement; changed: boolean }> {
     const update = this.statusChange(record, 'CALLBACK', deliveryId);
     let result = await this.transitionReporting(merchantId, record.referenceId, update);
     if (!result.stored) {
@@ -279,8 +283,18 @@ export class DisbursementService {
   }
 
   /** A record the provider has said nothing about yet: UNKNOWN, no history, version 0. */
-  private newRecord(fields: Omit<Disbursement, 'status' | 'updatedAt' | 'version' | 'history' | 'deliveryIds' | 'checkAttempts'>): Disbursement {
-    return { ...fields, status: 'UNKNOWN', updatedAt: this.now().toISOString(), version: 0, history: [], deliveryIds: [], checkAttempts: 0 };
+  private newRecord(
+    fields: Omit<Disbursement, 'status' | 'updatedAt' | 'version' | 'history' | 'deliveryIds' | 'checkAttempts'>,
+  ): Disbursement {
+    return {
+      ...fields,
+      status: 'UNKNOWN',
+      updatedAt: this.now().toISOString(),
+      version: 0,
+      history: [],
+      deliveryIds: [],
+      checkAttempts: 0,
+    };
   }
 
   /** A record first learnt from a callback: the provider already has it, so it is never sent again. */
@@ -338,13 +352,21 @@ export class DisbursementService {
     }
   }
 
-  private async afterFailedSend(merchant: Merchant, request: DisbursementRequest, claim: Disbursement, error: unknown, resend: boolean): Promise<Disbursement> {
+  private async afterFailedSend(
+    merchant: Merchant,
+    request: DisbursementRequest,
+    claim: Disbursement,
+    error: unknown,
+    resend: boolean,
+  ): Promise<Disbursement> {
     const { referenceId } = request;
     if (error instanceof ProviderError && error.kind === 'server-error') return this.afterServerError(merchant, request, claim, error);
     const definite = error instanceof ProviderError && error.kind !== 'unknown' && !(resend && error.kind === 'rejected');
     if (!definite) {
       // A resend rejected as a duplicate means an earlier attempt did reach the provider.
-      await this.markUnknown(merchant.id, referenceId, error instanceof Error ? error.message : 'the provider call failed').catch(() => undefined);
+      await this.markUnknown(merchant.id, referenceId, error instanceof Error ? error.message : 'the provider call failed').catch(
+        () => undefined,
+      );
       throw outcomeUnknown(referenceId);
     }
     await this.releaseClaim(claim).catch(() => undefined);
@@ -352,7 +374,12 @@ export class DisbursementService {
   }
 
   /** A 5xx came after the request arrived: only the provider's own record can say whether it was created. */
-  private async afterServerError(merchant: Merchant, request: DisbursementRequest, claim: Disbursement, error: ProviderError): Promise<Disbursement> {
+  private async afterServerError(
+    merchant: Merchant,
+    request: DisbursementRequest,
+    claim: Disbursement,
+    error: ProviderError,
+  ): Promise<Disbursement> {
     let answer: ProviderRecord | undefined;
     try {
       answer = await this.opts.provider.checkStatus(merchant, request.referenceId);
@@ -360,7 +387,10 @@ export class DisbursementService {
       await this.markUnknown(merchant.id, request.referenceId, error.message).catch(() => undefined);
       throw outcomeUnknown(request.referenceId);
     }
-    if (answer) return this.settleClaim(merchant.id, request.referenceId, answer, 'STATUS_CHECK').catch(() => Promise.reject(outcomeUnknown(request.referenceId)));
+    if (answer)
+      return this.settleClaim(merchant.id, request.referenceId, answer, 'STATUS_CHECK').catch(() =>
+        Promise.reject(outcomeUnknown(request.referenceId)),
+      );
     await this.releaseClaim(claim).catch(() => undefined);
     throw new GatewayError('UPSTREAM_UNAVAILABLE', 'The payout provider failed and did not create the payout; it is safe to retry.', {
       referenceId: request.referenceId,
@@ -394,7 +424,11 @@ export class DisbursementService {
   }
 
   private releaseClaim(claim: Disbursement): Promise<void> {
-    return this.opts.store.remove(claim.merchantId, claim.referenceId, (current) => current.sending && current.fingerprint === claim.fingerprint);
+    return this.opts.store.remove(
+      claim.merchantId,
+      claim.referenceId,
+      (current) => current.sending && current.fingerprint === claim.fingerprint,
+    );
   }
 }
 
@@ -410,9 +444,13 @@ function conflict(existing: DisbursementRequest, request: DisbursementRequest): 
 }
 
 function storeUnavailable(referenceId: string): GatewayError {
-  return new GatewayError('SERVICE_UNAVAILABLE', 'The gateway cannot record payouts right now (its store is unreachable); nothing was sent. Retry later.', {
-    referenceId,
-  });
+  return new GatewayError(
+    'SERVICE_UNAVAILABLE',
+    'The gateway cannot record payouts right now (its store is unreachable); nothing was sent. Retry later.',
+    {
+      referenceId,
+    },
+  );
 }
 
 function outcomeUnknown(referenceId: string): GatewayError {
@@ -424,7 +462,8 @@ function outcomeUnknown(referenceId: string): GatewayError {
 }
 
 function toGatewayError(error: unknown, referenceId: string): GatewayError {
-  if (!(error instanceof ProviderError)) return new GatewayError('UPSTREAM_UNAVAILABLE', 'The payout provider could not be reached.', { referenceId });
+  if (!(error instanceof ProviderError))
+    return new GatewayError('UPSTREAM_UNAVAILABLE', 'The payout provider could not be reached.', { referenceId });
   switch (error.kind) {
     case 'rejected':
       return new GatewayError('BAD_USER_INPUT', `The provider rejected the request: ${error.message}`, {
@@ -432,7 +471,11 @@ function toGatewayError(error: unknown, referenceId: string): GatewayError {
         fields: error.details.field ? [`input.${error.details.field}`] : undefined,
       });
     case 'auth':
-      return new GatewayError('UPSTREAM_AUTH_FAILED', 'The payout provider refused the gateway\'s merchant credentials; the operator has been alerted.', { referenceId });
+      return new GatewayError(
+        'UPSTREAM_AUTH_FAILED',
+        "The payout provider refused the gateway's merchant credentials; the operator has been alerted.",
+        { referenceId },
+      );
     case 'rate-limited':
       return new GatewayError('RATE_LIMITED', 'The payout provider is rate limiting this merchant; retry later.', {
         referenceId,
@@ -442,6 +485,8 @@ function toGatewayError(error: unknown, referenceId: string): GatewayError {
       return outcomeUnknown(referenceId);
     case 'unavailable':
     case 'server-error':
-      return new GatewayError('UPSTREAM_UNAVAILABLE', 'The payout provider is unavailable; nothing was sent. Retry later.', { referenceId });
+      return new GatewayError('UPSTREAM_UNAVAILABLE', 'The payout provider is unavailable; nothing was sent. Retry later.', {
+        referenceId,
+      });
   }
 }

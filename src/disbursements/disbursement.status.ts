@@ -46,18 +46,23 @@ export function applyStatusUpdate(current: Disbursement, update: StatusUpdate): 
       : {}),
   };
   const fields = [
-    'status', 'providerStatus', 'message', 'identifier', 'externalId', 'ipAddress',
-    'createdAt', 'narration', 'paymentType', 'providerPaymentType',
+    'status',
+    'providerStatus',
+    'message',
+    'identifier',
+    'externalId',
+    'ipAddress',
+    'createdAt',
+    'narration',
+    'paymentType',
+    'providerPaymentType',
   ] as const;
   if (!fields.some((f) => next[f] !== current[f])) return undefined;
 
   next.updatedAt = at;
   next.version = current.version + 1;
   if (statusChanged) {
-    next.history = [
-      ...current.history,
-      { status, providerStatus: incoming.providerStatus, message: incoming.message, source, at },
-    ];
+    next.history = [...current.history, { status, providerStatus: incoming.providerStatus, message: incoming.message, source, at }];
   }
   if (deliveryId) next.deliveryIds = [...current.deliveryIds, deliveryId].slice(-REMEMBERED_DELIVERIES);
   return next;

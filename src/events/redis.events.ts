@@ -34,7 +34,7 @@ function reportingFailures(client: Redis, onError: RedisErrorHandler): Redis {
       const value: unknown = Reflect.get(target, property, receiver);
       if (!unawaited.has(property) || typeof value !== 'function') return value;
       return (...args: unknown[]) => {
-        const result: Promise<unknown> = Reflect.apply(value, target, args);
+        const result = Reflect.apply(value, target, args) as Promise<unknown>;
         result.catch((error: unknown) => {
           if (target.status !== 'end') onError(error instanceof Error ? error : new Error(String(error)));
         });

@@ -3,7 +3,9 @@ import { DecimalScalar } from './decimal.scalar';
 
 @InputType({ description: 'A payout to a bank account (provider spec 2.1).' })
 export class BankDisbursementInput {
-  @Field(() => String, { description: 'Your unique id for this payout, 1-64 printable characters. Retrying with the same id never pays twice.' })
+  @Field(() => String, {
+    description: 'Your unique id for this payout, 1-64 printable characters. Retrying with the same id never pays twice.',
+  })
   referenceId!: string;
 
   @Field(() => DecimalScalar, { description: 'Positive, at most 2 decimal places.' })

@@ -4,7 +4,8 @@ const SIGNED_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 function parse(raw: string): string {
   const text = raw.trim();
-  if (!SIGNED_DECIMAL.test(text)) throw new GraphQLError(`Decimal cannot represent "${raw.slice(0, 40)}": expected a number such as "150.75"`);
+  if (!SIGNED_DECIMAL.test(text))
+    throw new GraphQLError(`Decimal cannot represent "${raw.slice(0, 40)}": expected a number such as "150.75"`);
   return text;
 }
 

@@ -13,7 +13,8 @@ const MAX_BATCH = 100;
 export class DisbursementResolver {
   @Query(() => Disbursement, {
     nullable: true,
-    description: "A payout of yours by referenceId; null when you have none by that id. refresh: ask the provider for its current state first.",
+    description:
+      'A payout of yours by referenceId; null when you have none by that id. refresh: ask the provider for its current state first.',
   })
   async disbursement(
     @Arg('referenceId', () => ID) referenceId: string,
@@ -24,8 +25,14 @@ export class DisbursementResolver {
     return record ? toView(record) : null;
   }
 
-  @Query(() => [Disbursement], { nullable: 'items', description: `Up to ${MAX_BATCH} payouts in one store read, in the order asked; null for unknown ids.` })
-  async disbursements(@Arg('referenceIds', () => [ID]) referenceIds: string[], @Ctx() ctx: GatewayContext): Promise<(Disbursement | null)[]> {
+  @Query(() => [Disbursement], {
+    nullable: 'items',
+    description: `Up to ${MAX_BATCH} payouts in one store read, in the order asked; null for unknown ids.`,
+  })
+  async disbursements(
+    @Arg('referenceIds', () => [ID]) referenceIds: string[],
+    @Ctx() ctx: GatewayContext,
+  ): Promise<(Disbursement | null)[]> {
     if (referenceIds.length > MAX_BATCH) {
       throw new GatewayError('BAD_USER_INPUT', `referenceIds may hold at most ${MAX_BATCH} ids`, { fields: ['referenceIds'] });
     }
@@ -37,11 +44,16 @@ export class DisbursementResolver {
   }
 
   @Mutation(() => Disbursement, { description: 'Pays out to a bank account. Safe to retry with the same input: it is sent at most once.' })
-  async createBankDisbursement(@Arg('input', () => BankDisbursementInput) input: BankDisbursementInput, @Ctx() ctx: GatewayContext): Promise<Disbursement> {
+  async createBankDisbursement(
+    @Arg('input', () => BankDisbursementInput) input: BankDisbursementInput,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<Disbursement> {
     return toView(await ctx.service.create(ctx.merchant, validateBank(input), ctx.requestId));
   }
 
-  @Mutation(() => Disbursement, { description: 'Pays out to a mobile money account. Safe to retry with the same input: it is sent at most once.' })
+  @Mutation(() => Disbursement, {
+    description: 'Pays out to a mobile money account. Safe to retry with the same input: it is sent at most once.',
+  })
   async createMobileMoneyDisbursement(
     @Arg('input', () => MobileMoneyDisbursementInput) input: MobileMoneyDisbursementInput,
     @Ctx() ctx: GatewayContext,

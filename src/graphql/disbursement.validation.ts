@@ -6,6 +6,7 @@ import { BankDisbursementInput } from './bank-disbursement.input';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
 
 /** Control characters, line separators and bidirectional overrides (which disguise text). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
 
 const text = (max: number) =>
@@ -55,7 +56,10 @@ const bankSchema = z.strictObject({
   accountHolderName: text(200),
   phoneNumber: z.string().regex(/^\d{8,15}$/, 'must be 8-15 digits, no separators'),
   email: z.email('must be an e-mail address').max(254).nullish(),
-  callbackUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048).nullish(),
+  callbackUrl: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .max(2048)
+    .nullish(),
 });
 
 const mobileMoneySchema = z.strictObject({

@@ -5,7 +5,15 @@ import { StoreUnavailableError } from '../disbursements/disbursement.ports';
 import { Logger } from '../observability/logger';
 
 /** Codes GraphQL and Apollo raise themselves before any resolver runs; their messages are safe. */
-const REQUEST_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE']);
+const REQUEST_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'OPERATION_RESOLUTION_FAILURE',
+]);
 
 /** The input path a variable-coercion message points at, e.g. `input.amount`. */
 function fieldsOfCoercionMessage(message: string): string[] | undefined {
@@ -28,16 +36,30 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
       message: original.message,
       path: formatted.path,
       locations: formatted.locations,
-      extensions: { code: original.code, ...(fields && { fields }), ...(retryAfter !== undefined && { retryAfter }), ...(referenceId && { referenceId }) },
+      extensions: {
+        code: original.code,
+        ...(fields && { fields }),
+        ...(retryAfter !== undefined && { retryAfter }),
+        ...(referenceId && { referenceId }),
+      },
     };
   }
   if (original instanceof StoreUnavailableError) {
-    return { message: 'The gateway cannot read payouts right now (its store is unreachable). Retry later.', path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
+    return {
+      message: 'The gateway cannot read payouts right now (its store is unreachable). Retry later.',
+      path: formatted.path,
+      extensions: { code: 'SERVICE_UNAVAILABLE' },
+    };
   }
   const code = typeof formatted.extensions?.code === 'string' ? formatted.extensions.code : undefined;
   if (code && REQUEST_CODES.has(code)) {
     const fields = code === 'BAD_USER_INPUT' ? fieldsOfCoercionMessage(formatted.message) : undefined;
-    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code, ...(fields && { fields }) } };
+    return {
+      message: formatted.message,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code, ...(fields && { fields }) },
+    };
   }
   if (original instanceof GraphQLError && !code && !formatted.path) {
     // A scalar or argument error raised by graphql-js itself during validation or coercion.

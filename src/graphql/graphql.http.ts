@@ -54,7 +54,9 @@ export class GraphQLHttpHandler {
         ...armorProtection.plugins,
         useOperationLog(opts.logger, opts.metrics),
         ...opts.plugins,
-        opts.landingPage ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }) : ApolloServerPluginLandingPageDisabled(),
+        opts.landingPage
+          ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
+          : ApolloServerPluginLandingPageDisabled(),
       ],
     });
   }

@@ -64,7 +64,8 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
         const { merchant, quotaKey, ids } = connection;
         if (ids.size >= maxSubscriptions) return refusal('RATE_LIMITED', `At most ${maxSubscriptions} operations per connection`);
         const retryAfter = await rateLimit.retryAfter(quotaKey);
-        if (retryAfter !== undefined) return refusal('RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
+        if (retryAfter !== undefined)
+          return refusal('RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
         const checked = parseAndValidate(schema, payload.query);
         if ('errors' in checked) return checked.errors;
         ids.add(id);

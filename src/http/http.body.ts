@@ -1,7 +1,10 @@
 import { IncomingMessage } from 'node:http';
 
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }

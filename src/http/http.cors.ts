@@ -14,7 +14,10 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, allowed: Re
   if (req.method !== 'OPTIONS') return false;
   if (ok) {
     res.setHeader('access-control-allow-methods', 'GET, POST, OPTIONS');
-    res.setHeader('access-control-allow-headers', 'authorization, content-type, apollo-require-preflight, x-apollo-operation-name, x-request-id');
+    res.setHeader(
+      'access-control-allow-headers',
+      'authorization, content-type, apollo-require-preflight, x-apollo-operation-name, x-request-id',
+    );
     res.setHeader('access-control-max-age', '600');
   }
   res.writeHead(ok ? 204 : 403);

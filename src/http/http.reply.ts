@@ -7,6 +7,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** An error in the GraphQL response shape, for requests refused before GraphQL runs. */
-export function sendGraphQLError(res: ServerResponse, status: number, code: string, message: string, extensions: Record<string, unknown> = {}): void {
+export function sendGraphQLError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  extensions: Record<string, unknown> = {},
+): void {
   sendJson(res, status, { errors: [{ message, extensions: { code, ...extensions } }] });
 }

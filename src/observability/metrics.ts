@@ -33,9 +33,17 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly websockets = new Gauge({ name: 'gateway_websocket_connections', help: 'Open graphql-ws connections', registers: [this.registry] });
+  readonly websockets = new Gauge({
+    name: 'gateway_websocket_connections',
+    help: 'Open graphql-ws connections',
+    registers: [this.registry],
+  });
 
-  readonly subscriptions = new Gauge({ name: 'gateway_subscriptions_active', help: 'Active GraphQL subscriptions', registers: [this.registry] });
+  readonly subscriptions = new Gauge({
+    name: 'gateway_subscriptions_active',
+    help: 'Active GraphQL subscriptions',
+    registers: [this.registry],
+  });
 
   readonly reconcilerBacklog = new Gauge({
     name: 'gateway_reconciler_backlog',

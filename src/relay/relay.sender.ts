@@ -17,10 +17,42 @@ export interface RelayOptions {
 
 /** The record as the client's endpoint receives it: the public fields, as the GraphQL type has them. */
 function payload(record: Disbursement): string {
-  const { referenceId, channel, status, providerStatus, message, amount, currency, accountNumber, narration, identifier, externalId, paymentType, providerPaymentType, createdAt, updatedAt } = record;
+  const {
+    referenceId,
+    channel,
+    status,
+    providerStatus,
+    message,
+    amount,
+    currency,
+    accountNumber,
+    narration,
+    identifier,
+    externalId,
+    paymentType,
+    providerPaymentType,
+    createdAt,
+    updatedAt,
+  } = record;
   return JSON.stringify({
     type: 'disbursement.final',
-    data: { referenceId, channel, status, providerStatus, message, amount, currency, accountNumber, narration, identifier, externalId, paymentType, providerPaymentType, createdAt, updatedAt },
+    data: {
+      referenceId,
+      channel,
+      status,
+      providerStatus,
+      message,
+      amount,
+      currency,
+      accountNumber,
+      narration,
+      identifier,
+      externalId,
+      paymentType,
+      providerPaymentType,
+      createdAt,
+      updatedAt,
+    },
   });
 }
 
@@ -94,12 +126,18 @@ export class RelaySender {
       ...current,
       relay: { url, delivered, gaveUp, attempts: [...(current.relay?.attempts ?? []), result] },
     }));
-    this.opts.logger.info({ referenceId: record.referenceId, attempt, status: result.status, error: result.error, delivered, gaveUp }, 'relay attempt');
+    this.opts.logger.info(
+      { referenceId: record.referenceId, attempt, status: result.status, error: result.error, delivered, gaveUp },
+      'relay attempt',
+    );
     if (delivered || gaveUp || this.closed) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.run(record, url, attempt + 1);
-    }, this.opts.retryBaseMs * 2 ** (attempt - 1));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        this.run(record, url, attempt + 1);
+      },
+      this.opts.retryBaseMs * 2 ** (attempt - 1),
+    );
     this.timers.add(timer);
   }
 }

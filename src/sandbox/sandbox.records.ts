@@ -151,8 +151,6 @@ export class Ledger {
     const digits = date.toISOString().replace(/\D/g, '');
     const day = digits.slice(0, 8);
     const time = digits.slice(8, 14);
-    return channel === 'bank'
-      ? `BNK-${day}-${time}-${pad(this.sequence, 6)}`
-      : `MM-${day}${time}-${pad(this.sequence % 100_000, 5)}`;
+    return channel === 'bank' ? `BNK-${day}-${time}-${pad(this.sequence, 6)}` : `MM-${day}${time}-${pad(this.sequence % 100_000, 5)}`;
   }
 }

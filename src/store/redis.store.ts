@@ -21,7 +21,7 @@ const MAX_ATTEMPTS = 100;
 /** ':' separates the parts of a key, so ids escape it (and the escape character itself). */
 const keyPart = (id: string) => id.replace(/%/g, '%25').replace(/:/g, '%3A');
 
-const parse = (json: string): Disbursement => JSON.parse(json);
+const parse = (json: string): Disbursement => JSON.parse(json) as Disbursement;
 
 /**
  * Records as JSON under `<prefix>d:<merchantId>:<referenceId>`, each expiring `retentionSeconds`

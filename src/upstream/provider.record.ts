@@ -44,7 +44,7 @@ export function parseProviderRecord(body: unknown): ProviderRecord | undefined {
     providerStatus,
     status: STATUSES[providerStatus.toLowerCase()] ?? 'UNKNOWN',
     providerPaymentType,
-    paymentType: providerPaymentType ? PAYMENT_TYPES[providerPaymentType.toLowerCase()] ?? 'OTHER' : 'OTHER',
+    paymentType: providerPaymentType ? (PAYMENT_TYPES[providerPaymentType.toLowerCase()] ?? 'OTHER') : 'OTHER',
     amount: amount === undefined ? undefined : canonicalDecimal(amount),
     currency: text(body.currency),
     accountNumber: text(body.accountNumber),

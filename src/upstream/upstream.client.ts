@@ -101,7 +101,10 @@ export class UpstreamClient implements ProviderPort {
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.opts.observe?.(endpoint, status, seconds);
-      this.opts.logger.info({ endpoint, referenceId, merchant: merchant.id, status, durationMs: Math.round(seconds * 1000) }, 'provider call');
+      this.opts.logger.info(
+        { endpoint, referenceId, merchant: merchant.id, status, durationMs: Math.round(seconds * 1000) },
+        'provider call',
+      );
     }
   }
 
@@ -128,8 +131,10 @@ export class UpstreamClient implements ProviderPort {
   private failure(answer: Answer, merchant: Merchant, call: string): ProviderError {
     const { message, field } = providerMessage(answer.body, merchant.apiKey);
     const status = answer.status;
-    if (status === 401 || status === 403) return new ProviderError('auth', `provider refused the merchant key on ${call} (${status})`, { status });
-    if (status === 429) return new ProviderError('rate-limited', message, { status, retryAfter: retryAfterSeconds(answer.headers['retry-after']) });
+    if (status === 401 || status === 403)
+      return new ProviderError('auth', `provider refused the merchant key on ${call} (${status})`, { status });
+    if (status === 429)
+      return new ProviderError('rate-limited', message, { status, retryAfter: retryAfterSeconds(answer.headers['retry-after']) });
     if (status >= 500) return new ProviderError('server-error', `provider answered ${status}: ${message}`, { status });
     if (status >= 400) return new ProviderError('rejected', message, { status, field });
     // A 1xx/3xx to an API call: we cannot tell what happened.
@@ -148,8 +153,7 @@ function parseJson(body: string): ProviderRecord | undefined {
 /** The spec's request body; the amount goes out as a JSON number written from its exact decimal text. */
 function providerBody(request: DisbursementRequest, callbackUrl: string): string {
   const { channel, amount, ...fields } = request;
-  const body: Record<string, string> =
-    channel === 'BANK' ? { ...fields, callbackUrl } : fields;
+  const body: Record<string, string> = channel === 'BANK' ? { ...fields, callbackUrl } : fields;
   const json = JSON.stringify(body);
   return `{"amount":${amount},${json.slice(1)}`;
 }

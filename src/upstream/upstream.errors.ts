@@ -18,7 +18,10 @@ export function transportFailure(error: unknown): ProviderError {
     return new ProviderError('unavailable', `provider unreachable (${code ?? 'connect timeout'})`);
   }
   if (error instanceof Error && error.name === 'TimeoutError') return new ProviderError('unknown', 'provider call timed out');
-  return new ProviderError('unknown', `provider connection failed after sending (${code ?? (error instanceof Error ? error.name : 'error')})`);
+  return new ProviderError(
+    'unknown',
+    `provider connection failed after sending (${code ?? (error instanceof Error ? error.name : 'error')})`,
+  );
 }
 
 /** Seconds from a Retry-After header (seconds or an HTTP date); at least 1. */

@@ -6,7 +6,16 @@ import { Browser, chromium, Page, Response } from 'playwright-core';
 import { Stack, startStack } from '../support/stack';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-sync',
+];
 const TOKEN = 'browser-test-client-token';
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 
@@ -60,7 +69,10 @@ describeBrowser('the frontend path in Chromium', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     const context = await browser.newContext({ viewport: { width: 420, height: 900 } });
     // Nothing leaves this machine: Apollo Sandbox's CDN and any other outside address are cut off.
-    await context.route((url) => url.hostname !== '127.0.0.1', (route) => route.abort());
+    await context.route(
+      (url) => url.hostname !== '127.0.0.1',
+      (route) => route.abort(),
+    );
     page = await context.newPage();
     // A refused CSP source or a script error shows up here; HTTP 4xx answers the page expects do not count.
     page.on('console', (message) => {
@@ -88,7 +100,9 @@ describeBrowser('the frontend path in Chromium', () => {
   async function waitForTimeline(status: string): Promise<void> {
     const shown = page.getByTestId('timeline').getByText(status, { exact: true }).or(errorItems()).first();
     await shown.waitFor({ timeout: 20_000 }).catch(async () => {
-      throw new Error(`no ${status} on the page; timeline: "${await page.textContent('#timeline')}", live: "${await page.textContent('#live')}"`);
+      throw new Error(
+        `no ${status} on the page; timeline: "${await page.textContent('#timeline')}", live: "${await page.textContent('#live')}"`,
+      );
     });
     expect(await errorItems().allTextContents()).toEqual([]);
   }

@@ -53,15 +53,25 @@ describe('graceful shutdown on SIGTERM', () => {
     await gql(run.graphqlUrl, CREATE_MOBILE, { input: watched });
     const client = wsClient(run.graphqlUrl);
     const closed = new Promise<number>((resolve) => client.on('closed', (event) => resolve((event as { code: number }).code)));
-    const watcher = subscribe(client, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, { r: watched.referenceId });
+    const watcher = subscribe(client, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, {
+      r: watched.referenceId,
+    });
     await watcher.waitFor(1);
 
-    const inFlight = Array.from({ length: 5 }, () => gql<{ createMobileMoneyDisbursement: { status: string } }>(run.graphqlUrl, CREATE_MOBILE, { input: mobileInput() }));
+    const inFlight = Array.from({ length: 5 }, () =>
+      gql<{ createMobileMoneyDisbursement: { status: string } }>(run.graphqlUrl, CREATE_MOBILE, { input: mobileInput() }),
+    );
     await new Promise((r) => setTimeout(r, 300));
     const exited = run.stop();
 
     const answers = await Promise.all(inFlight);
-    expect(answers.map((a) => a.data?.createMobileMoneyDisbursement.status)).toEqual(['PENDING', 'PENDING', 'PENDING', 'PENDING', 'PENDING']);
+    expect(answers.map((a) => a.data?.createMobileMoneyDisbursement.status)).toEqual([
+      'PENDING',
+      'PENDING',
+      'PENDING',
+      'PENDING',
+      'PENDING',
+    ]);
     expect(await closed).toBe(1001);
     expect(await exited).toBe(0);
     expect(run.output()).toMatch(/"msg":"stopped"/);

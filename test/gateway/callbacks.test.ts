@@ -15,9 +15,18 @@ afterAll(() => stack.close());
 
 function record(referenceId: string, status: string, extra: Record<string, unknown> = {}) {
   return {
-    referenceId, currency: 'ZMW', amount: 150.75, accountNumber: '260971234222', status,
-    paymentType: 'OperatorAMoney', type: 'Disbursement', ipAddress: '127.0.0.1', identifier: 'MM-1-2',
-    message: null, externalId: status.toLowerCase() === 'successful' ? 'OP123' : null, ...extra,
+    referenceId,
+    currency: 'ZMW',
+    amount: 150.75,
+    accountNumber: '260971234222',
+    status,
+    paymentType: 'OperatorAMoney',
+    type: 'Disbursement',
+    ipAddress: '127.0.0.1',
+    identifier: 'MM-1-2',
+    message: null,
+    externalId: status.toLowerCase() === 'successful' ? 'OP123' : null,
+    ...extra,
   };
 }
 
@@ -49,8 +58,15 @@ describe('callback receiver', () => {
   it('applies duplicate, reordered and stale deliveries as one clean history and one event per real change', async () => {
     const referenceId = await quietPayout();
     const client = wsClient(stack.graphqlUrl);
-    const stream = subscribe<{ disbursementUpdates: Rec }>(client, `subscription { disbursementUpdates { referenceId status externalId } }`);
-    const watch = subscribe<{ disbursementUpdated: Rec }>(client, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, { r: referenceId });
+    const stream = subscribe<{ disbursementUpdates: Rec }>(
+      client,
+      `subscription { disbursementUpdates { referenceId status externalId } }`,
+    );
+    const watch = subscribe<{ disbursementUpdated: Rec }>(
+      client,
+      `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`,
+      { r: referenceId },
+    );
     await watch.waitFor(1);
     await subscriptionsLive(stack, 2);
 
@@ -69,7 +85,10 @@ describe('callback receiver', () => {
     expect(watch.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
     const stored = await read(referenceId);
     expect(stored.status).toBe('SUCCESSFUL');
-    expect(stored.history.map((h) => [h.status, h.source])).toEqual([['PENDING', 'CREATE'], ['SUCCESSFUL', 'CALLBACK']]);
+    expect(stored.history.map((h) => [h.status, h.source])).toEqual([
+      ['PENDING', 'CREATE'],
+      ['SUCCESSFUL', 'CALLBACK'],
+    ]);
     stream.dispose();
     await client.dispose();
   });
@@ -82,7 +101,13 @@ describe('callback receiver', () => {
     const stale = Math.floor(Date.now() / 1000) - 600;
     const raw = JSON.stringify(record(referenceId, 'Successful'));
     const old = new Webhook(stack.webhookSecret).sign('msg_old', new Date(stale * 1000), raw);
-    expect(await deliver(undefined, { secret: null, raw, headers: { 'webhook-id': 'msg_old', 'webhook-timestamp': String(stale), 'webhook-signature': old } })).toBe(401);
+    expect(
+      await deliver(undefined, {
+        secret: null,
+        raw,
+        headers: { 'webhook-id': 'msg_old', 'webhook-timestamp': String(stale), 'webhook-signature': old },
+      }),
+    ).toBe(401);
     expect((await read(referenceId)).status).toBe('PENDING');
   });
 
@@ -114,7 +139,9 @@ describe('callback receiver', () => {
         await fetch(slow.gateway.callbackUrl('default'), {
           method: 'POST',
           headers: {
-            'content-type': 'application/json', 'webhook-id': 'msg_early', 'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)),
+            'content-type': 'application/json',
+            'webhook-id': 'msg_early',
+            'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)),
             'webhook-signature': new Webhook(slow.webhookSecret).sign('msg_early', ts, raw),
           },
           body: raw,

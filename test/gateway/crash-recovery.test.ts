@@ -22,7 +22,12 @@ let service: DisbursementService;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, settleMs: 600_000, rateLimitPerMin: 0 });
-  upstream = new UpstreamClient({ baseUrl: sandbox.url, timeoutMs: TIMEOUT_MS, callbackUrl: () => 'http://127.0.0.1:9/callbacks/x', logger: createLogger({ level: 'silent', secrets: [] }) });
+  upstream = new UpstreamClient({
+    baseUrl: sandbox.url,
+    timeoutMs: TIMEOUT_MS,
+    callbackUrl: () => 'http://127.0.0.1:9/callbacks/x',
+    logger: createLogger({ level: 'silent', secrets: [] }),
+  });
 });
 beforeEach(() => {
   store = new MemoryStore();
@@ -47,9 +52,23 @@ function request(): MobileMoneyRequest {
 async function deadClaim(req: MobileMoneyRequest): Promise<void> {
   const longAgo = new Date(Date.now() - 10 * TIMEOUT_MS).toISOString();
   const claim: Disbursement = {
-    merchantId: merchant.id, referenceId: req.referenceId, channel: req.channel, request: req, fingerprint: fingerprint(req),
-    sending: true, status: 'UNKNOWN', paymentType: 'OTHER', amount: req.amount, currency: req.currency, accountNumber: req.accountNumber,
-    updatedAt: longAgo, nextCheckAt: longAgo, version: 0, history: [], deliveryIds: [], checkAttempts: 0,
+    merchantId: merchant.id,
+    referenceId: req.referenceId,
+    channel: req.channel,
+    request: req,
+    fingerprint: fingerprint(req),
+    sending: true,
+    status: 'UNKNOWN',
+    paymentType: 'OTHER',
+    amount: req.amount,
+    currency: req.currency,
+    accountNumber: req.accountNumber,
+    updatedAt: longAgo,
+    nextCheckAt: longAgo,
+    version: 0,
+    history: [],
+    deliveryIds: [],
+    checkAttempts: 0,
   };
   expect(await store.insertIfAbsent(claim)).toBeUndefined();
 }

@@ -1,13 +1,34 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { bankInput, CREATE_BANK, CREATE_MOBILE, DISBURSEMENT_FIELDS, eventually, gql, mobileInput, Stack, startStack } from '../support/stack';
+import {
+  bankInput,
+  CREATE_BANK,
+  CREATE_MOBILE,
+  DISBURSEMENT_FIELDS,
+  eventually,
+  gql,
+  mobileInput,
+  Stack,
+  startStack,
+} from '../support/stack';
 
-type Rec = { referenceId: string; status: string; identifier: string; history: { status: string; source: string; message: string | null }[] };
+type Rec = {
+  referenceId: string;
+  status: string;
+  identifier: string;
+  history: { status: string; source: string; message: string | null }[];
+};
 const QUERY = `query One($referenceId: ID!) { disbursement(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} relay { url delivered gaveUp attempts { at status error } } } }`;
 
 const read = async (stack: Stack, referenceId: string) =>
-  (await gql<{ disbursement: Rec & { relay: { delivered: boolean; gaveUp: boolean; attempts: { status: number | null }[] } | null } }>(stack.graphqlUrl, QUERY, { referenceId })).data!.disbursement;
+  (
+    await gql<{ disbursement: Rec & { relay: { delivered: boolean; gaveUp: boolean; attempts: { status: number | null }[] } | null } }>(
+      stack.graphqlUrl,
+      QUERY,
+      { referenceId },
+    )
+  ).data!.disbursement;
 
 describe('idempotent creates', () => {
   let stack: Stack;
@@ -18,7 +39,9 @@ describe('idempotent creates', () => {
 
   it('makes one provider call for 20 concurrent identical mutations, and all get the same answer', async () => {
     const input = mobileInput();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, { input })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, { input })),
+    );
     expect(stack.sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
     const bodies = new Set(answers.map((a) => JSON.stringify(a.data)));
     expect(bodies.size).toBe(1);
@@ -43,7 +66,13 @@ describe('unknown outcomes', () => {
     // The provider is slower than the gateway's patience; callbacks never reach the gateway,
     // so only status checks (the client's retry, or the reconciler) can settle a payout.
     stack = await startStack({
-      env: { UPSTREAM_TIMEOUT_MS: '300', PUBLIC_URL: 'http://127.0.0.1:9', RECONCILE_INTERVAL_MS: '50', RECONCILE_UNKNOWN_AFTER_MS: '100', RECONCILE_PENDING_AFTER_MS: '200' },
+      env: {
+        UPSTREAM_TIMEOUT_MS: '300',
+        PUBLIC_URL: 'http://127.0.0.1:9',
+        RECONCILE_INTERVAL_MS: '50',
+        RECONCILE_UNKNOWN_AFTER_MS: '100',
+        RECONCILE_PENDING_AFTER_MS: '200',
+      },
       sandbox: { slowCreateMs: 1500, callbackMaxAttempts: 1 },
     });
   });
@@ -86,7 +115,10 @@ describe('unknown outcomes', () => {
       const r = await read(stack, input.referenceId as string);
       return r.status === 'SUCCESSFUL' ? r : undefined;
     }, 200);
-    expect(settled.history.map((h) => [h.status, h.source])).toEqual([['PENDING', 'CREATE'], ['SUCCESSFUL', 'STATUS_CHECK']]);
+    expect(settled.history.map((h) => [h.status, h.source])).toEqual([
+      ['PENDING', 'CREATE'],
+      ['SUCCESSFUL', 'STATUS_CHECK'],
+    ]);
   });
 
   it.each([
@@ -131,10 +163,14 @@ describe('circuit breaker', () => {
       expect(fast.errors?.[0].extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
       expect(stack.sandbox.stats().createRequests).toBe(before); // refused before sending
       stack.sandbox.setFaults({});
-      const recovered = await eventually(async () => {
-        const r = await gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, { input: mobileInput() });
-        return r.data?.createMobileMoneyDisbursement ?? undefined;
-      }, 50, 100);
+      const recovered = await eventually(
+        async () => {
+          const r = await gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, { input: mobileInput() });
+          return r.data?.createMobileMoneyDisbursement ?? undefined;
+        },
+        50,
+        100,
+      );
       expect(recovered.status).toBe('PENDING');
     } finally {
       await stack.close();

@@ -41,12 +41,16 @@ describe('createMobileMoneyDisbursement', () => {
     ['260961234567', 'OPERATOR_B_MONEY'],
     ['260751234567', 'OPERATOR_C_KWACHA'],
   ])('maps the operator of %s to %s', async (accountNumber, paymentType) => {
-    const res = await gql<{ createMobileMoneyDisbursement: Created }>(stack.graphqlUrl, CREATE_MOBILE, { input: mobileInput({ accountNumber }) });
+    const res = await gql<{ createMobileMoneyDisbursement: Created }>(stack.graphqlUrl, CREATE_MOBILE, {
+      input: mobileInput({ accountNumber }),
+    });
     expect(res.data?.createMobileMoneyDisbursement.paymentType).toBe(paymentType);
   });
 
   it('returns FAILED with the provider message for an account ending 111, as data not an error', async () => {
-    const res = await gql<{ createMobileMoneyDisbursement: Created }>(stack.graphqlUrl, CREATE_MOBILE, { input: mobileInput({ accountNumber: '260971234111' }) });
+    const res = await gql<{ createMobileMoneyDisbursement: Created }>(stack.graphqlUrl, CREATE_MOBILE, {
+      input: mobileInput({ accountNumber: '260971234111' }),
+    });
     expect(res.errors).toBeUndefined();
     const d = res.data!.createMobileMoneyDisbursement;
     expect(d.status).toBe('FAILED');
@@ -114,25 +118,30 @@ describe('createBankDisbursement', () => {
   });
 
   it('returns FAILED for a bank account ending 111', async () => {
-    const res = await gql<{ createBankDisbursement: Created }>(stack.graphqlUrl, CREATE_BANK, { input: bankInput({ accountNumber: '0012345111' }) });
+    const res = await gql<{ createBankDisbursement: Created }>(stack.graphqlUrl, CREATE_BANK, {
+      input: bankInput({ accountNumber: '0012345111' }),
+    });
     expect(res.data?.createBankDisbursement.status).toBe('FAILED');
     expect(res.data?.createBankDisbursement.message).toEqual(expect.any(String));
   });
 });
 
 describe('provider refusals', () => {
-  it.each(['sandbox-inactive-key', 'not-a-key-7f3a9c'])('maps a refused merchant key (%s) to UPSTREAM_AUTH_FAILED without showing it', async (key) => {
-    const other = await startStack({ merchantApiKey: key });
-    try {
-      const res = await gql(other.graphqlUrl, CREATE_MOBILE, { input: mobileInput() });
-      expect(res.errors?.[0].extensions?.code).toBe('UPSTREAM_AUTH_FAILED');
-      expect(res.text).not.toContain(key);
-      // Nothing was stored, so the same referenceId can be sent once the key is fixed.
-      expect(res.data).toBeNull();
-    } finally {
-      await other.close();
-    }
-  });
+  it.each(['sandbox-inactive-key', 'not-a-key-7f3a9c'])(
+    'maps a refused merchant key (%s) to UPSTREAM_AUTH_FAILED without showing it',
+    async (key) => {
+      const other = await startStack({ merchantApiKey: key });
+      try {
+        const res = await gql(other.graphqlUrl, CREATE_MOBILE, { input: mobileInput() });
+        expect(res.errors?.[0].extensions?.code).toBe('UPSTREAM_AUTH_FAILED');
+        expect(res.text).not.toContain(key);
+        // Nothing was stored, so the same referenceId can be sent once the key is fixed.
+        expect(res.data).toBeNull();
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   it('maps a provider 429 to RATE_LIMITED with retryAfter', async () => {
     const limited = await startStack({ sandbox: { rateLimitPerMin: 2 } });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSchema, parse, validate } from 'graphql';
+import { buildSchema, Kind, parse, validate } from 'graphql';
 
 describe('examples/operations.graphql', () => {
   it('is valid against the committed schema, so codegen users can point at it', () => {
@@ -8,9 +8,14 @@ describe('examples/operations.graphql', () => {
     const schema = buildSchema(readFileSync(join(root, 'schema.graphql'), 'utf8'));
     const document = parse(readFileSync(join(root, 'examples', 'operations.graphql'), 'utf8'));
     expect(validate(schema, document).map((e) => e.message)).toEqual([]);
-    const names = document.definitions.flatMap((d) => (d.kind === 'OperationDefinition' && d.name ? [d.name.value] : []));
+    const names = document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION && d.name ? [d.name.value] : []));
     expect(names.sort()).toEqual([
-      'CreateBankDisbursement', 'CreateMobileMoneyDisbursement', 'GetDisbursement', 'GetDisbursements', 'WatchDisbursement', 'WatchDisbursements',
+      'CreateBankDisbursement',
+      'CreateMobileMoneyDisbursement',
+      'GetDisbursement',
+      'GetDisbursements',
+      'WatchDisbursement',
+      'WatchDisbursements',
     ]);
   });
 });

@@ -34,7 +34,10 @@ describe('disbursementUpdated', () => {
     expect(sub.errors).toEqual([]);
     expect(sub.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
     const final = sub.events[1].disbursementUpdated;
-    expect(final.history.map((h) => [h.status, h.source])).toEqual([['PENDING', 'CREATE'], ['SUCCESSFUL', 'CALLBACK']]);
+    expect(final.history.map((h) => [h.status, h.source])).toEqual([
+      ['PENDING', 'CREATE'],
+      ['SUCCESSFUL', 'CALLBACK'],
+    ]);
   });
 
   it('ends FAILED with the provider message for an account ending 000', async () => {
@@ -89,7 +92,10 @@ describe('disbursementUpdates', () => {
       return mine.length >= 4 ? mine : undefined;
     });
     await new Promise((r) => setTimeout(r, 300));
-    const seen = sub.events.map((e) => e.disbursementUpdates).filter((e) => [a, b].includes(e.referenceId)).map((e) => `${e.referenceId === a ? 'a' : 'b'}:${e.status}`);
+    const seen = sub.events
+      .map((e) => e.disbursementUpdates)
+      .filter((e) => [a, b].includes(e.referenceId))
+      .map((e) => `${e.referenceId === a ? 'a' : 'b'}:${e.status}`);
     expect(seen.sort()).toEqual(['a:PENDING', 'a:SUCCESSFUL', 'b:FAILED', 'b:PENDING']);
     sub.dispose();
   });
@@ -139,7 +145,10 @@ describe('refresh', () => {
       );
       expect(fresh.data?.disbursement.status).toBe('SUCCESSFUL');
       expect(fresh.data?.disbursement.externalId).toEqual(expect.any(String));
-      expect(fresh.data?.disbursement.history.map((h) => [h.status, h.source])).toEqual([['PENDING', 'CREATE'], ['SUCCESSFUL', 'STATUS_CHECK']]);
+      expect(fresh.data?.disbursement.history.map((h) => [h.status, h.source])).toEqual([
+        ['PENDING', 'CREATE'],
+        ['SUCCESSFUL', 'STATUS_CHECK'],
+      ]);
     } finally {
       await deaf.close();
     }
@@ -148,9 +157,10 @@ describe('refresh', () => {
 
 describe('refresh argument', () => {
   it('accepts an explicit null, as the contract types it Boolean = false', async () => {
-    const res = await gql(stack.graphqlUrl, `query R($r: ID!) { disbursement(referenceId: $r, refresh: null) { referenceId } }`, { r: 'never-seen' });
+    const res = await gql(stack.graphqlUrl, `query R($r: ID!) { disbursement(referenceId: $r, refresh: null) { referenceId } }`, {
+      r: 'never-seen',
+    });
     expect(res.errors).toBeUndefined();
     expect(res.data).toEqual({ disbursement: null });
   });
 });
-

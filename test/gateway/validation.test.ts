@@ -55,10 +55,12 @@ async function expectRejected(query: string, input: Record<string, unknown>, fie
 
 describe('input validation at the edge', () => {
   it.each(mobileCases)('mobile money: %s is refused naming the field, nothing sent', (_name, overrides, field) =>
-    expectRejected(CREATE_MOBILE, withOverrides(mobileInput(), overrides), field));
+    expectRejected(CREATE_MOBILE, withOverrides(mobileInput(), overrides), field),
+  );
 
   it.each(bankCases)('bank: %s is refused naming the field, nothing sent', (_name, overrides, field) =>
-    expectRejected(CREATE_BANK, withOverrides(bankInput(), overrides), field));
+    expectRejected(CREATE_BANK, withOverrides(bankInput(), overrides), field),
+  );
 
   it('names every bad field at once', async () => {
     const res = await gql(stack.graphqlUrl, CREATE_BANK, { input: bankInput({ amount: '0', currency: 'zz', swiftCode: 'X' }) });

@@ -37,7 +37,9 @@ describe('two merchants on one gateway', () => {
     const input = mobileInput();
     expect((await create(A, input)).errors).toBeUndefined();
     const one = `query One($r: ID!) { disbursement(referenceId: $r) { referenceId } }`;
-    expect((await gql(stack.graphqlUrl, one, { r: input.referenceId }, auth(A))).data).toEqual({ disbursement: { referenceId: input.referenceId } });
+    expect((await gql(stack.graphqlUrl, one, { r: input.referenceId }, auth(A))).data).toEqual({
+      disbursement: { referenceId: input.referenceId },
+    });
     expect((await gql(stack.graphqlUrl, one, { r: input.referenceId }, auth(B))).data).toEqual({ disbursement: null });
     const refresh = `query R($r: ID!) { disbursement(referenceId: $r, refresh: true) { referenceId } }`;
     expect((await gql(stack.graphqlUrl, refresh, { r: input.referenceId }, auth(B))).data).toEqual({ disbursement: null });
@@ -48,10 +50,18 @@ describe('two merchants on one gateway', () => {
   it("cannot subscribe to each other's payouts or streams", async () => {
     const input = mobileInput();
     const streamB = subscribe<{ disbursementUpdates: Rec }>(clientB, `subscription { disbursementUpdates { referenceId status } }`);
-    const watchB = subscribe<{ disbursementUpdated: Rec }>(clientB, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, { r: input.referenceId });
+    const watchB = subscribe<{ disbursementUpdated: Rec }>(
+      clientB,
+      `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`,
+      { r: input.referenceId },
+    );
     await subscriptionsLive(stack, 2);
     await create(A, input);
-    const watchA = subscribe<{ disbursementUpdated: Rec }>(clientA, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, { r: input.referenceId });
+    const watchA = subscribe<{ disbursementUpdated: Rec }>(
+      clientA,
+      `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`,
+      { r: input.referenceId },
+    );
     await watchA.completed;
     expect(watchA.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
     await new Promise((r) => setTimeout(r, 200));
@@ -73,7 +83,7 @@ describe('two merchants on one gateway', () => {
     expect(conflictForA.errors?.[0].extensions?.code).toBe('REFERENCE_CONFLICT');
   });
 
-  it("refuses a token that belongs to neither merchant", async () => {
+  it('refuses a token that belongs to neither merchant', async () => {
     const res = await gql(stack.graphqlUrl, '{ __typename }', {}, { authorization: 'Bearer tok_nobody_0000000000000000' });
     expect(res.status).toBe(401);
   });

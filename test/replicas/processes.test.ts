@@ -42,7 +42,7 @@ describeRedis('gateway processes sharing Redis', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(clients.map((c) => c.dispose()));
+    await Promise.all(clients.map(async (c) => c.dispose()));
     await sandbox.close();
     await proxy.down();
     await cleanup();
@@ -79,7 +79,9 @@ describeRedis('gateway processes sharing Redis', () => {
     try {
       const input = mobileInput();
       const answers = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => gql<{ createMobileMoneyDisbursement: Rec }>((i % 2 ? a : b).graphqlUrl, CREATE_MOBILE, { input }, AUTH)),
+        Array.from({ length: 10 }, (_, i) =>
+          gql<{ createMobileMoneyDisbursement: Rec }>((i % 2 ? a : b).graphqlUrl, CREATE_MOBILE, { input }, AUTH),
+        ),
       );
       expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
       expect(new Set(answers.map((x) => x.data?.createMobileMoneyDisbursement.identifier)).size).toBe(1);

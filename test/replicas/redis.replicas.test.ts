@@ -37,7 +37,9 @@ describeRedis('replicas sharing one Redis', () => {
     const r = record();
     await a.insertIfAbsent(r);
     await Promise.all(
-      Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).update(r.merchantId, r.referenceId, (c) => ({ ...c, version: c.version + 1 }))),
+      Array.from({ length: 50 }, (_, i) =>
+        (i % 2 === 0 ? a : b).update(r.merchantId, r.referenceId, (c) => ({ ...c, version: c.version + 1 })),
+      ),
     );
     expect((await a.get(r.merchantId, r.referenceId))?.version).toBe(51);
   });
@@ -66,7 +68,7 @@ describeRedis('replicas sharing one Redis', () => {
     expect((await a.due(new Date(), 100)).map((d) => d.referenceId)).not.toContain(r.referenceId);
   });
 
-  it("tells a watcher on one about a change the other stored and published", async () => {
+  it('tells a watcher on one about a change the other stored and published', async () => {
     const r = record();
     const watcher = watching(eventsB.watch(r.merchantId, r.referenceId));
     await subscriptionsUnder(prefix, 1);

@@ -15,7 +15,10 @@ describeRedis('merchant stream over Redis from the first moment', () => {
     stack = await startStack({ env: { REDIS_URL: requireRedisUrl(), REDIS_KEY_PREFIX: prefix } });
     const client = wsClient(stack.graphqlUrl);
     try {
-      const sub = subscribe<{ disbursementUpdates: { referenceId: string; status: string } }>(client, `subscription { disbursementUpdates { referenceId status } }`);
+      const sub = subscribe<{ disbursementUpdates: { referenceId: string; status: string } }>(
+        client,
+        `subscription { disbursementUpdates { referenceId status } }`,
+      );
       const input = mobileInput();
       await gql(stack.graphqlUrl, CREATE_MOBILE, { input });
       const events = await eventually(() => (sub.events.length >= 2 ? sub.events : undefined));

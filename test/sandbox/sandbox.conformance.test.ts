@@ -19,7 +19,18 @@ const PENDING_KEYS = [
   'externalId',
   'createdAt',
 ];
-const FAILED_KEYS = ['referenceId', 'amount', 'currency', 'accountNumber', 'status', 'type', 'paymentType', 'ipAddress', 'identifier', 'message'];
+const FAILED_KEYS = [
+  'referenceId',
+  'amount',
+  'currency',
+  'accountNumber',
+  'status',
+  'type',
+  'paymentType',
+  'ipAddress',
+  'identifier',
+  'message',
+];
 
 let sandbox: SandboxHandle;
 let base: string;
@@ -347,7 +358,9 @@ describe('check-status', () => {
     const normal = mobileBody();
     await create(base, MOBILE, stuck);
     await create(base, MOBILE, normal);
-    await waitFor('the ordinary payout to settle', async () => ((await statusOf(normal.referenceId as string))?.status === 'Successful' ? true : undefined));
+    await waitFor('the ordinary payout to settle', async () =>
+      (await statusOf(normal.referenceId as string))?.status === 'Successful' ? true : undefined,
+    );
     await sleep(SETTLE_MS * 3);
     expect(await statusOf(stuck.referenceId as string)).toMatchObject({ status: 'Pending', externalId: null });
   });

@@ -7,15 +7,24 @@ const FAULTS = { errorRate: 0.02, resetRate: 0.02, hangRate: 0.02, malformedRate
 /** Outcomes by account ending: most succeed, some fail at once, some fail after settling. */
 const ENDINGS = ['567', '567', '567', '567', '567', '567', '111', '000', '000', '321'];
 
-type Answer = { data?: { createMobileMoneyDisbursement?: { status: string } | null } | null; errors?: { extensions?: Record<string, unknown> }[] };
+type Answer = {
+  data?: { createMobileMoneyDisbursement?: { status: string } | null } | null;
+  errors?: { extensions?: Record<string, unknown> }[];
+};
 type Row = { referenceId: string; status: string } | null;
 
-const code = (a: Answer) => (a.errors?.[0]?.extensions?.code as string | undefined) ?? a.data?.createMobileMoneyDisbursement?.status ?? 'NONE';
+const code = (a: Answer) =>
+  (a.errors?.[0]?.extensions?.code as string | undefined) ?? a.data?.createMobileMoneyDisbursement?.status ?? 'NONE';
 
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({
-    env: { UPSTREAM_TIMEOUT_MS: '1000', RECONCILE_INTERVAL_MS: '100', RECONCILE_UNKNOWN_AFTER_MS: '200', RECONCILE_PENDING_AFTER_MS: '3000' },
+    env: {
+      UPSTREAM_TIMEOUT_MS: '1000',
+      RECONCILE_INTERVAL_MS: '100',
+      RECONCILE_UNKNOWN_AFTER_MS: '200',
+      RECONCILE_PENDING_AFTER_MS: '3000',
+    },
     sandbox: { settleMs: 200, callbackRetryBaseMs: 100 },
   });
 });
@@ -58,15 +67,23 @@ it(`soak: ${PAYOUTS} concurrent payouts with 10 % injected faults end settled, e
   const readAll = async (): Promise<Row[]> => {
     const rows: Row[] = [];
     for (let i = 0; i < refs.length; i += 100) {
-      const res = await gql<{ disbursements: Row[] }>(stack.graphqlUrl, `query M($ids: [ID!]!) { disbursements(referenceIds: $ids) { referenceId status } }`, { ids: refs.slice(i, i + 100) });
+      const res = await gql<{ disbursements: Row[] }>(
+        stack.graphqlUrl,
+        `query M($ids: [ID!]!) { disbursements(referenceIds: $ids) { referenceId status } }`,
+        { ids: refs.slice(i, i + 100) },
+      );
       rows.push(...res.data!.disbursements);
     }
     return rows;
   };
-  const settled = await eventually(async () => {
-    const rows = await readAll();
-    return rows.every((r) => r === null || ['SUCCESSFUL', 'FAILED'].includes(r.status)) ? rows : undefined;
-  }, 120, 500);
+  const settled = await eventually(
+    async () => {
+      const rows = await readAll();
+      return rows.every((r) => r === null || ['SUCCESSFUL', 'FAILED'].includes(r.status)) ? rows : undefined;
+    },
+    120,
+    500,
+  );
 
   const stats = stack.sandbox.stats();
   const sandboxRecords = new Map(stack.sandbox.records().map((r) => [r.referenceId, r]));

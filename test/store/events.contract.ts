@@ -13,8 +13,9 @@ export interface EventsUnderTest {
 /** Starts watching: the iterator subscribes on its first `next()`, whose answer is the first event. */
 export function watching(iterable: AsyncIterable<Disbursement>) {
   const iterator = iterable[Symbol.asyncIterator]();
-  const first = iterator.next().then((result) => result.value);
-  return { first, next: () => iterator.next().then((result) => result.value), stop: () => iterator.return?.() };
+  const value = (result: IteratorResult<Disbursement>): Disbursement | undefined => (result.done ? undefined : result.value);
+  const first = iterator.next().then(value);
+  return { first, next: () => iterator.next().then(value), stop: () => iterator.return?.() };
 }
 
 /** What every DisbursementEvents promises; `make` gives each test events of their own. */

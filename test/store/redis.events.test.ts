@@ -59,7 +59,9 @@ describeRedis('RedisEvents', () => {
       const r = record({ referenceId: 'ref:1' });
       const listener = new Redis(requireRedisUrl());
       try {
-        const heard = new Promise<[string, string]>((resolve) => listener.on('message', (channel: string, message: string) => resolve([channel, message])));
+        const heard = new Promise<[string, string]>((resolve) =>
+          listener.on('message', (channel: string, message: string) => resolve([channel, message])),
+        );
         await listener.subscribe(`${prefix}disbursement:${r.merchantId}:${r.referenceId}`);
         await events.publish(r);
         expect(await heard).toEqual([`${prefix}disbursement:${r.merchantId}:ref:1`, JSON.stringify(r)]);

@@ -69,7 +69,12 @@ describeRedis('RedisStore', () => {
       for (const r of records) await made.store.insertIfAbsent(r);
       const sent = jest.spyOn(Redis.prototype, 'sendCommand');
       try {
-        expect(await made.store.getMany('merchant-1', records.map((r) => r.referenceId))).toEqual(records);
+        expect(
+          await made.store.getMany(
+            'merchant-1',
+            records.map((r) => r.referenceId),
+          ),
+        ).toEqual(records);
         expect(sent.mock.calls.map(([command]) => command.name)).toEqual(['mget']);
       } finally {
         sent.mockRestore();

@@ -103,12 +103,7 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
         await store.insertIfAbsent(a);
         await store.insertIfAbsent(b);
         const before = store.reads;
-        expect(await store.getMany('merchant-1', [b.referenceId, 'missing', a.referenceId, b.referenceId])).toEqual([
-          b,
-          undefined,
-          a,
-          b,
-        ]);
+        expect(await store.getMany('merchant-1', [b.referenceId, 'missing', a.referenceId, b.referenceId])).toEqual([b, undefined, a, b]);
         expect(store.reads).toBe(before + 1);
       });
 

@@ -18,7 +18,11 @@ const running = new Set<GatewayProcess>();
 /** Spawns the real `node dist/main.js` (built by jest's globalSetup) with only `env`, and waits for its ready line. */
 export async function launchGateway(env: Record<string, string>): Promise<GatewayProcess> {
   let output = '';
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   await new Promise<void>((resolve, reject) => {

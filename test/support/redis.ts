@@ -43,7 +43,7 @@ export function describeRedis(name: string, fn: () => void): void {
         await client.connect();
         await client.ping();
       } catch (error) {
-        throw new Error(`REDIS_URL is set but Redis at ${url} does not answer: ${String(cause ?? error)}`);
+        throw new Error(`REDIS_URL is set but Redis at ${url} does not answer: ${String(cause ?? error)}`, { cause: error });
       } finally {
         await closeRedis(client);
       }

@@ -119,7 +119,14 @@ export const CREATE_BANK = `mutation CreateBank($input: BankDisbursementInput!) 
 }`;
 
 export function mobileInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { referenceId: uniqueRef('mm'), amount: '150.75', accountNumber: '260971234567', currency: 'ZMW', narration: 'Test payout', ...overrides };
+  return {
+    referenceId: uniqueRef('mm'),
+    amount: '150.75',
+    accountNumber: '260971234567',
+    currency: 'ZMW',
+    narration: 'Test payout',
+    ...overrides,
+  };
 }
 
 export function bankInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {

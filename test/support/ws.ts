@@ -41,7 +41,7 @@ export function subscribe<T>(client: Client, query: string, variables: Record<st
       next: (result) => {
         capturedResponses.push(JSON.stringify(result));
         if (result.errors) errors.push(...result.errors);
-        if (result.data) events.push(result.data as T);
+        if (result.data) events.push(result.data);
         for (const w of waiters.filter((x) => events.length >= x.count)) w.resolve(events);
       },
       error: (error) => {
@@ -62,8 +62,7 @@ export function subscribe<T>(client: Client, query: string, variables: Record<st
     errors,
     completed,
     isCompleted: () => done,
-    waitFor: (count) =>
-      events.length >= count ? Promise.resolve(events) : new Promise((resolve) => waiters.push({ count, resolve })),
+    waitFor: (count) => (events.length >= count ? Promise.resolve(events) : new Promise((resolve) => waiters.push({ count, resolve }))),
     dispose,
   };
 }
