@@ -1,3 +1,4 @@
+import { RedisTarget } from './store/redis.connection';
 import { z } from 'zod';
 
 /** A setting that stops startup; its message is the one line printed. */
@@ -29,6 +30,10 @@ const envSchema = z.object({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(15000),
   CORS_ORIGINS: list,
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^\s*[\w.-]+:\d{1,5}\s*(,\s*[\w.-]+:\d{1,5}\s*)*$/, 'must be host:port,host:port,...')
+    .optional(),
   REDIS_KEY_PREFIX: z
     .string()
     .regex(/^[\w:.-]{1,64}$/, 'must be 1-64 letters, digits or _ : . -')
@@ -82,7 +87,8 @@ export interface Config {
   clientRateLimitPerMin: number;
   upstreamTimeoutMs: number;
   corsOrigins: string[];
-  redisUrl?: string;
+  /** REDIS_URL, or the REDIS_CLUSTER_NODES of a Redis Cluster; unset: everything in memory. */
+  redis?: RedisTarget;
   /** Every Redis key and channel starts with it, so gateways of other deployments can share a Redis. */
   redisKeyPrefix: string;
   /** How long records and idempotency claims are kept after their last change, in memory or in Redis. */
@@ -97,6 +103,14 @@ export interface Config {
   sandbox: SandboxConfig;
 }
 
+/** `host:port,host:port` → the nodes a cluster client starts from. */
+function clusterNodes(list: string): { host: string; port: number }[] {
+  return list.split(',').map((node) => {
+    const [host, port] = node.trim().split(':');
+    return { host, port: Number(port) };
+  });
+}
+
 /** Reads and validates the environment; throws a ConfigError naming the first bad setting. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const blanksRemoved = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
@@ -106,6 +120,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid setting ${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
+  if (e.REDIS_URL && e.REDIS_CLUSTER_NODES) {
+    throw new ConfigError('Invalid setting REDIS_CLUSTER_NODES: set either REDIS_URL or REDIS_CLUSTER_NODES, not both');
+  }
   if (e.UPSTREAM_BASE_URL && !e.MERCHANT_API_KEY && !e.MERCHANTS_FILE) {
     throw new ConfigError('Missing setting MERCHANT_API_KEY: required when UPSTREAM_BASE_URL is set');
   }
@@ -121,7 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clientRateLimitPerMin: e.CLIENT_RATE_LIMIT_PER_MIN,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     corsOrigins: e.CORS_ORIGINS,
-    redisUrl: e.REDIS_URL,
+    redis: e.REDIS_CLUSTER_NODES ? { cluster: clusterNodes(e.REDIS_CLUSTER_NODES) } : e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     retentionSeconds: e.RECORD_RETENTION_SECONDS,
     logLevel: e.LOG_LEVEL,

@@ -58,7 +58,7 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     logger,
     observe: (endpoint, status, seconds) => metrics.providerLatency.observe({ endpoint, status }, seconds),
   });
-  const storage = createStorage(config, logger);
+  const storage = createStorage(config, logger, metrics);
   const { store, events, rateLimit } = storage;
   const provider = new BreakingProvider(upstream, {
     resetTimeoutMs: config.breakerResetMs,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { RedisClient } from '../store/redis.connection';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 /** The client a request counts against: its token (hashed), or its address when access is open. */
@@ -17,7 +17,7 @@ export class ClientRateLimit {
   }
 
   /** One quota across replicas; while Redis is away each replica counts in memory instead of failing. */
-  static inRedis(client: Redis, keyPrefix: string, perMinute: number): ClientRateLimit {
+  static inRedis(client: RedisClient, keyPrefix: string, perMinute: number): ClientRateLimit {
     if (perMinute <= 0) return new ClientRateLimit(undefined);
     return new ClientRateLimit(
       new RateLimiterRedis({

@@ -1,24 +1,34 @@
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { Redis } from 'ioredis';
 import { Disbursement } from '../disbursements/disbursement.model';
-import { closeRedis, connectRedis, pingRedis, RedisErrorHandler } from '../store/redis.connection';
+import { closeRedis, connectRedis, pingRedis, RedisClient, RedisErrorHandler, RedisTarget } from '../store/redis.connection';
 import { PubSubEvents } from './pubsub.events';
+import { ChannelTarget, createShardedEventTarget } from './redis.channels';
 
 export interface RedisEventsOptions {
-  url: string;
+  /** A `redis://` URL, or the nodes of a Redis Cluster (then sharded pub/sub). */
+  redis: RedisTarget;
   /** Starts every channel, as it starts every key: gateways with different prefixes do not hear each other. */
   prefix: string;
   onError?: RedisErrorHandler;
 }
 
-type Target = ReturnType<typeof createRedisEventTarget<CustomEvent<Disbursement>>>;
+type Target = ChannelTarget<CustomEvent<Disbursement>>;
 
-/** The yoga target uses each topic (`disbursement:<merchant>:<reference>`, `merchant:<merchant>`) as the channel name. */
+/**
+ * The channel of a PubSub topic (`disbursement:<merchant>:<reference>` or `merchant:<merchant>`):
+ * under the prefix, with the merchant as hash tag like its keys, so that in a cluster a merchant's
+ * channels live on the shard of its slot. Merchant ids are letters, digits, '_' and '-' only.
+ */
+export function channelOf(prefix: string, topic: string): string {
+  const [kind, merchantId, ...rest] = topic.split(':');
+  return `${prefix}{${merchantId}}:${kind}${rest.length > 0 ? `:${rest.join(':')}` : ''}`;
+}
+
 function underPrefix(target: Target, prefix: string): Target {
   return {
-    addEventListener: (type, callback, options) => target.addEventListener(`${prefix}${type}`, callback, options),
-    removeEventListener: (type, callback, options) => target.removeEventListener(`${prefix}${type}`, callback, options),
-    dispatchEvent: (event) => target.dispatchEvent(new CustomEvent(`${prefix}${event.type}`, { detail: event.detail })),
+    addEventListener: (type, callback) => target.addEventListener(channelOf(prefix, type), callback),
+    removeEventListener: (type, callback) => target.removeEventListener(channelOf(prefix, type), callback),
+    dispatchEvent: (event) => target.dispatchEvent(new CustomEvent(channelOf(prefix, event.type), { detail: event.detail })),
   };
 }
 
@@ -27,7 +37,7 @@ function underPrefix(target: Target, prefix: string): Target {
  * (Redis away) would be unhandled and end the process: this client reports it instead. Failures
  * of a client already closed are shutdown, not news.
  */
-function reportingFailures(client: Redis, onError: RedisErrorHandler): Redis {
+function reportingFailures<C extends RedisClient>(client: C, onError: RedisErrorHandler): C {
   const unawaited = new Set<PropertyKey>(['publish', 'subscribe', 'unsubscribe']);
   return new Proxy(client, {
     get(target, property, receiver) {
@@ -49,30 +59,37 @@ function reportingFailures(client: Redis, onError: RedisErrorHandler): Redis {
  * any other. Owns its two connections: a subscribing connection can send nothing else.
  */
 export class RedisEvents extends PubSubEvents {
-  private readonly publisher: Redis;
-  private readonly subscriber: Redis;
+  private readonly publisher: RedisClient;
+  private readonly subscriber: RedisClient;
   private readonly prefix: string;
+  private readonly sharded: boolean;
 
   constructor(options: RedisEventsOptions) {
     const onError = options.onError ?? (() => undefined);
-    const publisher = connectRedis(options.url, 'publisher', onError);
-    const subscriber = connectRedis(options.url, 'subscriber', onError);
-    const target = createRedisEventTarget<CustomEvent<Disbursement>>({
-      publishClient: reportingFailures(publisher, onError),
-      subscribeClient: reportingFailures(subscriber, onError),
-    });
+    const publisher = connectRedis(options.redis, 'publisher', onError);
+    const subscriber = connectRedis(options.redis, 'subscriber', onError);
+    const sharded = typeof options.redis !== 'string';
+    const target: Target = sharded
+      ? createShardedEventTarget<Disbursement>(publisher, subscriber, onError)
+      : createRedisEventTarget<CustomEvent<Disbursement>>({
+          publishClient: reportingFailures(publisher, onError),
+          subscribeClient: reportingFailures(subscriber, onError),
+        });
     super({ eventTarget: underPrefix(target, options.prefix) });
     this.publisher = publisher;
     this.subscriber = subscriber;
     this.prefix = options.prefix;
+    this.sharded = sharded;
   }
 
   /**
-   * The yoga target sends SUBSCRIBE without awaiting it. Redis answers commands on a connection in
-   * order, so once our own SUBSCRIBE of the same channel is acknowledged, the watcher's is active.
+   * The target sends (S)SUBSCRIBE without awaiting it. Redis answers commands on a connection in
+   * order, so once our own subscription to the same channel is acknowledged, the watcher's is active.
    */
   override async listening(merchantId: string, referenceId: string): Promise<void> {
-    await this.subscriber.subscribe(`${this.prefix}disbursement:${merchantId}:${referenceId}`);
+    const channel = channelOf(this.prefix, `disbursement:${merchantId}:${referenceId}`);
+    if (this.sharded) await this.subscriber.ssubscribe(channel);
+    else await this.subscriber.subscribe(channel);
   }
 
   override async healthy(): Promise<boolean> {

@@ -45,6 +45,13 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly storeErrors = new Counter({
+    name: 'gateway_store_errors_total',
+    help: 'Failed store commands: outage (Redis away, answered SERVICE_UNAVAILABLE) or fault (any other Redis error, answered INTERNAL_SERVER_ERROR)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
   readonly reconcilerBacklog = new Gauge({
     name: 'gateway_reconciler_backlog',
     help: 'Payouts due for a status check in the last reconciler round (counted up to one batch of 100)',

@@ -1,26 +1,11 @@
-import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
-
-/** A Lua script run by EVALSHA, sent whole only the first time a server does not know it. */
-export class LuaScript {
-  private readonly sha: string;
-
-  constructor(private readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
-  }
-
-  async run(client: Redis, keys: readonly string[], args: readonly string[]): Promise<unknown> {
-    try {
-      return await client.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return client.eval(this.source, keys.length, ...keys, ...args);
-    }
-  }
-}
+import { Cluster, Redis } from 'ioredis';
 
 /*
- * The record scripts take KEYS[1] = the record, KEYS[2] = the due index. A record and its due entry
+ * Lua scripts registered with ioredis `defineCommand`, which runs EVALSHA and falls back to EVAL
+ * itself when a server does not know a script yet (a fresh, restarted or flushed Redis).
+ *
+ * The record scripts take KEYS[1] = the record, KEYS[2] = its merchant's due index; both carry
+ * the merchant's hash tag, so in a Redis Cluster they live in one slot. A record and its due entry
  * change in one script, so no reader sees one without the other. Writes take
  * ARGV[1] = the record's JSON, ARGV[2] = its TTL in seconds, ARGV[3] = nextCheckAt in ms or ''.
  */
@@ -35,41 +20,70 @@ end
 redis.call('EXPIRE', KEYS[2], ARGV[2])
 `;
 
-/** Returns the stored JSON when there is one (nothing written), else nil. */
-export const insertIfAbsent = new LuaScript(`
+const definitions = {
+  /** Returns the stored JSON when there is one (nothing written), else nil. */
+  pgwInsertIfAbsent: {
+    numberOfKeys: 2,
+    lua: `
 local existing = redis.call('GET', KEYS[1])
 if existing then return existing end
 ${write}
 return false
-`);
-
-/**
- * Compare-and-set: writes only while the stored JSON is still ARGV[4], the one the change was computed from.
- * Returns 1 when written, else what is stored now (nil when nothing is).
- */
-export const replaceIf = new LuaScript(`
+`,
+  },
+  /**
+   * Compare-and-set: writes only while the stored JSON is still ARGV[4], the one the change was
+   * computed from. Returns 1 when written, else what is stored now (nil when nothing is).
+   */
+  pgwReplaceIf: {
+    numberOfKeys: 2,
+    lua: `
 local current = redis.call('GET', KEYS[1])
 if current ~= ARGV[4] then return current end
 ${write}
 return 1
-`);
-
-/** Compare-and-delete on ARGV[1], the JSON as read; returns 1 when deleted, else what is stored now. */
-export const removeIf = new LuaScript(`
+`,
+  },
+  /** Compare-and-delete on ARGV[1], the JSON as read; returns 1 when deleted, else what is stored now. */
+  pgwRemoveIf: {
+    numberOfKeys: 2,
+    lua: `
 local current = redis.call('GET', KEYS[1])
 if current ~= ARGV[1] then return current end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], KEYS[1])
 return 1
-`);
-
-/**
- * KEYS[1] = the due index, then records found expired: drops their entries, checking again here
- * so that a record stored anew since keeps its entry.
- */
-export const forgetExpired = new LuaScript(`
+`,
+  },
+  /**
+   * KEYS[1] = a due index, then records of the same merchant found expired: drops their entries,
+   * checking again here so that a record stored anew since keeps its entry. The number of keys
+   * comes first in the call, as it varies.
+   */
+  pgwForgetExpired: {
+    lua: `
 for i = 2, #KEYS do
   if redis.call('EXISTS', KEYS[i]) == 0 then redis.call('ZREM', KEYS[1], KEYS[i]) end
 end
 return false
-`);
+`,
+  },
+} as const;
+
+/** A Lua reply: nil arrives as null, a number as a number, a bulk string as a string. */
+type Reply = Promise<string | number | null>;
+
+export interface ScriptCommands {
+  pgwInsertIfAbsent(record: string, due: string, json: string, ttl: string, score: string): Reply;
+  pgwReplaceIf(record: string, due: string, json: string, ttl: string, score: string, expected: string): Reply;
+  pgwRemoveIf(record: string, due: string, expected: string): Reply;
+  pgwForgetExpired(numberOfKeys: number, due: string, ...records: string[]): Reply;
+}
+
+export type ScriptedClient<C extends Redis | Cluster> = C & ScriptCommands;
+
+/** Registers the scripts on a client (plain or cluster); ioredis then sends them as needed. */
+export function withScripts<C extends Redis | Cluster>(client: C): ScriptedClient<C> {
+  for (const [name, definition] of Object.entries(definitions)) client.defineCommand(name, definition);
+  return client as ScriptedClient<C>;
+}

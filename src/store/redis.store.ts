@@ -1,16 +1,28 @@
-import { Redis } from 'ioredis';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementStore } from '../disbursements/disbursement.ports';
-import { closeRedis, connectRedis, failingAsUnavailable, firstAttempt, pingRedis, RedisErrorHandler } from './redis.connection';
-import * as scripts from './redis.scripts';
+import {
+  classifyingFailures,
+  closeRedis,
+  connectRedis,
+  FailureHandlers,
+  firstAttempt,
+  pingRedis,
+  RedisClient,
+  RedisErrorHandler,
+  RedisTarget,
+} from './redis.connection';
+import { ScriptedClient, withScripts } from './redis.scripts';
 
 export interface RedisStoreOptions {
-  url: string;
+  /** A `redis://` URL, or the nodes of a Redis Cluster. */
+  redis: RedisTarget;
   /** Starts every key, e.g. `pgw:`, so that gateways sharing one Redis stay apart. */
   prefix: string;
   /** How long a record, and so its idempotency claim, is kept after its last write. Default 7 days. */
   retentionSeconds?: number;
   onError?: RedisErrorHandler;
+  /** Told of every failed command, by what it means; default: nothing beyond the rejection. */
+  failures?: Partial<FailureHandlers>;
 }
 
 const DEFAULT_RETENTION_SECONDS = 7 * 24 * 3600;
@@ -18,25 +30,33 @@ const DEFAULT_RETENTION_SECONDS = 7 * 24 * 3600;
 /** Rounds one change may lose to other writers before it gives up; every lost round is another write that won. */
 const MAX_ATTEMPTS = 100;
 
-/** ':' separates the parts of a key, so ids escape it (and the escape character itself). */
-const keyPart = (id: string) => id.replace(/%/g, '%25').replace(/:/g, '%3A');
+/** How long this process trusts that a merchant is in the merchants set before adding it again. */
+const MERCHANT_REFRESH_MS = 60_000;
+
+/** ':' separates the parts of a key and '{' '}' mark the hash tag, so ids escape them (and the escape character itself). */
+export const keyPart = (id: string) => id.replace(/%/g, '%25').replace(/:/g, '%3A').replace(/\{/g, '%7B').replace(/\}/g, '%7D');
 
 const parse = (json: string): Disbursement => JSON.parse(json) as Disbursement;
 
 /**
- * Records as JSON under `<prefix>d:<merchantId>:<referenceId>`, each expiring `retentionSeconds`
- * after its last write, and a sorted set `<prefix>due` of record keys scored by `nextCheckAt`.
+ * Records as JSON under `<prefix>{<merchantId>}:d:<referenceId>`, each expiring `retentionSeconds`
+ * after its last write, and per merchant a sorted set `<prefix>{<merchantId>}:due` of record keys
+ * scored by `nextCheckAt`. The `{<merchantId>}` hash tag puts a merchant's records and indexes in
+ * one Redis Cluster slot, so each script touches one slot; `<prefix>merchants` lists the merchants
+ * whose indexes the reconciler reads.
  * Changes are compare-and-set Lua scripts rather than WATCH/MULTI, because WATCH belongs to a
  * connection and this one connection is shared by every concurrent request.
  */
 export class RedisStore implements DisbursementStore {
   reads = 0;
-  private readonly client: Redis;
+  private readonly client: ScriptedClient<RedisClient>;
   /** Calls made while the first connection is being set up wait for it; none wait after. */
   private readonly started: Promise<void>;
   private readonly prefix: string;
-  private readonly dueKey: string;
+  private readonly merchantsKey: string;
   private readonly ttl: string;
+  /** When this process last added each merchant to the merchants set. */
+  private readonly merchantsAdded = new Map<string, number>();
 
   constructor(options: RedisStoreOptions) {
     const retention = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
@@ -45,15 +65,19 @@ export class RedisStore implements DisbursementStore {
     }
     this.ttl = String(retention);
     this.prefix = options.prefix;
-    this.dueKey = `${options.prefix}due`;
-    this.client = failingAsUnavailable(connectRedis(options.url, 'store', options.onError));
+    this.merchantsKey = `${options.prefix}merchants`;
+    const client = withScripts(connectRedis(options.redis, 'store', options.onError));
+    this.client = classifyingFailures(client, {
+      onOutage: options.failures?.onOutage ?? (() => undefined),
+      onFault: options.failures?.onFault ?? (() => undefined),
+    });
     this.started = firstAttempt(this.client);
   }
 
   async get(merchantId: string, referenceId: string): Promise<Disbursement | undefined> {
     this.reads += 1;
     const redis = await this.redis();
-    const json = await redis.get(this.keyOf(merchantId, referenceId));
+    const json = await redis.get(this.recordKey(merchantId, referenceId));
     return json === null ? undefined : parse(json);
   }
 
@@ -61,13 +85,15 @@ export class RedisStore implements DisbursementStore {
     this.reads += 1;
     if (referenceIds.length === 0) return [];
     const redis = await this.redis();
-    const values = await redis.mget(referenceIds.map((id) => this.keyOf(merchantId, id)));
+    const values = await redis.mget(referenceIds.map((id) => this.recordKey(merchantId, id)));
     return values.map((json) => (json === null ? undefined : parse(json)));
   }
 
   async insertIfAbsent(record: Disbursement): Promise<Disbursement | undefined> {
-    const keys = this.keysOf(record.merchantId, record.referenceId);
-    const existing = await scripts.insertIfAbsent.run(await this.redis(), keys, this.writeArgs(record));
+    const redis = await this.redis();
+    await this.rememberMerchant(redis, record.merchantId);
+    const [key, due] = this.keysOf(record.merchantId, record.referenceId);
+    const existing = await redis.pgwInsertIfAbsent(key, due, ...this.writeArgs(record));
     return typeof existing === 'string' ? parse(existing) : undefined;
   }
 
@@ -77,44 +103,67 @@ export class RedisStore implements DisbursementStore {
     change: (current: Disbursement) => Disbursement | undefined,
   ): Promise<Disbursement | undefined> {
     const redis = await this.redis();
-    const keys = this.keysOf(merchantId, referenceId);
-    let stored = await redis.get(keys[0]);
+    const [key, due] = this.keysOf(merchantId, referenceId);
+    let stored = await redis.get(key);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       if (stored === null) return undefined;
       const current = parse(stored);
       const next = change(current);
       if (!next) return current;
-      const outcome = await scripts.replaceIf.run(redis, keys, [...this.writeArgs(next), stored]);
+      const outcome = await redis.pgwReplaceIf(key, due, ...this.writeArgs(next), stored);
       if (outcome === 1) return next;
       stored = typeof outcome === 'string' ? outcome : null;
     }
-    throw new Error(`update of ${keys[0]} lost ${MAX_ATTEMPTS} races in a row`);
+    throw new Error(`update of ${key} lost ${MAX_ATTEMPTS} races in a row`);
   }
 
   async remove(merchantId: string, referenceId: string, expected: (current: Disbursement) => boolean): Promise<void> {
     const redis = await this.redis();
-    const keys = this.keysOf(merchantId, referenceId);
-    let stored = await redis.get(keys[0]);
+    const [key, due] = this.keysOf(merchantId, referenceId);
+    let stored = await redis.get(key);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       if (stored === null || !expected(parse(stored))) return;
-      const outcome = await scripts.removeIf.run(redis, keys, [stored]);
+      const outcome = await redis.pgwRemoveIf(key, due, stored);
       if (outcome === 1) return;
       stored = typeof outcome === 'string' ? outcome : null;
     }
-    throw new Error(`remove of ${keys[0]} lost ${MAX_ATTEMPTS} races in a row`);
+    throw new Error(`remove of ${key} lost ${MAX_ATTEMPTS} races in a row`);
   }
 
+  /** Reads each merchant's due index (one slot each), then merges them earliest first. */
   async due(now: Date, limit: number): Promise<Disbursement[]> {
     this.reads += 1;
     if (limit < 1) return [];
     const redis = await this.redis();
-    const keys = await redis.zrangebyscore(this.dueKey, '-inf', now.getTime(), 'LIMIT', 0, limit);
-    if (keys.length === 0) return [];
-    const values = await redis.mget(keys);
-    // Records expire without telling the index; their entries go when they come up.
-    const expired = keys.filter((_, i) => values[i] === null);
-    if (expired.length > 0) await scripts.forgetExpired.run(redis, [this.dueKey, ...expired], []);
-    return values.filter((json): json is string => json !== null).map(parse);
+    const merchants = await redis.smembers(this.merchantsKey);
+    const perMerchant = await Promise.all(
+      merchants.map(async (merchantId) => {
+        const flat = await redis.zrangebyscore(this.dueKey(merchantId), '-inf', now.getTime(), 'WITHSCORES', 'LIMIT', 0, limit);
+        const entries: { merchantId: string; key: string; score: number }[] = [];
+        for (let i = 0; i < flat.length; i += 2) entries.push({ merchantId, key: flat[i], score: Number(flat[i + 1]) });
+        return entries;
+      }),
+    );
+    const chosen = perMerchant
+      .flat()
+      .sort((a, b) => a.score - b.score)
+      .slice(0, limit);
+    const byMerchant = new Map<string, string[]>();
+    for (const { merchantId, key } of chosen) byMerchant.set(merchantId, [...(byMerchant.get(merchantId) ?? []), key]);
+    const found = new Map<string, Disbursement>();
+    await Promise.all(
+      [...byMerchant].map(async ([merchantId, keys]) => {
+        const values = await redis.mget(keys);
+        // Records expire without telling the index; their entries go when they come up.
+        const expired = keys.filter((_, i) => values[i] === null);
+        if (expired.length > 0) await redis.pgwForgetExpired(1 + expired.length, this.dueKey(merchantId), ...expired);
+        keys.forEach((key, i) => {
+          const json = values[i];
+          if (json !== null) found.set(key, parse(json));
+        });
+      }),
+    );
+    return chosen.flatMap(({ key }) => found.get(key) ?? []);
   }
 
   async healthy(): Promise<boolean> {
@@ -125,21 +174,37 @@ export class RedisStore implements DisbursementStore {
     await closeRedis(this.client);
   }
 
-  private async redis(): Promise<Redis> {
+  private async redis(): Promise<ScriptedClient<RedisClient>> {
     await this.started;
     return this.client;
   }
 
-  private keyOf(merchantId: string, referenceId: string): string {
-    return `${this.prefix}d:${keyPart(merchantId)}:${keyPart(referenceId)}`;
+  /** Adds the merchant to the set the reconciler reads, at most once a minute per process (the set may have been emptied). */
+  private async rememberMerchant(redis: RedisClient, merchantId: string): Promise<void> {
+    const added = this.merchantsAdded.get(merchantId);
+    if (added !== undefined && Date.now() - added < MERCHANT_REFRESH_MS) return;
+    await redis.sadd(this.merchantsKey, merchantId);
+    this.merchantsAdded.set(merchantId, Date.now());
+  }
+
+  private tag(merchantId: string): string {
+    return `${this.prefix}{${keyPart(merchantId)}}`;
+  }
+
+  private recordKey(merchantId: string, referenceId: string): string {
+    return `${this.tag(merchantId)}:d:${keyPart(referenceId)}`;
+  }
+
+  private dueKey(merchantId: string): string {
+    return `${this.tag(merchantId)}:due`;
   }
 
   private keysOf(merchantId: string, referenceId: string): [record: string, due: string] {
-    return [this.keyOf(merchantId, referenceId), this.dueKey];
+    return [this.recordKey(merchantId, referenceId), this.dueKey(merchantId)];
   }
 
   /** ARGV of the write scripts: JSON, TTL, and the due score ('' to leave the index). */
-  private writeArgs(record: Disbursement): string[] {
+  private writeArgs(record: Disbursement): [json: string, ttl: string, score: string] {
     const score = record.nextCheckAt ? String(Date.parse(record.nextCheckAt)) : '';
     return [JSON.stringify(record), this.ttl, score];
   }

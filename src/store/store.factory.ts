@@ -3,9 +3,11 @@ import { Config } from '../config';
 import { DisbursementEvents, DisbursementStore } from '../disbursements/disbursement.ports';
 import { PubSubEvents } from '../events/pubsub.events';
 import { RedisEvents } from '../events/redis.events';
+import { throttle } from '../observability/log.throttle';
 import { Logger } from '../observability/logger';
+import { GatewayMetrics } from '../observability/metrics';
 import { MemoryStore } from './memory.store';
-import { closeRedis, connectRedis } from './redis.connection';
+import { classifyingFailures, closeRedis, connectRedis, FailureHandlers } from './redis.connection';
 import { RedisStore } from './redis.store';
 
 export interface Storage {
@@ -16,9 +18,31 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-/** In memory for one process; Redis (shared by replicas) when REDIS_URL is set. */
-export function createStorage(config: Config, logger: Logger): Storage {
-  if (!config.redisUrl) {
+/** Outage lines: at most 5 a minute, however many requests meet the outage. */
+const OUTAGE_LOG = { max: 5, windowMs: 60_000 };
+
+/**
+ * What a failed Redis command tells the operator: an outage (each one answered SERVICE_UNAVAILABLE)
+ * is logged with its cause, a few lines a minute; a fault is counted here and logged once, at
+ * error level, where it is masked (the GraphQL error formatter, the reconciler, the callback receiver).
+ */
+function redisFailures(logger: Logger, metrics: GatewayMetrics): FailureHandlers {
+  const outageLine = throttle(OUTAGE_LOG.max, OUTAGE_LOG.windowMs);
+  return {
+    onOutage(error) {
+      metrics.storeErrors.inc({ kind: 'outage' });
+      const { pass, suppressed } = outageLine();
+      if (pass) logger.warn({ err: error, ...(suppressed > 0 && { suppressed }) }, 'redis unavailable: answering SERVICE_UNAVAILABLE');
+    },
+    onFault() {
+      metrics.storeErrors.inc({ kind: 'fault' });
+    },
+  };
+}
+
+/** In memory for one process; Redis (shared by replicas) when REDIS_URL or REDIS_CLUSTER_NODES is set. */
+export function createStorage(config: Config, logger: Logger, metrics: GatewayMetrics): Storage {
+  if (!config.redis) {
     const store = new MemoryStore(config.retentionSeconds * 1000);
     const events = new PubSubEvents();
     return {
@@ -31,15 +55,22 @@ export function createStorage(config: Config, logger: Logger): Storage {
       },
     };
   }
+  const { redis } = config;
   const prefix = config.redisKeyPrefix;
-  const onError = (error: Error) => logger.warn({ err: error }, 'redis error');
-  const store = new RedisStore({ url: config.redisUrl, prefix, retentionSeconds: config.retentionSeconds, onError });
-  const events = new RedisEvents({ url: config.redisUrl, prefix, onError });
-  const quotaClient = connectRedis(config.redisUrl, 'store', onError);
+  // Connection attempts failing while Redis is away: ioredis reports each one.
+  const connectionLine = throttle(OUTAGE_LOG.max, OUTAGE_LOG.windowMs);
+  const onError = (error: Error) => {
+    const { pass, suppressed } = connectionLine();
+    if (pass) logger.warn({ err: error, ...(suppressed > 0 && { suppressed }) }, 'redis connection error');
+  };
+  const failures = redisFailures(logger, metrics);
+  const store = new RedisStore({ redis, prefix, retentionSeconds: config.retentionSeconds, onError, failures });
+  const events = new RedisEvents({ redis, prefix, onError });
+  const quotaClient = connectRedis(redis, 'store', onError);
   return {
     store,
     events,
-    rateLimit: ClientRateLimit.inRedis(quotaClient, prefix, config.clientRateLimitPerMin),
+    rateLimit: ClientRateLimit.inRedis(classifyingFailures(quotaClient, failures), prefix, config.clientRateLimitPerMin),
     close: async () => {
       await Promise.all([events.close(), store.close(), closeRedis(quotaClient)]);
     },

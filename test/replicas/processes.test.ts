@@ -59,7 +59,7 @@ describeRedis('gateway processes sharing Redis', () => {
       const input = mobileInput();
       const sub = subscribe<{ disbursementUpdated: Rec }>(onC, WATCH, { r: input.referenceId });
       // C's watcher is live in Redis before anything happens on A.
-      await subscriptionsUnder(`${prefix}disbursement:default:${input.referenceId as string}`, 1);
+      await subscriptionsUnder(`${prefix}{default}:disbursement:${input.referenceId as string}`, 1);
       const created = await gql<{ createMobileMoneyDisbursement: Rec }>(a.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
       expect(created.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
       await sub.completed;

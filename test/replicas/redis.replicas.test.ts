@@ -14,8 +14,8 @@ describeRedis('replicas sharing one Redis', () => {
 
   beforeAll(() => {
     const url = requireRedisUrl();
-    [a, b] = [new RedisStore({ url, prefix }), new RedisStore({ url, prefix })];
-    [eventsA, eventsB] = [new RedisEvents({ url, prefix }), new RedisEvents({ url, prefix })];
+    [a, b] = [new RedisStore({ redis: url, prefix }), new RedisStore({ redis: url, prefix })];
+    [eventsA, eventsB] = [new RedisEvents({ redis: url, prefix }), new RedisEvents({ redis: url, prefix })];
   });
 
   afterAll(async () => {

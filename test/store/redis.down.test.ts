@@ -17,7 +17,7 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 describeRedis('Redis unreachable', () => {
   it('makes the store reject each call instead of queueing it, and report unhealthy', async () => {
     const errors: Error[] = [];
-    const store = new RedisStore({ url: NOWHERE, prefix: uniquePrefix().prefix, onError: (e) => errors.push(e) });
+    const store = new RedisStore({ redis: NOWHERE, prefix: uniquePrefix().prefix, onError: (e) => errors.push(e) });
     try {
       const r = record();
       for (let attempt = 0; attempt < 3; attempt += 1) await expect(store.insertIfAbsent(r)).rejects.toThrow();
@@ -32,7 +32,7 @@ describeRedis('Redis unreachable', () => {
 
   it('makes events report a failed publish rather than throw it, and report unhealthy', async () => {
     const errors: Error[] = [];
-    const events = new RedisEvents({ url: NOWHERE, prefix: uniquePrefix().prefix, onError: (e) => errors.push(e) });
+    const events = new RedisEvents({ redis: NOWHERE, prefix: uniquePrefix().prefix, onError: (e) => errors.push(e) });
     try {
       await expect(events.publish(record())).resolves.toBeUndefined();
       await until(async () => errors.some((e) => /max retries/i.test(e.message)));
@@ -48,7 +48,7 @@ describeRedis('Redis unreachable', () => {
 
     it('fails the store fast while Redis is away, and it reconnects by itself', async () => {
       const proxy = await startRedisProxy();
-      const store = new RedisStore({ url: proxy.url, prefix });
+      const store = new RedisStore({ redis: proxy.url, prefix });
       try {
         const r = record();
         expect(await store.insertIfAbsent(r)).toBeUndefined();
@@ -67,8 +67,8 @@ describeRedis('Redis unreachable', () => {
 
     it('resubscribes watchers by itself once Redis is back', async () => {
       const proxy = await startRedisProxy();
-      const viaProxy = new RedisEvents({ url: proxy.url, prefix });
-      const direct = new RedisEvents({ url: requireRedisUrl(), prefix });
+      const viaProxy = new RedisEvents({ redis: proxy.url, prefix });
+      const direct = new RedisEvents({ redis: requireRedisUrl(), prefix });
       try {
         const r = record();
         const watcher = watching(viaProxy.watch(r.merchantId, r.referenceId));

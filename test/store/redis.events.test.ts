@@ -7,14 +7,14 @@ import { record } from './store.contract';
 describeRedis('RedisEvents', () => {
   eventsContract('redis', async () => {
     const { prefix } = uniquePrefix();
-    const events = new RedisEvents({ url: requireRedisUrl(), prefix });
+    const events = new RedisEvents({ redis: requireRedisUrl(), prefix });
     return { events, listening: (count) => subscriptionsUnder(prefix, count), cleanup: () => events.close() };
   });
 
   describe('across instances, as across replicas', () => {
     const opened: RedisEvents[] = [];
     const open = (prefix: string) => {
-      const events = new RedisEvents({ url: requireRedisUrl(), prefix });
+      const events = new RedisEvents({ redis: requireRedisUrl(), prefix });
       opened.push(events);
       return events;
     };
@@ -62,9 +62,9 @@ describeRedis('RedisEvents', () => {
         const heard = new Promise<[string, string]>((resolve) =>
           listener.on('message', (channel: string, message: string) => resolve([channel, message])),
         );
-        await listener.subscribe(`${prefix}disbursement:${r.merchantId}:${r.referenceId}`);
+        await listener.subscribe(`${prefix}{${r.merchantId}}:disbursement:${r.referenceId}`);
         await events.publish(r);
-        expect(await heard).toEqual([`${prefix}disbursement:${r.merchantId}:ref:1`, JSON.stringify(r)]);
+        expect(await heard).toEqual([`${prefix}{${r.merchantId}}:disbursement:ref:1`, JSON.stringify(r)]);
       } finally {
         await listener.quit();
       }
@@ -73,7 +73,7 @@ describeRedis('RedisEvents', () => {
     it('closes with watchers still listening, and counts their late unsubscribes as no failure', async () => {
       const { prefix } = uniquePrefix();
       const errors: Error[] = [];
-      const events = new RedisEvents({ url: requireRedisUrl(), prefix, onError: (e) => errors.push(e) });
+      const events = new RedisEvents({ redis: requireRedisUrl(), prefix, onError: (e) => errors.push(e) });
       const payout = watching(events.watch('merchant-1', 'ref-1'));
       await subscriptionsUnder(prefix, 1);
       await events.close();

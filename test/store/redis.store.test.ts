@@ -5,7 +5,7 @@ import { record, storeContract } from './store.contract';
 
 const makeStore = async (retentionSeconds?: number) => {
   const { prefix, cleanup } = uniquePrefix();
-  const store = new RedisStore({ url: requireRedisUrl(), prefix, retentionSeconds });
+  const store = new RedisStore({ redis: requireRedisUrl(), prefix, retentionSeconds });
   return {
     store,
     prefix,
@@ -31,20 +31,21 @@ describeRedis('RedisStore', () => {
     it('keeps one JSON key per record, with escaped ids, and a due index scored in ms', async () => {
       const r = record({ merchantId: 'm:1', referenceId: 'r%:2', nextCheckAt: '2026-01-01T00:00:05.000Z' });
       await made.store.insertIfAbsent(r);
-      const key = `${made.prefix}d:m%3A1:r%25%3A2`;
+      const key = `${made.prefix}{m%3A1}:d:r%25%3A2`;
       await withRedis(async (client) => {
         expect(JSON.parse((await client.get(key)) ?? 'null')).toEqual(r);
-        expect(await client.zrange(`${made.prefix}due`, 0, -1, 'WITHSCORES')).toEqual([key, String(Date.UTC(2026, 0, 1, 0, 0, 5))]);
+        expect(await client.zrange(`${made.prefix}{m%3A1}:due`, 0, -1, 'WITHSCORES')).toEqual([key, String(Date.UTC(2026, 0, 1, 0, 0, 5))]);
+        expect(await client.smembers(`${made.prefix}merchants`)).toEqual(['m:1']);
       });
     });
 
     it('sets the retention TTL on every write, and on the due index', async () => {
       const r = record({ nextCheckAt: '2026-01-01T00:00:00.000Z' });
-      const key = `${made.prefix}d:${r.merchantId}:${r.referenceId}`;
+      const key = `${made.prefix}{${r.merchantId}}:d:${r.referenceId}`;
       await made.store.insertIfAbsent(r);
       await withRedis(async (client) => {
         expect(await client.ttl(key)).toBeGreaterThan(3590);
-        expect(await client.ttl(`${made.prefix}due`)).toBeGreaterThan(3590);
+        expect(await client.ttl(`${made.prefix}{${r.merchantId}}:due`)).toBeGreaterThan(3590);
         await client.expire(key, 10);
         await made.store.update(r.merchantId, r.referenceId, (c) => ({ ...c, version: c.version + 1 }));
         expect(await client.ttl(key)).toBeGreaterThan(3590);
@@ -55,13 +56,26 @@ describeRedis('RedisStore', () => {
       const [gone, kept] = [record({ nextCheckAt: '2026-01-01T00:00:00.000Z' }), record({ nextCheckAt: '2026-01-01T00:00:01.000Z' })];
       await made.store.insertIfAbsent(gone);
       await made.store.insertIfAbsent(kept);
-      const goneKey = `${made.prefix}d:${gone.merchantId}:${gone.referenceId}`;
+      const goneKey = `${made.prefix}{${gone.merchantId}}:d:${gone.referenceId}`;
       await withRedis(async (client) => {
         await client.pexpire(goneKey, 1);
         while ((await client.exists(goneKey)) === 1) await new Promise((r) => setTimeout(r, 5));
         expect(await made.store.due(new Date('2026-01-02T00:00:00.000Z'), 10)).toEqual([kept]);
-        expect(await client.zscore(`${made.prefix}due`, goneKey)).toBeNull();
+        expect(await client.zscore(`${made.prefix}{${gone.merchantId}}:due`, goneKey)).toBeNull();
       });
+    });
+
+    it('merges the due indexes of every merchant, earliest first, up to the limit', async () => {
+      const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+      const [a1, b1, a2, b2] = [
+        record({ merchantId: 'a', nextCheckAt: at(1) }),
+        record({ merchantId: 'b', nextCheckAt: at(2) }),
+        record({ merchantId: 'a', nextCheckAt: at(3) }),
+        record({ merchantId: 'b', nextCheckAt: at(4) }),
+      ];
+      for (const r of [b2, a2, b1, a1]) await made.store.insertIfAbsent(r);
+      expect(await made.store.due(new Date(at(10)), 3)).toEqual([a1, b1, a2]);
+      expect(await made.store.due(new Date(at(2)), 10)).toEqual([a1, b1]);
     });
 
     it('reads many records with one MGET', async () => {
@@ -83,6 +97,6 @@ describeRedis('RedisStore', () => {
   });
 
   it('refuses a retention that Redis could not apply', () => {
-    expect(() => new RedisStore({ url: requireRedisUrl(), prefix: 'unused:', retentionSeconds: 0 })).toThrow('retentionSeconds');
+    expect(() => new RedisStore({ redis: requireRedisUrl(), prefix: 'unused:', retentionSeconds: 0 })).toThrow('retentionSeconds');
   });
 });
