@@ -1,8 +1,6 @@
 import 'reflect-metadata';
-import { MerchantRegistry } from '../src/auth/merchant.registry';
+import { startApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import { createLogger } from '../src/observability/logger';
-import { startGateway } from '../src/server';
 import { failStart, serveParent } from './child.ipc';
 
 /**
@@ -23,9 +21,7 @@ async function main(): Promise<void> {
     REDIS_URL: env.BENCH_REDIS_URL,
     REDIS_KEY_PREFIX: env.BENCH_REDIS_KEY_PREFIX,
   });
-  const merchants = MerchantRegistry.fromConfig(config, true);
-  const logger = createLogger({ level: config.logLevel, secrets: merchants.secrets() });
-  const gateway = await startGateway({ config, logger, merchants });
+  const { gateway } = await startApp({ config, trustedProvider: true });
   // The gateway names itself http://localhost:<port>; the bench talks to the address it bound.
   serveParent(gateway.url, new URL(gateway.callbackUrl('default')).pathname, () => gateway.close());
 }

@@ -5,6 +5,7 @@ import { MerchantRegistry } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config } from './config';
 import { handleDemo } from './demo/demo.route';
+import { ErrorCode } from './disbursements/disbursement.errors';
 import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { buildGatewaySchema } from './graphql/gateway.schema';
@@ -15,86 +16,47 @@ import { applyCors } from './http/http.cors';
 import { sendGraphQLError, sendJson } from './http/http.reply';
 import { Logger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
-import { RelaySender } from './relay/relay.sender';
-import { createStorage } from './store/store.factory';
-import { BreakingProvider } from './upstream/upstream.breaker';
-import { UpstreamClient } from './upstream/upstream.client';
+import { Storage } from './store/store.factory';
 
-export interface GatewayOptions {
+export interface ServerParts {
   config: Config;
   logger: Logger;
   merchants: MerchantRegistry;
-}
-
-export interface Gateway {
-  url: string;
-  port: number;
+  metrics: GatewayMetrics;
+  storage: Storage;
   service: DisbursementService;
   reconciler: Reconciler;
-  /** The callback address the provider is given for a merchant. */
-  callbackUrl(merchantId: string): string;
-  /** Store round trips so far (batching shows here). */
-  storeReads(): number;
-  close(): Promise<void>;
+  callbacks: CallbackReceiver;
+  /** Whether the provider is known to be failing (its circuit is open), for readiness. */
+  providerFailing: () => boolean;
 }
 
-/** Starts the gateway: GraphQL over HTTP and graphql-ws on /graphql, the callback receiver, health. */
-export async function startGateway({ config, logger, merchants }: GatewayOptions): Promise<Gateway> {
-  if (!config.upstreamBaseUrl) throw new Error('startGateway needs an upstream base URL');
+export interface Listening {
+  httpServer: Server;
+  port: number;
+}
+
+/** Binds the gateway's one HTTP server; its port is known before anything else is built (callback URLs need it). */
+export async function listen(config: Pick<Config, 'port' | 'host'>): Promise<Listening> {
   const httpServer: Server = createServer();
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(config.port, config.host, () => resolve());
   });
-  const port = (httpServer.address() as AddressInfo).port;
-  const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
-  const callbackUrl = (merchantId: string) => `${publicUrl}/callbacks/${merchants.byId(merchantId)?.callbackToken}`;
+  return { httpServer, port: (httpServer.address() as AddressInfo).port };
+}
 
-  const metrics = new GatewayMetrics();
-  const upstream = new UpstreamClient({
-    baseUrl: config.upstreamBaseUrl,
-    timeoutMs: config.upstreamTimeoutMs,
-    callbackUrl: (merchant) => callbackUrl(merchant.id),
-    logger,
-    observe: (endpoint, status, seconds) => metrics.providerLatency.observe({ endpoint, status }, seconds),
-  });
-  const storage = createStorage(config, logger, metrics);
+export interface Serving {
+  /** Report not ready from now on (shutdown has begun). */
+  stopAccepting(): void;
+  /** Stops GraphQL over HTTP and websockets (draining requests in flight) and the HTTP server. */
+  close(): Promise<void>;
+}
+
+/** Serves on a bound server: GraphQL over HTTP and graphql-ws on /graphql, the callback receiver, health, metrics, demo. */
+export async function serve({ httpServer }: Listening, parts: ServerParts): Promise<Serving> {
+  const { config, logger, merchants, metrics, storage, service, reconciler, callbacks } = parts;
   const { store, events, rateLimit } = storage;
-  const provider = new BreakingProvider(upstream, {
-    resetTimeoutMs: config.breakerResetMs,
-    onStateChange: (endpoint, state) => logger.warn({ endpoint, state }, 'provider circuit changed'),
-  });
-  const relay = new RelaySender({
-    store,
-    logger,
-    secret: config.relay.secret,
-    maxAttempts: config.relay.maxAttempts,
-    retryBaseMs: config.relay.retryBaseMs,
-  });
-  const service = new DisbursementService({
-    store,
-    events,
-    provider,
-    upstreamTimeoutMs: config.upstreamTimeoutMs,
-    reconcile: {
-      unknownAfterMs: config.reconcile.unknownAfterMs,
-      pendingAfterMs: config.reconcile.pendingAfterMs,
-      maxDelayMs: 10 * 60_000,
-    },
-    onFinal: (record) => {
-      metrics.finalPayouts.inc({ status: record.status });
-      relay.enqueue(record);
-    },
-  });
-  const reconciler = new Reconciler({
-    service,
-    store,
-    merchantById: (id) => merchants.byId(id),
-    intervalMs: config.reconcile.intervalMs,
-    onError: (error) => logger.error({ err: error }, 'reconciler round failed'),
-  });
-  const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger, metrics });
-
   const schema = buildGatewaySchema(events.pubSub);
   const ws = attachGraphQLWs(httpServer, { schema, service, merchants, rateLimit, logger, metrics });
   const graphql = new GraphQLHttpHandler({
@@ -109,14 +71,13 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), { serverWillStart: async () => ({ drainServer: () => ws.dispose() }) }],
   });
   await graphql.start();
-  reconciler.start();
   const allowedOrigins = new Set(config.corsOrigins);
   let shuttingDown = false;
 
   /** Ready: not stopping, store and pub/sub answer, and the provider is not known to be failing. */
   async function readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }> {
     const [storeOk, pubsubOk] = await Promise.all([store.healthy(), events.healthy()]);
-    const checks = { notShuttingDown: !shuttingDown, store: storeOk, pubsub: pubsubOk, provider: !provider.open };
+    const checks = { notShuttingDown: !shuttingDown, store: storeOk, pubsub: pubsubOk, provider: !parts.providerFailing() };
     return { ready: Object.values(checks).every(Boolean), checks };
   }
 
@@ -146,30 +107,19 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       if (error instanceof HttpError) {
-        if (!res.headersSent) sendGraphQLError(res, error.status, 'BAD_REQUEST', error.message);
+        if (!res.headersSent) sendGraphQLError(res, error.status, ErrorCode.BAD_REQUEST, error.message);
         return;
       }
       logger.error({ err: error }, 'request failed');
-      if (!res.headersSent) sendGraphQLError(res, 500, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+      if (!res.headersSent) sendGraphQLError(res, 500, ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error');
       else res.destroy();
     });
   });
 
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    service,
-    reconciler,
-    callbackUrl,
-    storeReads: () => store.reads,
-    async close() {
+    stopAccepting() {
       shuttingDown = true;
-      await reconciler.stop();
-      await graphql.stop();
-      await relay.close();
-      provider.shutdown();
-      await upstream.close();
-      await storage.close();
     },
+    close: () => graphql.stop(),
   };
 }

@@ -7,6 +7,8 @@ import { Merchant } from '../disbursements/disbursement.ports';
 export interface MerchantAccount extends Merchant {
   /** Unguessable path segment of this merchant's callback address, stable across replicas. */
   callbackToken: string;
+  /** Standard Webhooks secret this merchant's callbacks are signed with; unset: WEBHOOK_SECRET's. */
+  webhookSecret?: string;
 }
 
 const merchantsFileSchema = z
@@ -15,6 +17,10 @@ const merchantsFileSchema = z
       id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'id must be 1-64 letters, digits, _ or -'),
       apiKey: z.string().min(1),
       clientTokens: z.array(z.string().min(16, 'client tokens must be at least 16 characters')).min(1),
+      webhookSecret: z
+        .string()
+        .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'webhookSecret must be whsec_ followed by base64')
+        .optional(),
     }),
   )
   .min(1);
@@ -33,16 +39,18 @@ export class MerchantRegistry {
   private readonly byMerchantId = new Map<string, MerchantAccount>();
   private readonly secretValues: string[];
 
-  private constructor(merchants: { id: string; apiKey: string; clientTokens: string[] }[]) {
+  private constructor(merchants: { id: string; apiKey: string; clientTokens: string[]; webhookSecret?: string }[]) {
     this.entries = merchants.map((m) => {
       const callbackToken = createHmac('sha256', m.apiKey).update(`callbacks:${m.id}`).digest('base64url');
-      const merchant = { id: m.id, apiKey: m.apiKey, callbackToken };
+      const merchant = { id: m.id, apiKey: m.apiKey, callbackToken, webhookSecret: m.webhookSecret };
       this.byCallbackToken.set(callbackToken, merchant);
       this.byMerchantId.set(m.id, merchant);
       return { merchant, tokenDigests: m.clientTokens.map(digest) };
     });
-    // The callback token authenticates the provider's callbacks: a credential like the others.
-    this.secretValues = merchants.flatMap((m) => [m.apiKey, ...m.clientTokens]).concat([...this.byCallbackToken.keys()]);
+    // The callback token and webhook secret authenticate the provider's callbacks: credentials like the others.
+    this.secretValues = merchants
+      .flatMap((m) => [m.apiKey, ...m.clientTokens, ...webhookSecretForms(m.webhookSecret)])
+      .concat([...this.byCallbackToken.keys()]);
   }
 
   /** From MERCHANTS_FILE, or the single merchant of MERCHANT_API_KEY and CLIENT_TOKENS. */
@@ -102,8 +110,14 @@ export class MerchantRegistry {
     return this.byCallbackToken.get(token);
   }
 
-  /** Every merchant key and client token, for the logger's redaction. */
+  /** Every merchant key, client token, callback path token and merchant webhook secret, for redaction. */
   secrets(): string[] {
     return this.secretValues;
   }
+}
+
+/** A `whsec_` secret as written, and its key part alone (what a leak of the decoded value would start from). */
+export function webhookSecretForms(secret: string | undefined): string[] {
+  if (!secret) return [];
+  return secret.startsWith('whsec_') ? [secret, secret.slice('whsec_'.length)] : [secret];
 }

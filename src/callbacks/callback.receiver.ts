@@ -1,6 +1,6 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { MerchantRegistry } from '../auth/merchant.registry';
+import { MerchantAccount, MerchantRegistry } from '../auth/merchant.registry';
 import { DisbursementService } from '../disbursements/disbursement.service';
 import { HttpError, readBody } from '../http/http.body';
 import { sendJson } from '../http/http.reply';
@@ -14,7 +14,7 @@ const CALLBACK_BODY_LIMIT = 32 * 1024;
 export interface CallbackReceiverOptions {
   service: DisbursementService;
   merchants: MerchantRegistry;
-  /** Standard Webhooks secret; unset: the unguessable path token is the only credential. */
+  /** Standard Webhooks secret for merchants without their own; unset with none: the unguessable path token is the only credential. */
   webhookSecret?: string;
   logger: Logger;
   metrics: GatewayMetrics;
@@ -25,12 +25,22 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The provider's callbacks: verified, parsed tolerantly, stored, and only then acknowledged. */
+/**
+ * The provider's callbacks: verified with the secret of the merchant whose path they came to, parsed
+ * tolerantly, handed to the domain with whether they were verified, and acknowledged only once stored.
+ */
 export class CallbackReceiver {
-  private readonly webhook?: Webhook;
+  private readonly webhooks = new Map<string, Webhook | undefined>();
 
-  constructor(private readonly opts: CallbackReceiverOptions) {
-    this.webhook = opts.webhookSecret ? new Webhook(opts.webhookSecret) : undefined;
+  constructor(private readonly opts: CallbackReceiverOptions) {}
+
+  /** The merchant's own secret, else the gateway's; undefined: callbacks to this path come unsigned. */
+  private webhookFor(merchant: MerchantAccount): Webhook | undefined {
+    if (!this.webhooks.has(merchant.id)) {
+      const secret = merchant.webhookSecret ?? this.opts.webhookSecret;
+      this.webhooks.set(merchant.id, secret ? new Webhook(secret) : undefined);
+    }
+    return this.webhooks.get(merchant.id);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
@@ -51,11 +61,12 @@ export class CallbackReceiver {
       throw error;
     }
     const deliveryId = header(req, 'webhook-id');
+    const webhook = this.webhookFor(merchant);
     let body: unknown;
     try {
       // The library checks the signature and the 5-minute window, then parses the JSON it signed.
-      body = this.webhook
-        ? this.webhook.verify(raw, {
+      body = webhook
+        ? webhook.verify(raw, {
             'webhook-id': deliveryId ?? '',
             'webhook-timestamp': header(req, 'webhook-timestamp') ?? '',
             'webhook-signature': header(req, 'webhook-signature') ?? '',
@@ -72,13 +83,23 @@ export class CallbackReceiver {
     const record = parseProviderRecord(unwrapEnvelope(body));
     if (!record) return refuse(400, 'malformed', 'Body is not a disbursement record (referenceId and status required)');
 
-    const { record: stored, changed } = await this.opts.service.applyCallback(merchant.id, record, deliveryId);
-    metrics.callbacks.inc({ result: changed ? 'applied' : 'unchanged' });
+    const outcome = await this.opts.service.applyCallback(merchant, record, { deliveryId, verified: webhook !== undefined });
+    metrics.callbacks.inc({ result: outcome.result });
+    const stored = 'record' in outcome ? outcome.record : undefined;
     // The payout's own request id joins this line to the mutation that created it.
     logger.info(
-      { requestId: stored.requestId, merchant: merchant.id, referenceId: record.referenceId, status: stored.status, changed, deliveryId },
+      {
+        requestId: stored?.requestId,
+        merchant: merchant.id,
+        referenceId: record.referenceId,
+        status: stored?.status,
+        result: outcome.result,
+        deliveryId,
+      },
       'callback received',
     );
+    // Not confirmed yet: nothing was stored, and the provider delivers it again later.
+    if (outcome.result === 'retry_later') return sendJson(res, 503, { error: 'Try again later' }, { 'retry-after': '30' });
     sendJson(res, 200, { received: true });
   }
 }

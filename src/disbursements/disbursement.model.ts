@@ -89,7 +89,11 @@ export interface Disbursement {
   ipAddress?: string;
   createdAt?: string;
   updatedAt: string;
-  /** Grows by one with every stored change, so watchers can drop what they have already seen. */
+  /**
+   * Grows by one with every change a client can see, and only then is the record published, so
+   * watchers can drop what they have already seen. Bookkeeping writes (claims, leases, check
+   * schedules, the relay audit) keep it; see disbursement.record.ts.
+   */
   version: number;
   history: StatusEvent[];
   /** webhook-ids already applied, so a redelivery changes nothing. */

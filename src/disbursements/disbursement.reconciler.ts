@@ -1,9 +1,50 @@
-import { Disbursement } from './disbursement.model';
+import { DomainContext } from './disbursement.context';
+import { Disbursement, ProviderRecord } from './disbursement.model';
 import { DisbursementStore, Merchant } from './disbursement.ports';
-import { DisbursementService } from './disbursement.service';
+import { markNeverReceived } from './disbursement.record';
+import { rescheduled, scheduled, stillSending } from './disbursement.schedule';
+import { applyStatusUpdate } from './disbursement.status';
+
+/**
+ * The reconciler's step for one due record: ask the provider and apply the answer.
+ * A payout the provider never saw is no longer checked (an UNKNOWN one says so in its history):
+ * only the client's retry of the same request may send it, after asking the provider once more.
+ */
+export async function reconcileStep(ctx: DomainContext, merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined> {
+  const { referenceId } = record;
+  const { writer, policy } = ctx;
+  let answer: ProviderRecord | undefined;
+  try {
+    answer = await ctx.provider.checkStatus(merchant, referenceId);
+  } catch {
+    const now = ctx.now();
+    const written = await writer.change(merchant.id, referenceId, (current) =>
+      scheduled({ ...current, sending: stillSending(current, now, policy), checkAttempts: current.checkAttempts + 1 }, now, policy),
+    );
+    return written.stored;
+  }
+  const found = answer;
+  const written = await writer.change(merchant.id, referenceId, (current) => {
+    const now = ctx.now();
+    if (stillSending(current, now, policy)) return undefined;
+    if (!found) {
+      if (current.status === 'UNKNOWN') return markNeverReceived(current, now.toISOString());
+      return { ...current, sending: false, nextCheckAt: undefined };
+    }
+    const next = applyStatusUpdate(current, { record: found, source: 'STATUS_CHECK', at: now.toISOString() });
+    if (next) return rescheduled(current, { ...next, sending: false }, now, policy);
+    return scheduled({ ...current, sending: false, checkAttempts: current.checkAttempts + 1 }, now, policy);
+  });
+  return written.stored;
+}
+
+/** What the reconciler asks to settle one due record (the service, which runs `reconcileStep`). */
+export interface ReconcileTarget {
+  reconcile(merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined>;
+}
 
 export interface ReconcilerOptions {
-  service: DisbursementService;
+  service: ReconcileTarget;
   store: DisbursementStore;
   merchantById: (id: string) => Merchant | undefined;
   intervalMs: number;

@@ -23,3 +23,19 @@ export function nextCheckAt(record: Disbursement, now: Date, policy: ReconcilePo
 export function scheduled(record: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
   return { ...record, nextCheckAt: nextCheckAt(record, now, policy) };
 }
+
+/** Older than any create may take: a claim this old that still says "sending" belongs to a dead process. */
+export function isStale(record: Disbursement, now: Date, policy: ReconcilePolicy): boolean {
+  return now.getTime() - Date.parse(record.updatedAt) > policy.staleClaimMs;
+}
+
+/** A create may still be under way: its own answer settles the record, not the reconciler. */
+export function stillSending(record: Disbursement, now: Date, policy: ReconcilePolicy): boolean {
+  return record.sending && !isStale(record, now, policy);
+}
+
+/** A status change restarts the backoff; the next check follows from the new state. */
+export function rescheduled(current: Disbursement, next: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
+  if (next.status === current.status && next.sending === current.sending) return next;
+  return scheduled({ ...next, checkAttempts: 0 }, now, policy);
+}

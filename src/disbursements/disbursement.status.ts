@@ -1,4 +1,6 @@
+import { visiblyDiffers } from './disbursement.fields';
 import { Disbursement, DisbursementStatus, EventSource, isFinal, ProviderRecord } from './disbursement.model';
+import { changed } from './disbursement.record';
 
 /** webhook-ids remembered per record; redeliveries come within minutes, not after dozens of others. */
 const REMEMBERED_DELIVERIES = 20;
@@ -45,25 +47,11 @@ export function applyStatusUpdate(current: Disbursement, update: StatusUpdate): 
       ? { paymentType: incoming.paymentType, providerPaymentType: incoming.providerPaymentType }
       : {}),
   };
-  const fields = [
-    'status',
-    'providerStatus',
-    'message',
-    'identifier',
-    'externalId',
-    'ipAddress',
-    'createdAt',
-    'narration',
-    'paymentType',
-    'providerPaymentType',
-  ] as const;
-  if (!fields.some((f) => next[f] !== current[f])) return undefined;
+  if (!visiblyDiffers(next, current)) return undefined;
 
-  next.updatedAt = at;
-  next.version = current.version + 1;
   if (statusChanged) {
     next.history = [...current.history, { status, providerStatus: incoming.providerStatus, message: incoming.message, source, at }];
   }
   if (deliveryId) next.deliveryIds = [...current.deliveryIds, deliveryId].slice(-REMEMBERED_DELIVERIES);
-  return next;
+  return changed(current, next, at);
 }

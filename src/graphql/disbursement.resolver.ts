@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { GatewayError } from '../disbursements/disbursement.errors';
+import { badInput } from '../disbursements/disbursement.errors';
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { Disbursement } from './disbursement.type';
 import { validateBank, validateMobileMoney } from './disbursement.validation';
@@ -34,7 +34,7 @@ export class DisbursementResolver {
     @Ctx() ctx: GatewayContext,
   ): Promise<(Disbursement | null)[]> {
     if (referenceIds.length > MAX_BATCH) {
-      throw new GatewayError('BAD_USER_INPUT', `referenceIds may hold at most ${MAX_BATCH} ids`, { fields: ['referenceIds'] });
+      throw badInput(`referenceIds may hold at most ${MAX_BATCH} ids`, ['referenceIds']);
     }
     const records = await ctx.loader.loadMany(referenceIds);
     return records.map((r) => {

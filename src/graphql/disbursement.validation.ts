@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { canonicalDecimal, decimalPlaces, fitsJsonNumber, isPositive } from '../disbursements/decimal';
-import { GatewayError } from '../disbursements/disbursement.errors';
+import { badInput, GatewayError } from '../disbursements/disbursement.errors';
 import { BankRequest, MobileMoneyRequest } from '../disbursements/disbursement.model';
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
@@ -78,7 +78,7 @@ function invalid(error: z.ZodError, argument: string): GatewayError {
     }
   }
   const fields = [...seen.keys()];
-  return new GatewayError('BAD_USER_INPUT', `Invalid input: ${[...seen].map(([f, m]) => `${f} ${m}`).join('; ')}`, { fields });
+  return badInput(`Invalid input: ${[...seen].map(([f, m]) => `${f} ${m}`).join('; ')}`, fields);
 }
 
 /** Drops absent optional fields so the request (and its fingerprint) carries only what was given. */

@@ -1,3 +1,4 @@
+import { publicFields } from '../disbursements/disbursement.fields';
 import { Disbursement as Record } from '../disbursements/disbursement.model';
 import { Disbursement } from './disbursement.type';
 
@@ -7,23 +8,10 @@ function date(value: string | undefined): Date | undefined {
   return Number.isNaN(parsed.getTime()) ? undefined : parsed;
 }
 
-/** The domain record as the schema shows it; internal fields (claims, fingerprints, merchant) stay behind. */
+/** The domain record as the schema shows it: its public fields; internal ones (claims, fingerprints, merchant) stay behind. */
 export function toView(record: Record): Disbursement {
   return {
-    referenceId: record.referenceId,
-    identifier: record.identifier,
-    channel: record.channel,
-    paymentType: record.paymentType,
-    providerPaymentType: record.providerPaymentType,
-    status: record.status,
-    providerStatus: record.providerStatus,
-    message: record.message,
-    amount: record.amount,
-    currency: record.currency,
-    accountNumber: record.accountNumber,
-    narration: record.narration,
-    externalId: record.externalId,
-    ipAddress: record.ipAddress,
+    ...publicFields(record),
     createdAt: date(record.createdAt),
     updatedAt: new Date(record.updatedAt),
     history: record.history.map((e) => ({ ...e, at: new Date(e.at) })),

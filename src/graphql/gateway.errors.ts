@@ -1,15 +1,15 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
-import { GatewayError } from '../disbursements/disbursement.errors';
+import { ErrorCode, GatewayError, storeUnavailable } from '../disbursements/disbursement.errors';
 import { StoreUnavailableError } from '../disbursements/disbursement.ports';
 import { Logger } from '../observability/logger';
 
 /** Codes GraphQL and Apollo raise themselves before any resolver runs; their messages are safe. */
-const REQUEST_CODES = new Set([
+const REQUEST_CODES = new Set<string>([
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
-  'BAD_USER_INPUT',
-  'BAD_REQUEST',
+  ErrorCode.BAD_USER_INPUT,
+  ErrorCode.BAD_REQUEST,
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_SUPPORTED',
   'OPERATION_RESOLUTION_FAILURE',
@@ -45,15 +45,12 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
     };
   }
   if (original instanceof StoreUnavailableError) {
-    return {
-      message: 'The gateway cannot read payouts right now (its store is unreachable). Retry later.',
-      path: formatted.path,
-      extensions: { code: 'SERVICE_UNAVAILABLE' },
-    };
+    const unavailable = storeUnavailable();
+    return { message: unavailable.message, path: formatted.path, extensions: { code: unavailable.code } };
   }
   const code = typeof formatted.extensions?.code === 'string' ? formatted.extensions.code : undefined;
   if (code && REQUEST_CODES.has(code)) {
-    const fields = code === 'BAD_USER_INPUT' ? fieldsOfCoercionMessage(formatted.message) : undefined;
+    const fields = code === ErrorCode.BAD_USER_INPUT ? fieldsOfCoercionMessage(formatted.message) : undefined;
     return {
       message: formatted.message,
       locations: formatted.locations,
@@ -63,8 +60,8 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
   }
   if (original instanceof GraphQLError && !code && !formatted.path) {
     // A scalar or argument error raised by graphql-js itself during validation or coercion.
-    return { message: formatted.message, locations: formatted.locations, extensions: { code: 'BAD_USER_INPUT' } };
+    return { message: formatted.message, locations: formatted.locations, extensions: { code: ErrorCode.BAD_USER_INPUT } };
   }
   logger.error({ err: original }, 'unexpected error in a GraphQL operation');
-  return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  return { message: 'Internal server error', path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
 }

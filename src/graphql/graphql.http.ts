@@ -4,6 +4,7 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { clientKey } from '../auth/client.rate-limit';
+import { ErrorCode } from '../disbursements/disbursement.errors';
 import { readBody } from '../http/http.body';
 import { sendGraphQLError } from '../http/http.reply';
 import { withRequestId } from '../observability/request.context';
@@ -83,12 +84,19 @@ export class GraphQLHttpHandler {
       const merchant = merchants.authenticate(req.headers.authorization);
       if (!merchant) {
         res.setHeader('www-authenticate', 'Bearer');
-        return sendGraphQLError(res, 401, 'UNAUTHENTICATED', 'Missing or invalid client credentials: send Authorization: Bearer <token>');
+        return sendGraphQLError(
+          res,
+          401,
+          ErrorCode.UNAUTHENTICATED,
+          'Missing or invalid client credentials: send Authorization: Bearer <token>',
+        );
       }
       const retryAfter = await rateLimit.retryAfter(clientKey(req.headers.authorization, req.socket.remoteAddress));
       if (retryAfter !== undefined) {
         res.setHeader('retry-after', String(retryAfter));
-        return sendGraphQLError(res, 429, 'RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
+        return sendGraphQLError(res, 429, ErrorCode.RATE_LIMITED, `Too many operations from this client; retry in ${retryAfter} s`, {
+          retryAfter,
+        });
       }
       context = createContext(service, merchant, requestId);
     }
@@ -100,7 +108,7 @@ export class GraphQLHttpHandler {
         try {
           body = JSON.parse(raw);
         } catch {
-          return sendGraphQLError(res, 400, 'BAD_REQUEST', 'The request body is not valid JSON');
+          return sendGraphQLError(res, 400, ErrorCode.BAD_REQUEST, 'The request body is not valid JSON');
         }
       } else {
         body = raw;

@@ -6,6 +6,7 @@ import { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { clientKey } from '../auth/client.rate-limit';
 import { MerchantAccount } from '../auth/merchant.registry';
+import { ErrorCode } from '../disbursements/disbursement.errors';
 import { formatError } from './gateway.errors';
 import { createContext, GraphQLServing } from './gateway.context';
 import { parseAndValidate } from './graphql.armor';
@@ -23,7 +24,7 @@ function authorizationOf(ctx: WsContext): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function refusal(code: string, message: string, extensions: Record<string, unknown> = {}): GraphQLError[] {
+function refusal(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}): GraphQLError[] {
   return [new GraphQLError(message, { extensions: { code, ...extensions } })];
 }
 
@@ -60,12 +61,12 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
       },
       onSubscribe: async (ctx, id, payload) => {
         const connection = connections.get(ctx);
-        if (!connection) return refusal('UNAUTHENTICATED', 'Missing or invalid client credentials');
+        if (!connection) return refusal(ErrorCode.UNAUTHENTICATED, 'Missing or invalid client credentials');
         const { merchant, quotaKey, ids } = connection;
-        if (ids.size >= maxSubscriptions) return refusal('RATE_LIMITED', `At most ${maxSubscriptions} operations per connection`);
+        if (ids.size >= maxSubscriptions) return refusal(ErrorCode.RATE_LIMITED, `At most ${maxSubscriptions} operations per connection`);
         const retryAfter = await rateLimit.retryAfter(quotaKey);
         if (retryAfter !== undefined)
-          return refusal('RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
+          return refusal(ErrorCode.RATE_LIMITED, `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
         const checked = parseAndValidate(schema, payload.query);
         if ('errors' in checked) return checked.errors;
         ids.add(id);

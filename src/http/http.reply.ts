@@ -1,4 +1,5 @@
 import { ServerResponse } from 'node:http';
+import { ErrorCode } from '../disbursements/disbursement.errors';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -10,7 +11,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 export function sendGraphQLError(
   res: ServerResponse,
   status: number,
-  code: string,
+  code: ErrorCode,
   message: string,
   extensions: Record<string, unknown> = {},
 ): void {

@@ -26,6 +26,12 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly callbackMismatches = new Counter({
+    name: 'gateway_callback_mismatches_total',
+    help: "Callbacks whose final status the provider's own answer to check-status contradicted (the provider's answer was applied)",
+    registers: [this.registry],
+  });
+
   readonly finalPayouts = new Counter({
     name: 'gateway_payouts_final_total',
     help: 'Payouts that reached a final status, by status',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
+import { publicFields } from '../disbursements/disbursement.fields';
 import { Disbursement, RelayAttempt } from '../disbursements/disbursement.model';
 import { DisbursementStore } from '../disbursements/disbursement.ports';
 import { Logger } from '../observability/logger';
@@ -15,45 +16,9 @@ export interface RelayOptions {
   timeoutMs?: number;
 }
 
-/** The record as the client's endpoint receives it: the public fields, as the GraphQL type has them. */
+/** The record as the client's endpoint receives it: its public fields, as the GraphQL type has them. */
 function payload(record: Disbursement): string {
-  const {
-    referenceId,
-    channel,
-    status,
-    providerStatus,
-    message,
-    amount,
-    currency,
-    accountNumber,
-    narration,
-    identifier,
-    externalId,
-    paymentType,
-    providerPaymentType,
-    createdAt,
-    updatedAt,
-  } = record;
-  return JSON.stringify({
-    type: 'disbursement.final',
-    data: {
-      referenceId,
-      channel,
-      status,
-      providerStatus,
-      message,
-      amount,
-      currency,
-      accountNumber,
-      narration,
-      identifier,
-      externalId,
-      paymentType,
-      providerPaymentType,
-      createdAt,
-      updatedAt,
-    },
-  });
+  return JSON.stringify({ type: 'disbursement.final', data: publicFields(record) });
 }
 
 /**

@@ -11,6 +11,8 @@ export interface UpstreamClientOptions {
   timeoutMs: number;
   /** The gateway's callback address for a merchant: the provider is always pointed at the gateway. */
   callbackUrl: (merchant: Merchant) => string;
+  /** Every secret the gateway knows: removed from the provider's text before it goes anywhere (the merchant's key always is). */
+  secrets?: readonly string[];
   /** Concurrent connections to the provider. */
   connections?: number;
   logger: Logger;
@@ -75,8 +77,9 @@ export class UpstreamClient implements ProviderPort {
     throw failure.kind === 'server-error' ? new ProviderError('unavailable', failure.message, failure.details) : failure;
   }
 
+  /** Ends every connection, and with them calls still running: by now their answers have been given up (shutdown). */
   close(): Promise<void> {
-    return this.pool.close();
+    return this.pool.destroy();
   }
 
   /** One provider call, logged and measured; the merchant key goes in a header and nowhere else. */
@@ -129,7 +132,7 @@ export class UpstreamClient implements ProviderPort {
   }
 
   private failure(answer: Answer, merchant: Merchant, call: string): ProviderError {
-    const { message, field } = providerMessage(answer.body, merchant.apiKey);
+    const { message, field } = providerMessage(answer.body, [merchant.apiKey, ...(this.opts.secrets ?? [])]);
     const status = answer.status;
     if (status === 401 || status === 403)
       return new ProviderError('auth', `provider refused the merchant key on ${call} (${status})`, { status });

@@ -34,8 +34,8 @@ export function retryAfterSeconds(header: string | string[] | undefined, now = D
   return Number.isNaN(date) ? 60 : Math.max(1, Math.ceil((date - now) / 1000));
 }
 
-/** The provider's own words from an error body of unknown shape, trimmed and with the key removed. */
-export function providerMessage(body: string, apiKey: string): { message: string; field?: string } {
+/** The provider's own words from an error body of unknown shape, trimmed and with every secret removed. */
+export function providerMessage(body: string, secrets: readonly string[]): { message: string; field?: string } {
   let message = body;
   let field: string | undefined;
   try {
@@ -52,6 +52,8 @@ export function providerMessage(body: string, apiKey: string): { message: string
   } catch {
     // Not JSON: the text itself is the message.
   }
-  message = message.split(apiKey).join('[redacted]').replace(/\s+/g, ' ').trim().slice(0, 300);
+  // Removed before trimming, so no cut can leave part of a secret behind.
+  for (const secret of secrets) if (secret) message = message.split(secret).join('[redacted]');
+  message = message.replace(/\s+/g, ' ').trim().slice(0, 300);
   return { message: message || 'no reason given', field };
 }

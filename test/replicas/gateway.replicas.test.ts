@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'graphql-ws';
-import { MerchantRegistry } from '../../src/auth/merchant.registry';
+import { Gateway, startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { createLogger } from '../../src/observability/logger';
 import { SandboxHandle, startSandbox } from '../../src/sandbox/sandbox.server';
-import { Gateway, startGateway } from '../../src/server';
 import { describeRedis, requireRedisUrl, uniquePrefix } from '../support/redis';
 import { CREATE_MOBILE, DISBURSEMENT_FIELDS, gql, mobileInput } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
@@ -36,10 +34,8 @@ describeRedis('two gateway replicas sharing one Redis', () => {
       LOG_LEVEL: 'silent',
     };
     const config = loadConfig(env);
-    const merchants = MerchantRegistry.fromConfig(config, true);
-    const logger = createLogger({ level: 'silent', secrets: merchants.secrets() });
-    a = await startGateway({ config, logger, merchants });
-    b = await startGateway({ config, logger, merchants });
+    a = (await startApp({ config, trustedProvider: true })).gateway;
+    b = (await startApp({ config, trustedProvider: true })).gateway;
     onB = wsClient(`${b.url}/graphql`);
   });
 

@@ -1,15 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { MerchantRegistry } from '../../src/auth/merchant.registry';
+import { Gateway, startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { createLogger } from '../../src/observability/logger';
 import { SandboxHandle, SandboxOptions, startSandbox } from '../../src/sandbox/sandbox.server';
-import { Gateway, startGateway } from '../../src/server';
 
 /** Every log line any stack wrote in this test file, for leak checks. */
 export const capturedLogs: string[] = [];
 
-/** Every merchant key and client token a stack in this file was given; none may ever leave. */
+/** Every secret a stack in this file was given (keys, tokens, callback tokens, webhook secrets); none may ever leave. */
 export const knownSecrets = new Set<string>(['sandbox-key']);
 
 export interface Stack {
@@ -22,11 +20,13 @@ export interface Stack {
 }
 
 export interface StackOptions {
-  /** Extra gateway environment (the names of ARCHITECTURE.md "Configuration"). */
+  /** Extra gateway environment (the names of the README's "Configuration"). */
   env?: Record<string, string>;
   sandbox?: Partial<SandboxOptions>;
   /** Merchant key the gateway sends; default the sandbox's active key. */
   merchantApiKey?: string;
+  /** How long creates in flight may finish at close before they are answered OUTCOME_UNKNOWN. */
+  createGraceMs?: number;
 }
 
 /** A real embedded sandbox and a real gateway pointed at it over HTTP, both on free ports. */
@@ -52,16 +52,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     LOG_LEVEL: 'info',
     ...opts.env,
   });
-  const merchants = MerchantRegistry.fromConfig(config, true);
-  for (const secret of merchants.secrets()) knownSecrets.add(secret);
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       capturedLogs.push(chunk.toString());
       done();
     },
   });
-  const logger = createLogger({ level: config.logLevel, secrets: merchants.secrets(), destination: sink });
-  const gateway = await startGateway({ config, logger, merchants });
+  const { gateway } = await startApp({ config, logDestination: sink, trustedProvider: true, createGraceMs: opts.createGraceMs });
+  for (const secret of gateway.secrets) knownSecrets.add(secret);
   return {
     sandbox,
     gateway,

@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
+import { CallbackReceiver } from './callbacks/callback.receiver';
+import { Config } from './config';
+import { Reconciler } from './disbursements/disbursement.reconciler';
+import { DisbursementService } from './disbursements/disbursement.service';
+import { createLogger, Logger } from './observability/logger';
+import { GatewayMetrics } from './observability/metrics';
+import { RelaySender } from './relay/relay.sender';
+import { SandboxHandle, startSandbox } from './sandbox/sandbox.server';
+import { listen, serve } from './server';
+import { createStorage } from './store/store.factory';
+import { BreakingProvider } from './upstream/upstream.breaker';
+import { UpstreamClient } from './upstream/upstream.client';
+
+/** How long creates in flight may still finish at shutdown before they are answered OUTCOME_UNKNOWN; under the HTTP drain's 10 s. */
+const CREATE_GRACE_MS = 8_000;
+
+export interface AppOptions {
+  config: Config;
+  /** Where log lines go; default stdout. */
+  logDestination?: NodeJS.WritableStream;
+  /** Allow open access (no client tokens) with a provider given by UPSTREAM_BASE_URL, as tests and the bench do with their own sandbox. */
+  trustedProvider?: boolean;
+  /** Overrides CREATE_GRACE_MS (tests). */
+  createGraceMs?: number;
+}
+
+export interface Gateway {
+  url: string;
+  port: number;
+  service: DisbursementService;
+  reconciler: Reconciler;
+  merchants: MerchantRegistry;
+  logger: Logger;
+  /** Every secret the gateway knows; none may appear in a response or a log line. */
+  secrets: readonly string[];
+  /** The callback address the provider is given for a merchant. */
+  callbackUrl(merchantId: string): string;
+  /** Store round trips so far (batching shows here). */
+  storeReads(): number;
+  close(): Promise<void>;
+}
+
+export interface App {
+  gateway: Gateway;
+  /** The embedded sandbox, when no UPSTREAM_BASE_URL was configured. */
+  sandbox?: SandboxHandle;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the whole gateway from its configuration: merchants and logger, the embedded sandbox when
+ * no provider is configured, then storage, the provider client, the domain, and the HTTP server.
+ * main.ts, the tests and the bench all start it here. Throws ConfigError on a bad setting.
+ */
+export async function startApp(opts: AppOptions): Promise<App> {
+  const embedded = !opts.config.upstreamBaseUrl;
+  const webhookSecret = embedded
+    ? (opts.config.webhookSecret ?? opts.config.sandbox.webhookSecret ?? `whsec_${randomBytes(24).toString('base64')}`)
+    : opts.config.webhookSecret;
+  const merchants = MerchantRegistry.fromConfig(opts.config, embedded || opts.trustedProvider === true);
+  const secrets = [...merchants.secrets(), ...webhookSecretForms(webhookSecret), ...webhookSecretForms(opts.config.relay.secret)];
+  const logger = createLogger({ level: opts.config.logLevel, secrets, destination: opts.logDestination });
+  const sandbox = embedded ? await startSandbox({ ...opts.config.sandbox, webhookSecret, logger }) : undefined;
+  try {
+    const config = { ...opts.config, upstreamBaseUrl: sandbox?.url ?? opts.config.upstreamBaseUrl, webhookSecret };
+    const gateway = await startGateway(config, merchants, logger, secrets, opts.createGraceMs ?? CREATE_GRACE_MS);
+    if (sandbox) logger.info(`embedded sandbox provider at ${sandbox.url}`);
+    return {
+      gateway,
+      sandbox,
+      async close() {
+        await gateway.close();
+        await sandbox?.close();
+      },
+    };
+  } catch (error) {
+    await sandbox?.close();
+    throw error;
+  }
+}
+
+async function startGateway(
+  config: Config,
+  merchants: MerchantRegistry,
+  logger: Logger,
+  secrets: readonly string[],
+  createGraceMs: number,
+): Promise<Gateway> {
+  if (!config.upstreamBaseUrl) throw new Error('the gateway needs an upstream base URL');
+  const listening = await listen(config);
+  const { port } = listening;
+  const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
+  const callbackUrl = (merchantId: string) => `${publicUrl}/callbacks/${merchants.byId(merchantId)?.callbackToken}`;
+
+  const metrics = new GatewayMetrics();
+  const upstream = new UpstreamClient({
+    baseUrl: config.upstreamBaseUrl,
+    timeoutMs: config.upstreamTimeoutMs,
+    callbackUrl: (merchant) => callbackUrl(merchant.id),
+    secrets,
+    logger,
+    observe: (endpoint, status, seconds) => metrics.providerLatency.observe({ endpoint, status }, seconds),
+  });
+  const storage = createStorage(config, logger, metrics);
+  const { store, events } = storage;
+  const provider = new BreakingProvider(upstream, {
+    resetTimeoutMs: config.breakerResetMs,
+    onStateChange: (endpoint, state) => logger.warn({ endpoint, state }, 'provider circuit changed'),
+  });
+  const relay = new RelaySender({
+    store,
+    logger,
+    secret: config.relay.secret,
+    maxAttempts: config.relay.maxAttempts,
+    retryBaseMs: config.relay.retryBaseMs,
+  });
+  const service = new DisbursementService({
+    store,
+    events,
+    provider,
+    upstreamTimeoutMs: config.upstreamTimeoutMs,
+    reconcile: {
+      unknownAfterMs: config.reconcile.unknownAfterMs,
+      pendingAfterMs: config.reconcile.pendingAfterMs,
+      maxDelayMs: 10 * 60_000,
+    },
+    onFinal: (record) => {
+      metrics.finalPayouts.inc({ status: record.status });
+      relay.enqueue(record);
+    },
+    onMismatch: (mismatch) => {
+      metrics.callbackMismatches.inc();
+      logger.warn(mismatch, 'callback contradicted by the provider; its answer applied');
+    },
+  });
+  const reconciler = new Reconciler({
+    service,
+    store,
+    merchantById: (id) => merchants.byId(id),
+    intervalMs: config.reconcile.intervalMs,
+    onError: (error) => logger.error({ err: error }, 'reconciler round failed'),
+  });
+  const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger, metrics });
+  const server = await serve(listening, {
+    config,
+    logger,
+    merchants,
+    metrics,
+    storage,
+    service,
+    reconciler,
+    callbacks,
+    providerFailing: () => provider.open,
+  });
+  reconciler.start();
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    service,
+    reconciler,
+    merchants,
+    logger,
+    secrets,
+    callbackUrl,
+    storeReads: () => store.reads,
+    async close() {
+      server.stopAccepting();
+      await reconciler.stop();
+      // Creates still running after the grace are answered OUTCOME_UNKNOWN, so the HTTP drain can finish.
+      await Promise.all([service.drain(createGraceMs), server.close()]);
+      await relay.close();
+      provider.shutdown();
+      await upstream.close();
+      await storage.close();
+    },
+  };
+}

@@ -1,0 +1,305 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DomainContext } from './disbursement.context';
+import {
+  fromProviderError,
+  outcomeUnknown,
+  referenceConflict,
+  requestConflict,
+  storeUnavailable,
+  upstreamUnavailable,
+} from './disbursement.errors';
+import { fingerprint } from './disbursement.fingerprint';
+import { Disbursement, DisbursementRequest, EventSource, isFinal, ProviderRecord } from './disbursement.model';
+import { Merchant, ProviderError, StoreUnavailableError } from './disbursement.ports';
+import { adopted, changed, contentDiffers, markUnknown, newClaim } from './disbursement.record';
+import { isStale, rescheduled, scheduled } from './disbursement.schedule';
+import { applyStatusUpdate } from './disbursement.status';
+
+interface InFlight {
+  fingerprint: string;
+  request: DisbursementRequest;
+  result: Promise<Disbursement>;
+}
+
+const inFlightKey = (merchantId: string, referenceId: string) => `${merchantId}\u0000${referenceId}`;
+
+/**
+ * Creates payouts at most once. The claim is stored before the provider is called, so a retry,
+ * a second replica or a restart after a crash finds it and never sends the same payout twice;
+ * whenever the provider may already have the payout, it is asked (check-status) before anything
+ * is sent again or the client is told to change its request.
+ */
+export class CreateDisbursement {
+  private readonly inFlight = new Map<string, InFlight>();
+  /** Answers OUTCOME_UNKNOWN to each create still running, at shutdown. */
+  private readonly giveUp = new Set<() => void>();
+  private closing = false;
+
+  constructor(
+    private readonly ctx: DomainContext,
+    /** How often a request waiting on another replica's in-flight create looks again. */
+    private readonly claimPollMs = 100,
+  ) {}
+
+  /** Concurrent identical requests in this process share one provider call and its answer. */
+  run(merchant: Merchant, request: DisbursementRequest, requestId?: string): Promise<Disbursement> {
+    const key = inFlightKey(merchant.id, request.referenceId);
+    const fp = fingerprint(request);
+    const running = this.inFlight.get(key);
+    if (running) {
+      if (running.fingerprint !== fp) return Promise.reject(requestConflict(running.request, request));
+      return running.result;
+    }
+    if (this.closing) return Promise.reject(outcomeUnknown(request.referenceId));
+    const work = this.createOnce(merchant, request, fp, requestId).catch((error: unknown) => {
+      // Only reached before anything was sent: once the provider is called, send() owns the outcome.
+      if (error instanceof StoreUnavailableError) throw storeUnavailable(request.referenceId);
+      throw error;
+    });
+    let giveUp = () => {};
+    const abandoned = new Promise<never>((_resolve, reject) => {
+      giveUp = () => reject(outcomeUnknown(request.referenceId));
+    });
+    this.giveUp.add(giveUp);
+    const result = Promise.race([work, abandoned]).finally(() => {
+      this.giveUp.delete(giveUp);
+      this.inFlight.delete(key);
+    });
+    this.inFlight.set(key, { fingerprint: fp, request, result });
+    return result;
+  }
+
+  /**
+   * Shutdown: lets creates in flight finish for up to `graceMs`, then answers the rest OUTCOME_UNKNOWN.
+   * Their claims stay as they are ("sending", UNKNOWN): the reconciler of a live replica, or of the next
+   * process, settles them once they are stale, so nothing is ever sent twice.
+   */
+  async drain(graceMs: number): Promise<void> {
+    const running = [...this.inFlight.values()].map((f) => f.result.catch(() => undefined));
+    if (running.length > 0) {
+      const grace = new AbortController();
+      await Promise.race([Promise.all(running), sleep(graceMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
+      grace.abort();
+    }
+    this.closing = true;
+    for (const giveUp of this.giveUp) giveUp();
+  }
+
+  private async createOnce(merchant: Merchant, request: DisbursementRequest, fp: string, requestId?: string): Promise<Disbursement> {
+    const { store, policy, now } = this.ctx;
+    const claim = scheduled(newClaim(merchant.id, request, fp, now().toISOString(), requestId), now(), policy);
+    const deadline = Date.now() + policy.staleClaimMs;
+    let orphanChecked = false;
+    for (;;) {
+      const existing = await store.insertIfAbsent(claim);
+      if (!existing) return this.send(merchant, request, claim);
+      if (!existing.request) {
+        // A record no create claimed (learnt from a callback): one check-status decides what it is.
+        if (orphanChecked)
+          throw upstreamUnavailable(request.referenceId, 'The payout record changed while it was checked; nothing was sent. Retry.');
+        orphanChecked = true;
+        const adoptedRecord = await this.orphan(merchant, request, fp, existing);
+        if (adoptedRecord) return adoptedRecord;
+        continue;
+      }
+      if (existing.fingerprint !== fp) throw requestConflict(existing.request, request);
+      // A final status is the answer, whoever is still sending (a callback can beat the create's own answer).
+      if (isFinal(existing.status)) return existing;
+      if (!existing.sending) {
+        if (existing.status !== 'UNKNOWN') return existing;
+        return this.resolveUnknown(merchant, request, existing);
+      }
+      if (isStale(existing, now(), policy) || Date.now() > deadline) return this.resolveUnknown(merchant, request, existing);
+      // Another replica is sending this very payout: wait for its answer instead of sending again.
+      await sleep(this.claimPollMs);
+    }
+  }
+
+  /**
+   * A record first learnt from a callback is this request's payout only when the provider has it with
+   * the same amount, currency and account. When the provider never saw it, it is dropped and the create
+   * goes ahead (undefined); other content is a REFERENCE_CONFLICT.
+   */
+  private async orphan(
+    merchant: Merchant,
+    request: DisbursementRequest,
+    fp: string,
+    existing: Disbursement,
+  ): Promise<Disbursement | undefined> {
+    const { referenceId } = request;
+    let answer: ProviderRecord | undefined;
+    try {
+      answer = await this.ctx.provider.checkStatus(merchant, referenceId);
+    } catch {
+      throw upstreamUnavailable(
+        referenceId,
+        'The payout provider could not be asked about this referenceId; nothing was sent. Retry later.',
+      );
+    }
+    if (!answer) {
+      await this.ctx.store.remove(merchant.id, referenceId, (current) => !current.request && current.version === existing.version);
+      return undefined;
+    }
+    const differs = contentDiffers(request, answer);
+    if (differs.length > 0) throw referenceConflict(referenceId, differs);
+    const found = answer;
+    const { stored } = await this.ctx.writer.change(merchant.id, referenceId, (current) => {
+      if (current.request) return undefined;
+      const base = adopted(current, request, fp);
+      const now = this.ctx.now();
+      const next = applyStatusUpdate(base, { record: found, source: 'STATUS_CHECK', at: now.toISOString() });
+      return next ? rescheduled(base, next, now, this.ctx.policy) : base;
+    });
+    if (!stored) return undefined;
+    if (stored.request && stored.fingerprint !== fp) throw requestConflict(stored.request, request);
+    return stored;
+  }
+
+  /** An earlier attempt's outcome is unknown: ask the provider before anything is sent again. */
+  private async resolveUnknown(merchant: Merchant, request: DisbursementRequest, existing: Disbursement): Promise<Disbursement> {
+    const { store, policy, now } = this.ctx;
+    let answer: ProviderRecord | undefined;
+    try {
+      answer = await this.ctx.provider.checkStatus(merchant, request.referenceId);
+    } catch {
+      throw outcomeUnknown(request.referenceId);
+    }
+    if (answer) return this.settleClaim(merchant, request, answer, 'STATUS_CHECK');
+    // The provider never saw it: take the claim over (only one caller wins) and send.
+    const since = existing.updatedAt;
+    let won = false;
+    // The store may run this more than once (Redis retries on a conflicting write): only the last
+    // run was stored, so `won` must be what that run decided, or two replicas could both send.
+    const taken = await store.update(merchant.id, request.referenceId, (current) => {
+      // A claim still marked as sending is taken over only when its process is gone (stale).
+      won = current.status === 'UNKNOWN' && current.updatedAt === since && (!current.sending || isStale(current, now(), policy));
+      return won ? scheduled({ ...current, sending: true, updatedAt: now().toISOString() }, now(), policy) : undefined;
+    });
+    if (!won || !taken) {
+      // Someone else moved first: report what they settled, or let the client ask again; never loop here.
+      const settled = await store.get(merchant.id, request.referenceId);
+      if (settled && !settled.sending && settled.status !== 'UNKNOWN') return settled;
+      throw outcomeUnknown(request.referenceId);
+    }
+    return this.send(merchant, request, taken);
+  }
+
+  private async send(merchant: Merchant, request: DisbursementRequest, claim: Disbursement): Promise<Disbursement> {
+    let answer: ProviderRecord;
+    try {
+      answer = await this.ctx.provider.create(merchant, request);
+    } catch (error) {
+      return this.afterFailedSend(merchant, request, claim, error);
+    }
+    return this.settleClaim(merchant, request, answer, 'CREATE');
+  }
+
+  private async afterFailedSend(
+    merchant: Merchant,
+    request: DisbursementRequest,
+    claim: Disbursement,
+    error: unknown,
+  ): Promise<Disbursement> {
+    const { referenceId } = request;
+    const kind = error instanceof ProviderError ? error.kind : 'unknown';
+    // A 5xx came after the request arrived; a 400 may be the provider refusing a referenceId it already
+    // has (a claim lost with an emptied store): only the provider's own record can tell.
+    if (kind === 'server-error' || kind === 'rejected') return this.askAfterRefusal(merchant, request, claim, error as ProviderError);
+    if (kind === 'unknown') {
+      await this.markUnknown(merchant, referenceId, error instanceof Error ? error.message : 'the provider call failed');
+      throw outcomeUnknown(referenceId);
+    }
+    // auth, rate-limited, unavailable: the provider created nothing.
+    await this.releaseClaim(claim);
+    throw fromProviderError(error, referenceId);
+  }
+
+  /**
+   * After a 5xx or a 400, check-status decides: the provider has this payout → its record is the answer;
+   * it has another payout under this referenceId → REFERENCE_CONFLICT; it has none → the refusal stands
+   * and the claim is released; it cannot be asked → OUTCOME_UNKNOWN.
+   */
+  private async askAfterRefusal(
+    merchant: Merchant,
+    request: DisbursementRequest,
+    claim: Disbursement,
+    error: ProviderError,
+  ): Promise<Disbursement> {
+    const { referenceId } = request;
+    let answer: ProviderRecord | undefined;
+    try {
+      answer = await this.ctx.provider.checkStatus(merchant, referenceId);
+    } catch {
+      await this.markUnknown(merchant, referenceId, error.message);
+      throw outcomeUnknown(referenceId);
+    }
+    if (!answer) {
+      await this.releaseClaim(claim);
+      if (error.kind === 'server-error')
+        throw upstreamUnavailable(referenceId, 'The payout provider failed and did not create the payout; it is safe to retry.');
+      throw fromProviderError(error, referenceId);
+    }
+    const differs = contentDiffers(request, answer);
+    if (differs.length === 0) return this.settleClaim(merchant, request, answer, 'STATUS_CHECK');
+    await this.becomeProviders(merchant, claim, answer).catch(() => undefined);
+    throw referenceConflict(referenceId, differs);
+  }
+
+  /** The provider holds another payout under this referenceId: the record becomes that payout, with no request of ours. */
+  private async becomeProviders(merchant: Merchant, claim: Disbursement, answer: ProviderRecord): Promise<void> {
+    await this.ctx.writer.change(merchant.id, claim.referenceId, (current) => {
+      if (current.fingerprint !== claim.fingerprint) return undefined;
+      const now = this.ctx.now();
+      const at = now.toISOString();
+      const base: Disbursement = {
+        ...current,
+        request: undefined,
+        fingerprint: undefined,
+        sending: false,
+        amount: answer.amount ?? current.amount,
+        currency: answer.currency ?? current.currency,
+        accountNumber: answer.accountNumber ?? current.accountNumber,
+        narration: answer.narration,
+      };
+      const next = applyStatusUpdate(base, { record: answer, source: 'STATUS_CHECK', at }) ?? changed(current, base, at);
+      return rescheduled(current, next, now, this.ctx.policy);
+    });
+  }
+
+  /** The provider's answer to our create (or its record found by check-status): the claim is no longer in flight. */
+  private async settleClaim(
+    merchant: Merchant,
+    request: DisbursementRequest,
+    answer: ProviderRecord,
+    source: EventSource,
+  ): Promise<Disbursement> {
+    const { referenceId } = request;
+    try {
+      const { stored } = await this.ctx.writer.change(merchant.id, referenceId, (current) => {
+        const now = this.ctx.now();
+        const next = applyStatusUpdate(current, { record: answer, source, at: now.toISOString() }) ?? current;
+        return rescheduled(current, { ...next, sending: false }, now, this.ctx.policy);
+      });
+      if (stored) return stored;
+    } catch {
+      // The provider has the payout but it could not be recorded: the claim stays "sending",
+      // and the reconciler finds it as a stale claim once the store answers again.
+    }
+    throw outcomeUnknown(referenceId);
+  }
+
+  private async markUnknown(merchant: Merchant, referenceId: string, reason: string): Promise<void> {
+    await this.ctx.writer
+      .change(merchant.id, referenceId, (current) => {
+        const now = this.ctx.now();
+        return rescheduled(current, markUnknown(current, reason, now.toISOString()), now, this.ctx.policy);
+      })
+      .catch(() => undefined);
+  }
+
+  private async releaseClaim(claim: Disbursement): Promise<void> {
+    await this.ctx.store
+      .remove(claim.merchantId, claim.referenceId, (current) => current.sending && current.fingerprint === claim.fingerprint)
+      .catch(() => undefined);
+  }
+}

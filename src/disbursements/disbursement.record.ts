@@ -1,0 +1,127 @@
+import { canonicalDecimal } from './decimal';
+import { Disbursement, DisbursementRequest, EventSource, ProviderRecord, StatusEvent } from './disbursement.model';
+
+/**
+ * Pure changes of one record. The `version` rule lives here: a change a client can see (a status,
+ * a provider field, a history entry) goes through `changed`, which bumps `version` and `updatedAt`
+ * and is published; bookkeeping (claims, leases, check schedules, the relay audit, attaching a
+ * request to a record the provider confirmed) keeps `version`, and is not published.
+ */
+export function changed(current: Disbursement, next: Disbursement, at: string): Disbursement {
+  return { ...next, updatedAt: at, version: current.version + 1 };
+}
+
+/** A change is published exactly when its version moved. */
+export function isPublished(before: Disbursement | undefined, after: Disbursement | undefined): boolean {
+  return after !== undefined && (before === undefined || after.version !== before.version);
+}
+
+type NewFields = Omit<Disbursement, 'status' | 'updatedAt' | 'version' | 'history' | 'deliveryIds' | 'checkAttempts'>;
+
+/** A record the provider has said nothing about yet: UNKNOWN, no history, version 0. */
+export function newRecord(fields: NewFields, at: string): Disbursement {
+  return { ...fields, status: 'UNKNOWN', updatedAt: at, version: 0, history: [], deliveryIds: [], checkAttempts: 0 };
+}
+
+/** The claim stored before a create is sent: "sending" until the provider's answer (or its absence) settles it. */
+export function newClaim(
+  merchantId: string,
+  request: DisbursementRequest,
+  fingerprint: string,
+  at: string,
+  requestId?: string,
+): Disbursement {
+  return newRecord(
+    {
+      merchantId,
+      referenceId: request.referenceId,
+      requestId,
+      channel: request.channel,
+      request,
+      fingerprint,
+      sending: true,
+      paymentType: request.channel === 'BANK' ? 'BANK' : 'OTHER',
+      amount: request.amount,
+      currency: request.currency,
+      accountNumber: request.accountNumber,
+      narration: request.narration,
+    },
+    at,
+  );
+}
+
+/** Longest text kept from a provider record the gateway did not create (an orphan), so a record stays small. */
+const ORPHAN_TEXT_LIMIT = 256;
+const bounded = (value: string | undefined) => value?.slice(0, ORPHAN_TEXT_LIMIT);
+
+/** A payout the provider confirmed that no create of this gateway claimed: its fields are the provider's, bounded. */
+export function orphanRecord(merchantId: string, answer: ProviderRecord, at: string): Disbursement {
+  return newRecord(
+    {
+      merchantId,
+      referenceId: answer.referenceId,
+      channel: answer.paymentType === 'BANK' ? 'BANK' : 'MOBILE_MONEY',
+      sending: false,
+      paymentType: 'OTHER',
+      amount: answer.amount ?? '0',
+      currency: bounded(answer.currency) ?? '',
+      accountNumber: bounded(answer.accountNumber) ?? '',
+    },
+    at,
+  );
+}
+
+/** Bounds every text field of a provider record, for records the gateway did not create. */
+export function boundedAnswer(answer: ProviderRecord): ProviderRecord {
+  return {
+    ...answer,
+    providerStatus: answer.providerStatus.slice(0, ORPHAN_TEXT_LIMIT),
+    providerPaymentType: bounded(answer.providerPaymentType),
+    narration: bounded(answer.narration),
+    identifier: bounded(answer.identifier),
+    externalId: bounded(answer.externalId),
+    ipAddress: bounded(answer.ipAddress),
+    createdAt: bounded(answer.createdAt),
+    message: bounded(answer.message),
+  };
+}
+
+/** The content that makes a payout what it is; a record of the provider with other content is another payout. */
+const CONTENT = ['amount', 'currency', 'accountNumber'] as const;
+
+/** Request fields whose value the provider's record contradicts (fields the provider left out contradict nothing). */
+export function contentDiffers(request: Pick<DisbursementRequest, (typeof CONTENT)[number]>, answer: ProviderRecord): string[] {
+  return CONTENT.filter((field) => {
+    const theirs = answer[field];
+    if (theirs === undefined) return false;
+    if (field === 'amount') return canonicalDecimal(request.amount) !== canonicalDecimal(theirs);
+    return request[field] !== theirs;
+  });
+}
+
+function noted(current: Disbursement, message: string, source: EventSource, at: string): StatusEvent[] {
+  return [...current.history, { status: current.status, message, source, at }];
+}
+
+/** A create whose answer never came: no longer in flight; when still UNKNOWN, the reason goes in its history. */
+export function markUnknown(current: Disbursement, reason: string, at: string): Disbursement {
+  // A callback may have settled it meanwhile: then only the claim ends, which no client sees.
+  if (current.status !== 'UNKNOWN') return { ...current, sending: false };
+  return changed(current, { ...current, sending: false, history: noted(current, `Outcome unknown: ${reason}`, 'CREATE', at) }, at);
+}
+
+export const NEVER_RECEIVED = 'The provider has no record of this payout: it was never received. Retry the same request to send it.';
+
+/** The provider says it never received this UNKNOWN payout: say so, and stop asking. */
+export function markNeverReceived(current: Disbursement, at: string): Disbursement {
+  return changed(
+    current,
+    { ...current, sending: false, nextCheckAt: undefined, history: noted(current, NEVER_RECEIVED, 'STATUS_CHECK', at) },
+    at,
+  );
+}
+
+/** A confirmed orphan becomes this request's record: the request is attached, nothing a client sees changes. */
+export function adopted(current: Disbursement, request: DisbursementRequest, fingerprint: string): Disbursement {
+  return { ...current, request, fingerprint };
+}

@@ -1,0 +1,156 @@
+import { DomainContext, statusChange } from './disbursement.context';
+import { fromProviderError } from './disbursement.errors';
+import { Disbursement, DisbursementStatus, isFinal, ProviderRecord } from './disbursement.model';
+import { Merchant } from './disbursement.ports';
+import { boundedAnswer, contentDiffers, orphanRecord } from './disbursement.record';
+import { scheduled } from './disbursement.schedule';
+
+/** How a callback was received. */
+export interface CallbackDelivery {
+  /** Its webhook-id, when it came signed. */
+  deliveryId?: string;
+  /** Signed with the secret of the merchant whose path it was posted to, and the signature checked. */
+  verified: boolean;
+}
+
+/**
+ * What became of a callback:
+ * - `applied` / `unchanged`: taken as it came (a verified callback, or an unverified one with nothing final in it);
+ * - `confirmed`: its final status was unverified and the provider confirmed it;
+ * - `overruled`: the provider's answer contradicted it, and the provider's answer was applied instead;
+ * - `unknown_reference`: no such payout here, and the provider has none either: nothing is kept;
+ * - `retry_later`: it could not be confirmed now (provider unreachable, or the merchant's orphan quota is
+ *   spent); nothing was stored, and the sender should deliver it again later.
+ */
+export type CallbackOutcome =
+  | { result: 'applied' | 'unchanged' | 'confirmed' | 'overruled'; record: Disbursement; changed: boolean }
+  | { result: 'unknown_reference' | 'retry_later' };
+
+/** Reported when a callback's final status is not what the provider itself says. */
+export interface CallbackMismatch {
+  merchantId: string;
+  referenceId: string;
+  claimed: DisbursementStatus;
+  /** The provider's status, or undefined when it has no such payout. */
+  provider?: DisbursementStatus;
+}
+
+export interface StatusUpdateOptions {
+  /** Payouts first learnt from a callback, per merchant per hour in one process; beyond it such callbacks wait. */
+  orphansPerHour?: number;
+  onMismatch?: (mismatch: CallbackMismatch) => void;
+}
+
+/** Default bound on payouts first learnt from a callback: 1,000 per merchant per hour in one process. */
+export const ORPHANS_PER_HOUR = 1000;
+const HOUR_MS = 3600_000;
+
+/**
+ * Status updates: provider callbacks and status checks on request. A final status reaches the store
+ * only from a verified callback or from the provider's own answer to check-status.
+ */
+export class StatusUpdates {
+  private readonly orphanWindows = new Map<string, { start: number; count: number }>();
+
+  constructor(
+    private readonly ctx: DomainContext,
+    private readonly opts: StatusUpdateOptions = {},
+  ) {}
+
+  /** Asks the provider for the current state and applies it through the status rules. */
+  async refresh(merchant: Merchant, referenceId: string): Promise<Disbursement | undefined> {
+    const current = await this.ctx.store.get(merchant.id, referenceId);
+    if (!current) return undefined;
+    let answer: ProviderRecord | undefined;
+    try {
+      answer = await this.ctx.provider.checkStatus(merchant, referenceId);
+    } catch (error) {
+      throw fromProviderError(error, referenceId);
+    }
+    if (!answer) return current;
+    return (await this.ctx.writer.change(merchant.id, referenceId, statusChange(this.ctx, answer, 'STATUS_CHECK'))).stored ?? current;
+  }
+
+  /**
+   * A provider callback. A callback is taken as it came when it was verified and its content (amount,
+   * currency, account) matches the record; otherwise a final status in it is first confirmed with
+   * check-status, and the provider's answer wins. A referenceId the gateway has no record of costs
+   * one status check and is kept only when the provider has it.
+   */
+  async applyCallback(merchant: Merchant, record: ProviderRecord, delivery: CallbackDelivery): Promise<CallbackOutcome> {
+    const current = await this.ctx.store.get(merchant.id, record.referenceId);
+    if (!current) return this.unknownReference(merchant, record);
+    const trusted = delivery.verified && contentDiffers(current, record).length === 0;
+    if (!trusted && isFinal(record.status)) return this.confirm(merchant, record);
+    const { stored, changed } = await this.ctx.writer.change(
+      merchant.id,
+      record.referenceId,
+      statusChange(this.ctx, record, 'CALLBACK', delivery.verified ? delivery.deliveryId : undefined),
+    );
+    if (!stored) return this.unknownReference(merchant, record);
+    return { result: changed ? 'applied' : 'unchanged', record: stored, changed };
+  }
+
+  /** An unverified final status: the provider's own record decides, and only it is stored. */
+  private async confirm(merchant: Merchant, claimed: ProviderRecord): Promise<CallbackOutcome> {
+    const { referenceId } = claimed;
+    let answer: ProviderRecord | undefined;
+    try {
+      answer = await this.ctx.provider.checkStatus(merchant, referenceId);
+    } catch {
+      return { result: 'retry_later' };
+    }
+    const agrees = answer?.status === claimed.status;
+    if (!agrees) this.opts.onMismatch?.({ merchantId: merchant.id, referenceId, claimed: claimed.status, provider: answer?.status });
+    if (!answer) {
+      const current = await this.ctx.store.get(merchant.id, referenceId);
+      return current ? { result: 'overruled', record: current, changed: false } : { result: 'unknown_reference' };
+    }
+    const { stored, changed } = await this.ctx.writer.change(
+      merchant.id,
+      referenceId,
+      statusChange(this.ctx, answer, agrees ? 'CALLBACK' : 'STATUS_CHECK'),
+    );
+    if (!stored) return { result: 'unknown_reference' };
+    return { result: agrees ? 'confirmed' : 'overruled', record: stored, changed };
+  }
+
+  /** A callback for a payout this gateway has no record of: kept, from the provider's own answer, only if the provider has it. */
+  private async unknownReference(merchant: Merchant, claimed: ProviderRecord): Promise<CallbackOutcome> {
+    if (!this.takeOrphanQuota(merchant.id)) return { result: 'retry_later' };
+    let answer: ProviderRecord | undefined;
+    try {
+      answer = await this.ctx.provider.checkStatus(merchant, claimed.referenceId);
+    } catch {
+      return { result: 'retry_later' };
+    }
+    if (!answer) return { result: 'unknown_reference' };
+    if (answer.status !== claimed.status)
+      this.opts.onMismatch?.({
+        merchantId: merchant.id,
+        referenceId: claimed.referenceId,
+        claimed: claimed.status,
+        provider: answer.status,
+      });
+    const found = boundedAnswer(answer);
+    const now = this.ctx.now();
+    await this.ctx.store.insertIfAbsent(scheduled(orphanRecord(merchant.id, found, now.toISOString()), now, this.ctx.policy));
+    const { stored, changed } = await this.ctx.writer.change(merchant.id, found.referenceId, statusChange(this.ctx, found, 'STATUS_CHECK'));
+    if (!stored) return { result: 'unknown_reference' };
+    return { result: changed ? 'applied' : 'unchanged', record: stored, changed };
+  }
+
+  /** A fixed window per merchant: memory is one entry per merchant, and phantom callbacks cost at most this many checks. */
+  private takeOrphanQuota(merchantId: string): boolean {
+    const limit = this.opts.orphansPerHour ?? ORPHANS_PER_HOUR;
+    const now = this.ctx.now().getTime();
+    let window = this.orphanWindows.get(merchantId);
+    if (!window || now - window.start >= HOUR_MS) {
+      window = { start: now, count: 0 };
+      this.orphanWindows.set(merchantId, window);
+    }
+    if (window.count >= limit) return false;
+    window.count += 1;
+    return true;
+  }
+}
