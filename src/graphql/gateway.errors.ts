@@ -24,12 +24,18 @@ function fieldsOfCoercionMessage(message: string): string[] | undefined {
   return [field ? `${at}.${field}` : at];
 }
 
+/** The error behind a resolver's wrapping, or behind a refusal made before any resolver ran (graphql-ws). */
+function causeOf(error: unknown): unknown {
+  const unwrapped = unwrapResolverError(error);
+  return unwrapped instanceof GraphQLError && unwrapped.originalError instanceof GatewayError ? unwrapped.originalError : unwrapped;
+}
+
 /**
  * What leaves the gateway: a code and a safe message. Gateway errors carry their details;
  * GraphQL's own request errors pass; anything else is logged and masked.
  */
 export function formatError(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  const original = causeOf(error);
   if (original instanceof GatewayError) {
     const { fields, retryAfter, referenceId } = original.details;
     return {

@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError } from 'graphql';
 import { Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { randomUUID } from 'node:crypto';
@@ -6,6 +6,7 @@ import { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { clientKey } from '../auth/client.rate-limit';
 import { MerchantAccount } from '../auth/merchant.registry';
+import { ErrorCode, GatewayError, GatewayErrorDetails } from '../disbursements/disbursement.errors';
 import { formatError } from './gateway.errors';
 import { createContext, GraphQLServing } from './gateway.context';
 import { parseAndValidate } from './graphql.armor';
@@ -23,8 +24,9 @@ function authorizationOf(ctx: WsContext): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function refusal(code: string, message: string, extensions: Record<string, unknown> = {}): GraphQLError[] {
-  return [new GraphQLError(message, { extensions: { code, ...extensions } })];
+/** A refusal carries a GatewayError, so formatError passes its code on as it does for resolvers. */
+function refusal(code: ErrorCode, message: string, details: GatewayErrorDetails = {}): GraphQLError[] {
+  return [new GraphQLError(message, { originalError: new GatewayError(code, message, details) })];
 }
 
 /**
@@ -62,15 +64,30 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
         const connection = connections.get(ctx);
         if (!connection) return refusal('UNAUTHENTICATED', 'Missing or invalid client credentials');
         const { merchant, quotaKey, ids } = connection;
+        // The slot is taken before the first await: messages that arrive together cannot all pass the check.
         if (ids.size >= maxSubscriptions) return refusal('RATE_LIMITED', `At most ${maxSubscriptions} operations per connection`);
-        const retryAfter = await rateLimit.retryAfter(quotaKey);
-        if (retryAfter !== undefined)
-          return refusal('RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
-        const checked = parseAndValidate(schema, payload.query);
-        if ('errors' in checked) return checked.errors;
         ids.add(id);
         metrics.subscriptions.inc();
-        metrics.operations.inc({ operation: payload.operationName ?? 'anonymous', type: 'websocket', outcome: 'ok' });
+        const release = () => {
+          if (ids.delete(id)) metrics.subscriptions.dec();
+        };
+        const retryAfter = await rateLimit.retryAfter(quotaKey).catch((error: unknown) => {
+          release();
+          throw error;
+        });
+        if (retryAfter !== undefined) {
+          release();
+          return refusal('RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
+        }
+        // The socket closed while the quota was checked: onClose has already counted this slot out.
+        if (connections.get(ctx) !== connection) return refusal('UNAUTHENTICATED', 'The connection is closed');
+        const checked = parseAndValidate(schema, payload.query);
+        if ('errors' in checked) {
+          release();
+          return checked.errors;
+        }
+        const operation = getOperationAST(checked.document, payload.operationName);
+        metrics.operations.inc({ operation: metrics.operationLabels.label(operation?.name?.value), type: 'websocket', outcome: 'ok' });
         return {
           schema,
           document: checked.document,
