@@ -96,7 +96,7 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger, metrics });
 
   const schema = buildGatewaySchema(events.pubSub);
-  const ws = attachGraphQLWs(httpServer, { schema, service, merchants, rateLimit, logger, metrics });
+  const ws = attachGraphQLWs(httpServer, { schema, service, merchants, rateLimit, logger, metrics, introspection: config.introspection });
   const graphql = new GraphQLHttpHandler({
     schema,
     service,

@@ -9,7 +9,7 @@ import { MerchantAccount } from '../auth/merchant.registry';
 import { ErrorCode, GatewayError, GatewayErrorDetails } from '../disbursements/disbursement.errors';
 import { formatError } from './gateway.errors';
 import { createContext, GraphQLServing } from './gateway.context';
-import { parseAndValidate } from './graphql.armor';
+import { OperationChecker } from './graphql.armor';
 
 export interface GraphQLWsOptions extends GraphQLServing {
   /** Subscriptions one connection may hold at once. */
@@ -36,6 +36,7 @@ function refusal(code: ErrorCode, message: string, details: GatewayErrorDetails 
  */
 export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { wsServer: WebSocketServer; dispose(): Promise<void> } {
   const { schema, service, merchants, rateLimit, logger, metrics } = opts;
+  const checker = new OperationChecker(schema, opts.introspection);
   const maxSubscriptions = opts.maxSubscriptionsPerConnection ?? 100;
   const connections = new WeakMap<object, { merchant: MerchantAccount; quotaKey: string; ids: Set<string> }>();
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 64 * 1024 });
@@ -81,7 +82,7 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
         }
         // The socket closed while the quota was checked: onClose has already counted this slot out.
         if (connections.get(ctx) !== connection) return refusal('UNAUTHENTICATED', 'The connection is closed');
-        const checked = parseAndValidate(schema, payload.query);
+        const checked = checker.check(payload.query);
         if ('errors' in checked) {
           release();
           return checked.errors;
