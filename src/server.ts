@@ -12,6 +12,7 @@ import { GraphQLHttpHandler } from './graphql/graphql.http';
 import { attachGraphQLWs } from './graphql/graphql.ws';
 import { HttpError } from './http/http.body';
 import { applyCors } from './http/http.cors';
+import { limitConnectionsPerAddress } from './http/http.connections';
 import { sendGraphQLError, sendJson } from './http/http.reply';
 import { Logger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
@@ -41,7 +42,16 @@ export interface Gateway {
 /** Starts the gateway: GraphQL over HTTP and graphql-ws on /graphql, the callback receiver, health. */
 export async function startGateway({ config, logger, merchants }: GatewayOptions): Promise<Gateway> {
   if (!config.upstreamBaseUrl) throw new Error('startGateway needs an upstream base URL');
-  const httpServer: Server = createServer();
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnectionsPerIp } = config.http;
+  const httpServer: Server = createServer({
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    // Above a load balancer's usual 60 s idle timeout, so it never reuses a connection being closed here.
+    keepAliveTimeout: keepAliveTimeoutMs,
+    // How often Node looks for connections past those timeouts (its default, 30 s, would let them overstay).
+    connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+  });
+  limitConnectionsPerAddress(httpServer, maxConnectionsPerIp);
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(config.port, config.host, () => resolve());
@@ -96,7 +106,17 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger, metrics });
 
   const schema = buildGatewaySchema(events.pubSub);
-  const ws = attachGraphQLWs(httpServer, { schema, service, merchants, rateLimit, logger, metrics, introspection: config.introspection });
+  const allowedOrigins = new Set(config.corsOrigins);
+  const ws = attachGraphQLWs(httpServer, {
+    schema,
+    service,
+    merchants,
+    rateLimit,
+    logger,
+    metrics,
+    introspection: config.introspection,
+    allowedOrigins,
+  });
   const graphql = new GraphQLHttpHandler({
     schema,
     service,
@@ -110,7 +130,6 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   });
   await graphql.start();
   reconciler.start();
-  const allowedOrigins = new Set(config.corsOrigins);
   let shuttingDown = false;
 
   /** Ready: not stopping, store and pub/sub answer, and the provider is not known to be failing. */

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { clientKey } from '../auth/client.rate-limit';
+import { originAllowed } from '../http/http.cors';
 import { MerchantAccount } from '../auth/merchant.registry';
 import { ErrorCode, GatewayError, GatewayErrorDetails } from '../disbursements/disbursement.errors';
 import { formatError } from './gateway.errors';
@@ -14,6 +15,8 @@ import { OperationChecker } from './graphql.armor';
 export interface GraphQLWsOptions extends GraphQLServing {
   /** Subscriptions one connection may hold at once. */
   maxSubscriptionsPerConnection?: number;
+  /** CORS_ORIGINS: a browser page on another origin may not open the socket (see originAllowed). */
+  allowedOrigins: ReadonlySet<string>;
 }
 
 type ConnectionParams = Record<string, unknown> | undefined;
@@ -39,7 +42,14 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
   const checker = new OperationChecker(schema, opts.introspection);
   const maxSubscriptions = opts.maxSubscriptionsPerConnection ?? 100;
   const connections = new WeakMap<object, { merchant: MerchantAccount; quotaKey: string; ids: Set<string> }>();
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 64 * 1024 });
+  const wsServer = new WebSocketServer({
+    server: httpServer,
+    path: '/graphql',
+    maxPayload: 64 * 1024,
+    // Browsers send cookies and reach the socket from any page; the Origin is checked at the upgrade.
+    verifyClient: ({ req }: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) =>
+      originAllowed(req, opts.allowedOrigins) ? done(true) : done(false, 403, 'Origin not allowed'),
+  });
   const cleanup = useServer<ConnectionParams, { request: IncomingMessage }>(
     {
       schema,
