@@ -72,7 +72,10 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   const { store, events, rateLimit } = storage;
   const provider = new BreakingProvider(upstream, {
     resetTimeoutMs: config.breakerResetMs,
-    onStateChange: (endpoint, state) => logger.warn({ endpoint, state }, 'provider circuit changed'),
+    onStateChange: (endpoint, state) => {
+      metrics.providerCircuitOpen.set({ endpoint }, state === 'open' ? 1 : 0);
+      logger.warn({ endpoint, state }, 'provider circuit changed');
+    },
   });
   const relay = new RelaySender({
     store,
@@ -132,10 +135,14 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   reconciler.start();
   let shuttingDown = false;
 
-  /** Ready: not stopping, store and pub/sub answer, and the provider is not known to be failing. */
+  /**
+   * Whether this replica can serve: not stopping, its store and pub/sub answer. A provider circuit
+   * is not this replica's state (every replica shares the provider, and reads and callbacks work
+   * without it): taking the replica out of a balancer would only lose its callback receiver.
+   */
   async function readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }> {
     const [storeOk, pubsubOk] = await Promise.all([store.healthy(), events.healthy()]);
-    const checks = { notShuttingDown: !shuttingDown, store: storeOk, pubsub: pubsubOk, provider: !provider.open };
+    const checks = { notShuttingDown: !shuttingDown, store: storeOk, pubsub: pubsubOk };
     return { ready: Object.values(checks).every(Boolean), checks };
   }
 

@@ -49,6 +49,13 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly providerCircuitOpen = new Gauge({
+    name: 'gateway_provider_circuit_open',
+    help: 'Provider circuit by endpoint: 1 while open (calls fail fast), else 0; readiness ignores it',
+    labelNames: ['endpoint'] as const,
+    registers: [this.registry],
+  });
+
   readonly reconcilerBacklog = new Gauge({
     name: 'gateway_reconciler_backlog',
     help: 'Payouts due for a status check in the last reconciler round (counted up to one batch of 100)',
