@@ -17,6 +17,8 @@ async function main(): Promise<void> {
     MERCHANT_API_KEY: 'sandbox-key',
     LOG_LEVEL: 'warn',
     CLIENT_RATE_LIMIT_PER_MIN: '0',
+    // Every simulated client connects from 127.0.0.1: thousands of watchers are not one abusive address.
+    MAX_CONNECTIONS_PER_IP: '0',
     WEBHOOK_SECRET: env.BENCH_WEBHOOK_SECRET,
     REDIS_URL: env.BENCH_REDIS_URL,
     REDIS_KEY_PREFIX: env.BENCH_REDIS_KEY_PREFIX,

@@ -107,7 +107,10 @@ async function startGateway(
   const { store, events } = storage;
   const provider = new BreakingProvider(upstream, {
     resetTimeoutMs: config.breakerResetMs,
-    onStateChange: (endpoint, state) => logger.warn({ endpoint, state }, 'provider circuit changed'),
+    onStateChange: (endpoint, state) => {
+      metrics.providerCircuitOpen.set({ endpoint }, state === 'open' ? 1 : 0);
+      logger.warn({ endpoint, state }, 'provider circuit changed');
+    },
   });
   const relay = new RelaySender({
     store,
@@ -152,7 +155,6 @@ async function startGateway(
     service,
     reconciler,
     callbacks,
-    providerFailing: () => provider.open,
   });
   reconciler.start();
 

@@ -54,6 +54,10 @@ const envSchema = z.object({
     .optional(),
   RELAY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(8),
   RELAY_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(65_000),
+  MAX_CONNECTIONS_PER_IP: nonNegativeInt.default(256),
   GRAPHQL_INTROSPECTION: z.stringbool().default(true),
   GRAPHQL_LANDING_PAGE: z.stringbool().default(true),
   SANDBOX_PORT: port.default(4010),
@@ -96,6 +100,8 @@ export interface Config {
   logLevel: string;
   reconcile: { intervalMs: number; unknownAfterMs: number; pendingAfterMs: number };
   breakerResetMs: number;
+  /** Node's http server limits, and open connections per client address (0: no cap). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxConnectionsPerIp: number };
   /** Schema introspection and the Apollo Sandbox page at GET /graphql; turn both off in production if you wish. */
   introspection: boolean;
   landingPage: boolean;
@@ -126,6 +132,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.UPSTREAM_BASE_URL && !e.MERCHANT_API_KEY && !e.MERCHANTS_FILE) {
     throw new ConfigError('Missing setting MERCHANT_API_KEY: required when UPSTREAM_BASE_URL is set');
   }
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid setting HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -148,6 +157,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pendingAfterMs: e.RECONCILE_PENDING_AFTER_MS,
     },
     breakerResetMs: e.UPSTREAM_BREAKER_RESET_MS,
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP,
+    },
     introspection: e.GRAPHQL_INTROSPECTION,
     landingPage: e.GRAPHQL_LANDING_PAGE,
     relay: { secret: e.RELAY_WEBHOOK_SECRET, maxAttempts: e.RELAY_MAX_ATTEMPTS, retryBaseMs: e.RELAY_RETRY_BASE_MS },

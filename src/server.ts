@@ -13,6 +13,7 @@ import { GraphQLHttpHandler } from './graphql/graphql.http';
 import { attachGraphQLWs } from './graphql/graphql.ws';
 import { HttpError } from './http/http.body';
 import { applyCors } from './http/http.cors';
+import { limitConnectionsPerAddress } from './http/http.connections';
 import { sendGraphQLError, sendJson } from './http/http.reply';
 import { Logger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
@@ -27,8 +28,6 @@ export interface ServerParts {
   service: DisbursementService;
   reconciler: Reconciler;
   callbacks: CallbackReceiver;
-  /** Whether the provider is known to be failing (its circuit is open), for readiness. */
-  providerFailing: () => boolean;
 }
 
 export interface Listening {
@@ -37,8 +36,17 @@ export interface Listening {
 }
 
 /** Binds the gateway's one HTTP server; its port is known before anything else is built (callback URLs need it). */
-export async function listen(config: Pick<Config, 'port' | 'host'>): Promise<Listening> {
-  const httpServer: Server = createServer();
+export async function listen(config: Pick<Config, 'port' | 'host' | 'http'>): Promise<Listening> {
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnectionsPerIp } = config.http;
+  const httpServer: Server = createServer({
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    // Above a load balancer's usual 60 s idle timeout, so it never reuses a connection being closed here.
+    keepAliveTimeout: keepAliveTimeoutMs,
+    // How often Node looks for connections past those timeouts (its default, 30 s, would let them overstay).
+    connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+  });
+  limitConnectionsPerAddress(httpServer, maxConnectionsPerIp);
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(config.port, config.host, () => resolve());
@@ -58,7 +66,17 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
   const { config, logger, merchants, metrics, storage, service, reconciler, callbacks } = parts;
   const { store, events, rateLimit } = storage;
   const schema = buildGatewaySchema(events.pubSub);
-  const ws = attachGraphQLWs(httpServer, { schema, service, merchants, rateLimit, logger, metrics });
+  const allowedOrigins = new Set(config.corsOrigins);
+  const ws = attachGraphQLWs(httpServer, {
+    schema,
+    service,
+    merchants,
+    rateLimit,
+    logger,
+    metrics,
+    introspection: config.introspection,
+    allowedOrigins,
+  });
   const graphql = new GraphQLHttpHandler({
     schema,
     service,
@@ -71,13 +89,16 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
     plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), { serverWillStart: async () => ({ drainServer: () => ws.dispose() }) }],
   });
   await graphql.start();
-  const allowedOrigins = new Set(config.corsOrigins);
   let shuttingDown = false;
 
-  /** Ready: not stopping, store and pub/sub answer, and the provider is not known to be failing. */
+  /**
+   * Whether this replica can serve: not stopping, its store and pub/sub answer. A provider circuit
+   * is not this replica's state (every replica shares the provider, and reads and callbacks work
+   * without it): taking the replica out of a balancer would only lose its callback receiver.
+   */
   async function readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }> {
     const [storeOk, pubsubOk] = await Promise.all([store.healthy(), events.healthy()]);
-    const checks = { notShuttingDown: !shuttingDown, store: storeOk, pubsub: pubsubOk, provider: !parts.providerFailing() };
+    const checks = { notShuttingDown: !shuttingDown, store: storeOk, pubsub: pubsubOk };
     return { ready: Object.values(checks).every(Boolean), checks };
   }
 

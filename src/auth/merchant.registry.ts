@@ -70,6 +70,15 @@ export class MerchantRegistry {
       const ids = parsed.data.map((m) => m.id);
       const repeatedId = ids.find((id, i) => ids.indexOf(id) !== i);
       if (repeatedId) throw new ConfigError(`Invalid setting MERCHANTS_FILE: merchant id "${repeatedId}" is listed more than once`);
+      // One provider key under two merchants would let each read, squat and be told of the other's referenceIds.
+      const keys = parsed.data.map((m) => m.apiKey);
+      const repeatedKey = keys.findIndex((key, i) => keys.indexOf(key) !== i);
+      if (repeatedKey !== -1) {
+        const first = parsed.data[keys.indexOf(keys[repeatedKey])].id;
+        throw new ConfigError(
+          `Invalid setting MERCHANTS_FILE: merchants "${first}" and "${parsed.data[repeatedKey].id}" have the same apiKey; each merchant needs its own`,
+        );
+      }
       const tokens = parsed.data.flatMap((m) => m.clientTokens);
       // A token under two merchants would authenticate as whichever came last: one merchant acting as another.
       if (new Set(tokens).size !== tokens.length)

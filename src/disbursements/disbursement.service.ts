@@ -65,7 +65,7 @@ export class DisbursementService {
     return reconcileStep(this.ctx, merchant, record);
   }
 
-  watch(merchant: Merchant, referenceId: string): AsyncGenerator<Disbursement> {
+  watch(merchant: Merchant, referenceId: string): AsyncIterableIterator<Disbursement> {
     return watchDisbursement(this.ctx.store, this.ctx.events, merchant.id, referenceId);
   }
 

@@ -1,40 +1,55 @@
+import { Repeater } from '@repeaterjs/repeater';
 import { Disbursement, isFinal } from './disbursement.model';
 import { DisbursementEvents, DisbursementStore } from './disbursement.ports';
+
+/** What a wait raced against the watcher's end answers when the watcher ended first. */
+const STOPPED = Symbol('stopped');
 
 /**
  * One payout's states for a subscriber: the current one first (when known), then each change,
  * ending after a final status. Subscribes before reading, so nothing published in between is lost,
  * and drops anything not newer than what it has already sent.
+ *
+ * A Repeater, not an async generator: graphql-ws awaits `return()` when a socket closes, and a
+ * generator's `return()` waits until its pending `await` settles (for a payout that never changes,
+ * never). A Repeater's `return()` answers at once, ends the pending `next()`, and resolves `stop`,
+ * which every wait below races, so the listener is removed whatever the watcher was waiting on.
  */
-export async function* watchDisbursement(
+export function watchDisbursement(
   store: DisbursementStore,
   events: DisbursementEvents,
   merchantId: string,
   referenceId: string,
-): AsyncGenerator<Disbursement> {
-  const changes = events.watch(merchantId, referenceId)[Symbol.asyncIterator]();
-  // The first next() starts listening; the store is read only once listening is active.
-  let pending = changes.next();
-  try {
-    await events.listening(merchantId, referenceId);
-    let seen = -1;
-    const current = await store.get(merchantId, referenceId);
-    // A claim whose create is still in flight says nothing yet, unless a callback already did.
-    if (current && !(current.sending && current.status === 'UNKNOWN')) {
-      seen = current.version;
-      yield current;
-      if (isFinal(current.status)) return;
+): AsyncIterableIterator<Disbursement> {
+  return new Repeater<Disbursement>(async (push, stop) => {
+    const stopped = stop.then((): typeof STOPPED => STOPPED);
+    const changes = events.watch(merchantId, referenceId)[Symbol.asyncIterator]();
+    // The first next() starts listening; the store is read only once listening is active.
+    let pending = changes.next();
+    try {
+      if ((await Promise.race([events.listening(merchantId, referenceId), stopped])) === STOPPED) return;
+      const current = await Promise.race([store.get(merchantId, referenceId), stopped]);
+      if (current === STOPPED) return;
+      let seen = -1;
+      // A claim whose create is still in flight says nothing yet, unless a callback already did.
+      if (current && !(current.sending && current.status === 'UNKNOWN')) {
+        seen = current.version;
+        await push(current);
+        if (isFinal(current.status)) return;
+      }
+      for (;;) {
+        const next = await Promise.race([pending, stopped]);
+        if (next === STOPPED || next.done) return;
+        pending = changes.next();
+        if (next.value.version <= seen) continue;
+        seen = next.value.version;
+        await push(next.value);
+        if (isFinal(next.value.status)) return;
+      }
+    } finally {
+      // A Repeater ends only when stopped, not when this function returns.
+      stop();
+      await changes.return?.();
     }
-    for (;;) {
-      const next = await pending;
-      if (next.done) return;
-      pending = changes.next();
-      if (next.value.version <= seen) continue;
-      seen = next.value.version;
-      yield next.value;
-      if (isFinal(next.value.status)) return;
-    }
-  } finally {
-    await changes.return?.();
-  }
+  });
 }

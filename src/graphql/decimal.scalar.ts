@@ -2,11 +2,11 @@ import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 
 const SIGNED_DECIMAL = /^-?\d+(\.\d+)?$/;
 
+/** Exactly the digits: no surrounding space, newline or byte-order mark is quietly dropped. */
 function parse(raw: string): string {
-  const text = raw.trim();
-  if (!SIGNED_DECIMAL.test(text))
-    throw new GraphQLError(`Decimal cannot represent "${raw.slice(0, 40)}": expected a number such as "150.75"`);
-  return text;
+  if (!SIGNED_DECIMAL.test(raw))
+    throw new GraphQLError(`Decimal cannot represent ${JSON.stringify(raw.slice(0, 40))}: expected a number such as "150.75"`);
+  return raw;
 }
 
 /**

@@ -5,16 +5,19 @@ import { BankRequest, MobileMoneyRequest } from '../disbursements/disbursement.m
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
 
-/** Control characters, line separators and bidirectional overrides (which disguise text). */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
+/**
+ * Characters that are not text a person reads: controls (Cc), line and paragraph separators
+ * (Zl, Zp), format characters (Cf: bidirectional marks and overrides, zero-width spaces and joiners,
+ * byte-order marks, soft hyphens, tag characters) and surrogates not part of a pair (Cs in `u` mode).
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 
 const text = (max: number) =>
   z
     .string()
     .refine((v) => v.trim().length > 0, 'must not be empty')
     .refine((v) => v.length <= max, `must be at most ${max} characters`)
-    .refine((v) => !CONTROL.test(v), 'must not contain control characters');
+    .refine((v) => !INVISIBLE.test(v), 'must not contain control, format or unpaired surrogate characters');
 
 const referenceId = z
   .string()

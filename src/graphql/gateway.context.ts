@@ -15,6 +15,8 @@ export interface GraphQLServing {
   rateLimit: ClientRateLimit;
   logger: Logger;
   metrics: GatewayMetrics;
+  /** Schema introspection (GRAPHQL_INTROSPECTION), refused by the same rule on both transports. */
+  introspection: boolean;
 }
 
 export interface GatewayContext {

@@ -15,6 +15,14 @@ const REQUEST_CODES = new Set<string>([
   'OPERATION_RESOLUTION_FAILURE',
 ]);
 
+/**
+ * graphql-js's "Did you mean ...?" hints name fields, arguments and values a client did not ask
+ * for: with introspection off they would spell the schema out. Removed on both transports.
+ */
+function withoutSuggestions(message: string): string {
+  return message.replace(/\s*Did you mean [^?]*\?/g, '');
+}
+
 /** The input path a variable-coercion message points at, e.g. `input.amount`. */
 function fieldsOfCoercionMessage(message: string): string[] | undefined {
   const variable = /^Variable "\$(\w+)" got invalid value/.exec(message)?.[1];
@@ -24,12 +32,18 @@ function fieldsOfCoercionMessage(message: string): string[] | undefined {
   return [field ? `${at}.${field}` : at];
 }
 
+/** The error behind a resolver's wrapping, or behind a refusal made before any resolver ran (graphql-ws). */
+function causeOf(error: unknown): unknown {
+  const unwrapped = unwrapResolverError(error);
+  return unwrapped instanceof GraphQLError && unwrapped.originalError instanceof GatewayError ? unwrapped.originalError : unwrapped;
+}
+
 /**
  * What leaves the gateway: a code and a safe message. Gateway errors carry their details;
  * GraphQL's own request errors pass; anything else is logged and masked.
  */
 export function formatError(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  const original = causeOf(error);
   if (original instanceof GatewayError) {
     const { fields, retryAfter, referenceId } = original.details;
     return {
@@ -52,7 +66,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
   if (code && REQUEST_CODES.has(code)) {
     const fields = code === ErrorCode.BAD_USER_INPUT ? fieldsOfCoercionMessage(formatted.message) : undefined;
     return {
-      message: formatted.message,
+      message: withoutSuggestions(formatted.message),
       locations: formatted.locations,
       path: formatted.path,
       extensions: { code, ...(fields && { fields }) },
@@ -60,7 +74,11 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
   }
   if (original instanceof GraphQLError && !code && !formatted.path) {
     // A scalar or argument error raised by graphql-js itself during validation or coercion.
-    return { message: formatted.message, locations: formatted.locations, extensions: { code: ErrorCode.BAD_USER_INPUT } };
+    return {
+      message: withoutSuggestions(formatted.message),
+      locations: formatted.locations,
+      extensions: { code: ErrorCode.BAD_USER_INPUT },
+    };
   }
   logger.error({ err: original }, 'unexpected error in a GraphQL operation');
   return { message: 'Internal server error', path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };

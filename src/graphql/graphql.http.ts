@@ -10,13 +10,12 @@ import { sendGraphQLError } from '../http/http.reply';
 import { withRequestId } from '../observability/request.context';
 import { formatError } from './gateway.errors';
 import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
-import { armorProtection, PARSE_OPTIONS } from './graphql.armor';
+import { armorPlugins, PARSE_OPTIONS, requestValidationRules } from './graphql.armor';
 import { useOperationLog } from './operation-log.plugin';
 
 const BODY_LIMIT = 64 * 1024;
 
 export interface GraphQLHttpOptions extends GraphQLServing {
-  introspection: boolean;
   landingPage: boolean;
   /** Shutdown steps Apollo runs when stopping (HTTP drain, websocket close). */
   plugins: ApolloServerPlugin<GatewayContext>[];
@@ -47,12 +46,13 @@ export class GraphQLHttpHandler {
       stopOnTerminationSignals: false,
       allowBatchedHttpRequests: false,
       includeStacktraceInErrorResponses: false,
-      introspection: opts.introspection,
-      validationRules: armorProtection.validationRules,
+      // Refused (or not) by requestValidationRules, as over websockets; Apollo's own rule would say so in other words.
+      introspection: true,
+      validationRules: requestValidationRules(opts.introspection),
       parseOptions: PARSE_OPTIONS,
       formatError: (formatted, error) => formatError(formatted, error, opts.logger),
       plugins: [
-        ...armorProtection.plugins,
+        ...armorPlugins,
         useOperationLog(opts.logger, opts.metrics),
         ...opts.plugins,
         opts.landingPage
@@ -76,11 +76,18 @@ export class GraphQLHttpHandler {
     return withRequestId(requestId, () => this.serve(req, res, url, requestId));
   }
 
+  /**
+   * The one request served without credentials: a browser's plain GET of the Sandbox page. Any
+   * other shape (a query, a persisted-query extension, another method) needs a token first.
+   */
+  private isLandingPage(req: IncomingMessage, url: URL): boolean {
+    return this.opts.landingPage && req.method === 'GET' && url.search === '' && /\btext\/html\b/.test(req.headers.accept ?? '');
+  }
+
   private async serve(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
     const { merchants, rateLimit, service } = this.opts;
-    const isOperation = req.method === 'POST' || url.searchParams.has('query');
     let context: GatewayContext | undefined;
-    if (isOperation) {
+    if (!this.isLandingPage(req, url)) {
       const merchant = merchants.authenticate(req.headers.authorization);
       if (!merchant) {
         res.setHeader('www-authenticate', 'Bearer');

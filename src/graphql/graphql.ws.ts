@@ -1,19 +1,22 @@
-import { GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError } from 'graphql';
 import { Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { clientKey } from '../auth/client.rate-limit';
+import { originAllowed } from '../http/http.cors';
 import { MerchantAccount } from '../auth/merchant.registry';
-import { ErrorCode } from '../disbursements/disbursement.errors';
+import { ErrorCode, GatewayError, GatewayErrorDetails } from '../disbursements/disbursement.errors';
 import { formatError } from './gateway.errors';
 import { createContext, GraphQLServing } from './gateway.context';
-import { parseAndValidate } from './graphql.armor';
+import { OperationChecker } from './graphql.armor';
 
 export interface GraphQLWsOptions extends GraphQLServing {
   /** Subscriptions one connection may hold at once. */
   maxSubscriptionsPerConnection?: number;
+  /** CORS_ORIGINS: a browser page on another origin may not open the socket (see originAllowed). */
+  allowedOrigins: ReadonlySet<string>;
 }
 
 type ConnectionParams = Record<string, unknown> | undefined;
@@ -24,8 +27,9 @@ function authorizationOf(ctx: WsContext): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function refusal(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}): GraphQLError[] {
-  return [new GraphQLError(message, { extensions: { code, ...extensions } })];
+/** A refusal carries a GatewayError, so formatError passes its code on as it does for resolvers. */
+function refusal(code: ErrorCode, message: string, details: GatewayErrorDetails = {}): GraphQLError[] {
+  return [new GraphQLError(message, { originalError: new GatewayError(code, message, details) })];
 }
 
 /**
@@ -35,9 +39,17 @@ function refusal(code: ErrorCode, message: string, extensions: Record<string, un
  */
 export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { wsServer: WebSocketServer; dispose(): Promise<void> } {
   const { schema, service, merchants, rateLimit, logger, metrics } = opts;
+  const checker = new OperationChecker(schema, opts.introspection);
   const maxSubscriptions = opts.maxSubscriptionsPerConnection ?? 100;
   const connections = new WeakMap<object, { merchant: MerchantAccount; quotaKey: string; ids: Set<string> }>();
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 64 * 1024 });
+  const wsServer = new WebSocketServer({
+    server: httpServer,
+    path: '/graphql',
+    maxPayload: 64 * 1024,
+    // Browsers send cookies and reach the socket from any page; the Origin is checked at the upgrade.
+    verifyClient: ({ req }: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) =>
+      originAllowed(req, opts.allowedOrigins) ? done(true) : done(false, 403, 'Origin not allowed'),
+  });
   const cleanup = useServer<ConnectionParams, { request: IncomingMessage }>(
     {
       schema,
@@ -63,15 +75,30 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
         const connection = connections.get(ctx);
         if (!connection) return refusal(ErrorCode.UNAUTHENTICATED, 'Missing or invalid client credentials');
         const { merchant, quotaKey, ids } = connection;
-        if (ids.size >= maxSubscriptions) return refusal(ErrorCode.RATE_LIMITED, `At most ${maxSubscriptions} operations per connection`);
-        const retryAfter = await rateLimit.retryAfter(quotaKey);
-        if (retryAfter !== undefined)
-          return refusal(ErrorCode.RATE_LIMITED, `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
-        const checked = parseAndValidate(schema, payload.query);
-        if ('errors' in checked) return checked.errors;
+        // The slot is taken before the first await: messages that arrive together cannot all pass the check.
+        if (ids.size >= maxSubscriptions) return refusal('RATE_LIMITED', `At most ${maxSubscriptions} operations per connection`);
         ids.add(id);
         metrics.subscriptions.inc();
-        metrics.operations.inc({ operation: payload.operationName ?? 'anonymous', type: 'websocket', outcome: 'ok' });
+        const release = () => {
+          if (ids.delete(id)) metrics.subscriptions.dec();
+        };
+        const retryAfter = await rateLimit.retryAfter(quotaKey).catch((error: unknown) => {
+          release();
+          throw error;
+        });
+        if (retryAfter !== undefined) {
+          release();
+          return refusal('RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
+        }
+        // The socket closed while the quota was checked: onClose has already counted this slot out.
+        if (connections.get(ctx) !== connection) return refusal('UNAUTHENTICATED', 'The connection is closed');
+        const checked = checker.check(payload.query);
+        if ('errors' in checked) {
+          release();
+          return checked.errors;
+        }
+        const operation = getOperationAST(checked.document, payload.operationName);
+        metrics.operations.inc({ operation: metrics.operationLabels.label(operation?.name?.value), type: 'websocket', outcome: 'ok' });
         return {
           schema,
           document: checked.document,

@@ -14,8 +14,9 @@ export function useOperationLog(logger: Logger, metrics: GatewayMetrics): Apollo
           const code = errors?.[0]?.extensions?.code;
           const outcome = errors?.length ? (typeof code === 'string' ? code : 'ERROR') : 'ok';
           const type = operation?.operation ?? 'unknown';
+          // Apollo's operationName is that of the operation found in the document, never just the request's claim.
           const name = operationName ?? 'anonymous';
-          metrics.operations.inc({ operation: name, type, outcome });
+          metrics.operations.inc({ operation: metrics.operationLabels.label(operationName ?? undefined), type, outcome });
           logger.info(
             {
               operation: name,

@@ -1,12 +1,16 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { OperationLabels } from './operation-labels';
 
 /** The gateway's Prometheus metrics, on a registry of its own (several gateways may share a process in tests). */
 export class GatewayMetrics {
   readonly registry = new Registry();
 
+  /** The `operation` label of `operations`: see OperationLabels. */
+  readonly operationLabels = new OperationLabels();
+
   readonly operations = new Counter({
     name: 'gateway_graphql_operations_total',
-    help: 'GraphQL operations by name, type and outcome (ok or the error code)',
+    help: 'GraphQL operations by name (the examples, the first 50 other names, then "other"), type and outcome',
     labelNames: ['operation', 'type', 'outcome'] as const,
     registers: [this.registry],
   });
@@ -55,6 +59,13 @@ export class GatewayMetrics {
     name: 'gateway_store_errors_total',
     help: 'Failed store commands: outage (Redis away, answered SERVICE_UNAVAILABLE) or fault (any other Redis error, answered INTERNAL_SERVER_ERROR)',
     labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly providerCircuitOpen = new Gauge({
+    name: 'gateway_provider_circuit_open',
+    help: 'Provider circuit by endpoint: 1 while open (calls fail fast), else 0; readiness ignores it',
+    labelNames: ['endpoint'] as const,
     registers: [this.registry],
   });
 

@@ -52,11 +52,6 @@ export class BreakingProvider implements ProviderPort {
     return this.statusBreaker.fire(merchant, referenceId).catch(rejectedByCircuit);
   }
 
-  /** True while either circuit is open: the provider is known to be failing. */
-  get open(): boolean {
-    return this.createBreaker.opened || this.statusBreaker.opened;
-  }
-
   shutdown(): void {
     this.createBreaker.shutdown();
     this.statusBreaker.shutdown();

@@ -32,6 +32,22 @@ describe('MERCHANTS_FILE', () => {
     ).toThrow(new ConfigError('Invalid setting MERCHANTS_FILE: merchant id "a" is listed more than once'));
   });
 
+  it('refuses two merchants with one provider key, naming the merchants and never the key', () => {
+    let message = '';
+    try {
+      registryFrom([
+        { id: 'a', apiKey: 'key-shared-secret', clientTokens: [tokenA] },
+        { id: 'b', apiKey: 'key-b', clientTokens: [tokenB] },
+        { id: 'c', apiKey: 'key-shared-secret', clientTokens: ['tok_merchant_c_0123456789abcdef'] },
+      ]);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toBe('Invalid setting MERCHANTS_FILE: merchants "a" and "c" have the same apiKey; each merchant needs its own');
+    expect(message).not.toContain('key-shared-secret');
+  });
+
   it('maps each token to its own merchant and names every credential for redaction', () => {
     const registry = registryFrom([
       { id: 'a', apiKey: 'key-a', clientTokens: [tokenA] },

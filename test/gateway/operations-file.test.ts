@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema, Kind, parse, validate } from 'graphql';
+import { EXAMPLE_OPERATIONS } from '../../src/observability/operation-labels';
 
 describe('examples/operations.graphql', () => {
   it('is valid against the committed schema, so codegen users can point at it', () => {
@@ -17,5 +18,7 @@ describe('examples/operations.graphql', () => {
       'WatchDisbursement',
       'WatchDisbursements',
     ]);
+    // They are the operation-name metric labels that are always kept.
+    expect([...EXAMPLE_OPERATIONS].sort()).toEqual(names.sort());
   });
 });

@@ -124,10 +124,60 @@ describe('hostile values in every input field', () => {
     ['a referenceId of 10,000 characters', { referenceId: 'r'.repeat(10_000) }, 'input.referenceId'],
     ['a narration of 300 emoji', { narration: '💸'.repeat(300) }, 'input.narration'],
     ['a right-to-left override in the narration', { narration: 'pay \u202E evil' }, 'input.narration'],
+    ['an amount with a leading space', { amount: ' 1' }, 'input.amount'],
+    ['an amount with a trailing newline', { amount: '1\n' }, 'input.amount'],
+    ['an amount after a byte-order mark', { amount: '\uFEFF1' }, 'input.amount'],
+    ['an amount with a trailing tab', { amount: '150.75\t' }, 'input.amount'],
+    ['an amount after a no-break space', { amount: '\u00A0150' }, 'input.amount'],
+    ['an Arabic letter mark in the narration', { narration: 'pay\u061Cout' }, 'input.narration'],
+    ['a zero-width space in the narration', { narration: 'pay\u200Bout' }, 'input.narration'],
+    ['a byte-order mark in the narration', { narration: '\uFEFFpayout' }, 'input.narration'],
+    ['a soft hyphen in the narration', { narration: 'pay\u00ADout' }, 'input.narration'],
+    ['tag characters in the narration', { narration: 'payout\u{E0041}\u{E007F}' }, 'input.narration'],
+    ['a lone high surrogate in the narration', { narration: 'pay\uD800out' }, 'input.narration'],
+    ['a lone low surrogate in the narration', { narration: 'pay\uDC00' }, 'input.narration'],
   ])('%s is refused naming the field', async (_name, overrides, field) => {
     const res = await gql(stack.graphqlUrl, CREATE_MOBILE, { input: mobileInput(overrides) }, AUTH);
     expect(res.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
     expect(res.errors?.[0].extensions?.fields).toEqual([field]);
+  });
+});
+
+describe('invisible characters in every free-text field of a bank payout', () => {
+  it.each(
+    ['narration', 'firstName', 'lastName', 'accountHolderName'].flatMap((field) =>
+      (
+        [
+          ['U+200B zero-width space', '\u200B'],
+          ['U+2060 word joiner', '\u2060'],
+          ['U+FEFF byte-order mark', '\uFEFF'],
+          ['U+00AD soft hyphen', '\u00AD'],
+          ['U+E0020 tag space', '\u{E0020}'],
+          ['a lone surrogate', '\uDBFF'],
+        ] as const
+      ).map(([name, c]) => [field, name, c] as const),
+    ),
+  )('%s with a %s is refused naming the field', async (field, _name, character) => {
+    const res = await gql(stack.graphqlUrl, CREATE_BANK, { input: bankInput({ [field]: `Mwila${character}Banda` }) }, AUTH);
+    expect(res.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    expect(res.errors?.[0].extensions?.fields).toEqual([`input.${field}`]);
+  });
+});
+
+describe('amounts given exactly are accepted', () => {
+  afterEach(() => {
+    // These cases do send one payout each: undo the corpus-wide "nothing sent" expectation.
+    createsBefore = stack.sandbox.stats().createRequests;
+  });
+  it.each([['150.75'], [150.75], [10]])('amount %j', async (amount) => {
+    const res = await gql<{ createMobileMoneyDisbursement: { amount: string } }>(
+      stack.graphqlUrl,
+      CREATE_MOBILE,
+      { input: mobileInput({ amount }) },
+      AUTH,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.createMobileMoneyDisbursement.amount).toBe(String(amount));
   });
 });
 
