@@ -15,7 +15,9 @@ import { applyCors } from './http/http.cors';
 import { sendGraphQLError, sendJson } from './http/http.reply';
 import { Logger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
+import { createRelayQueue } from './relay/relay.queue.factory';
 import { RelaySender } from './relay/relay.sender';
+import { RelayWorker } from './relay/relay.worker';
 import { createStorage } from './store/store.factory';
 import { BreakingProvider } from './upstream/upstream.breaker';
 import { UpstreamClient } from './upstream/upstream.client';
@@ -62,14 +64,26 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   const { store, events, rateLimit } = storage;
   const provider = new BreakingProvider(upstream, {
     resetTimeoutMs: config.breakerResetMs,
-    onStateChange: (endpoint, state) => logger.warn({ endpoint, state }, 'provider circuit changed'),
+    onStateChange: (merchantId, endpoint, state) => {
+      logger.warn({ merchant: merchantId, endpoint, state }, 'provider circuit changed');
+      metrics.providerCircuitOpen.set({ merchant: merchantId, endpoint }, state === 'open' ? 1 : 0);
+    },
   });
-  const relay = new RelaySender({
+  const relayQueue = createRelayQueue(config, logger);
+  const relaySender = new RelaySender({
+    secret: config.relay.secret,
+    timeoutMs: config.relay.timeoutMs,
+    allowPrivateNetworks: config.relay.allowPrivateNetworks,
+  });
+  const relay = new RelayWorker({
+    queue: relayQueue,
+    sender: relaySender,
     store,
     logger,
-    secret: config.relay.secret,
     maxAttempts: config.relay.maxAttempts,
     retryBaseMs: config.relay.retryBaseMs,
+    pollMs: config.relay.pollMs,
+    leaseMs: 2 * config.relay.timeoutMs,
   });
   const service = new DisbursementService({
     store,
@@ -83,7 +97,9 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     },
     onFinal: (record) => {
       metrics.finalPayouts.inc({ status: record.status });
-      relay.enqueue(record);
+      relay
+        .enqueue(record)
+        .catch((error: unknown) => logger.error({ err: error, referenceId: record.referenceId }, 'relay could not be queued'));
     },
   });
   const reconciler = new Reconciler({
@@ -95,7 +111,7 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   });
   const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger, metrics });
 
-  const schema = buildGatewaySchema(events.pubSub);
+  const schema = buildGatewaySchema(events.pubSub, { allowPrivateNetworks: config.relay.allowPrivateNetworks });
   const ws = attachGraphQLWs(httpServer, { schema, service, merchants, rateLimit, logger, metrics });
   const graphql = new GraphQLHttpHandler({
     schema,
@@ -110,13 +126,14 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   });
   await graphql.start();
   reconciler.start();
+  relay.start();
   const allowedOrigins = new Set(config.corsOrigins);
   let shuttingDown = false;
 
-  /** Ready: not stopping, store and pub/sub answer, and the provider is not known to be failing. */
+  /** Ready: this replica can serve (not stopping, store and pub/sub answer). A provider circuit is a metric, not readiness. */
   async function readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }> {
     const [storeOk, pubsubOk] = await Promise.all([store.healthy(), events.healthy()]);
-    const checks = { notShuttingDown: !shuttingDown, store: storeOk, pubsub: pubsubOk, provider: !provider.open };
+    const checks = { notShuttingDown: !shuttingDown, store: storeOk, pubsub: pubsubOk };
     return { ready: Object.values(checks).every(Boolean), checks };
   }
 
@@ -166,7 +183,9 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
       shuttingDown = true;
       await reconciler.stop();
       await graphql.stop();
-      await relay.close();
+      await relay.stop();
+      await relaySender.close();
+      await relayQueue.close();
       provider.shutdown();
       await upstream.close();
       await storage.close();

@@ -51,6 +51,13 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly providerCircuitOpen = new Gauge({
+    name: 'gateway_provider_circuit_open',
+    help: "1 while a merchant's provider circuit is open (calls fail fast), else 0; by merchant id and endpoint",
+    labelNames: ['merchant', 'endpoint'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
