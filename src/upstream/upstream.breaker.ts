@@ -72,8 +72,8 @@ export class BreakingProvider implements ProviderPort {
     let circuits = this.circuits.get(merchant.apiKey);
     if (circuits) return circuits;
     circuits = {
-      create: new CircuitBreaker((m: Merchant, r: DisbursementRequest) => this.inner.create(m, r), this.settings),
-      status: new CircuitBreaker((m: Merchant, id: string) => this.inner.checkStatus(m, id), this.settings),
+      create: new CircuitBreaker((m: Merchant, r: DisbursementRequest) => this.inner.create(m, r), { ...this.settings }),
+      status: new CircuitBreaker((m: Merchant, id: string) => this.inner.checkStatus(m, id), { ...this.settings }),
     };
     for (const endpoint of ['create', 'status'] as const) {
       const breaker = circuits[endpoint];
