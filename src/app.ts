@@ -6,7 +6,9 @@ import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { createLogger, Logger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
+import { createRelayQueue } from './relay/relay.queue.factory';
 import { RelaySender } from './relay/relay.sender';
+import { RelayWorker } from './relay/relay.worker';
 import { SandboxHandle, startSandbox } from './sandbox/sandbox.server';
 import { listen, serve } from './server';
 import { createStorage } from './store/store.factory';
@@ -107,17 +109,26 @@ async function startGateway(
   const { store, events } = storage;
   const provider = new BreakingProvider(upstream, {
     resetTimeoutMs: config.breakerResetMs,
-    onStateChange: (endpoint, state) => {
-      metrics.providerCircuitOpen.set({ endpoint }, state === 'open' ? 1 : 0);
-      logger.warn({ endpoint, state }, 'provider circuit changed');
+    onStateChange: (merchantId, endpoint, state) => {
+      logger.warn({ merchant: merchantId, endpoint, state }, 'provider circuit changed');
+      metrics.providerCircuitOpen.set({ merchant: merchantId, endpoint }, state === 'open' ? 1 : 0);
     },
   });
-  const relay = new RelaySender({
+  const relayQueue = createRelayQueue(config, logger);
+  const relaySender = new RelaySender({
+    secret: config.relay.secret,
+    timeoutMs: config.relay.timeoutMs,
+    allowPrivateNetworks: config.relay.allowPrivateNetworks,
+  });
+  const relay = new RelayWorker({
+    queue: relayQueue,
+    sender: relaySender,
     store,
     logger,
-    secret: config.relay.secret,
     maxAttempts: config.relay.maxAttempts,
     retryBaseMs: config.relay.retryBaseMs,
+    pollMs: config.relay.pollMs,
+    leaseMs: 2 * config.relay.timeoutMs,
   });
   const service = new DisbursementService({
     store,
@@ -131,7 +142,9 @@ async function startGateway(
     },
     onFinal: (record) => {
       metrics.finalPayouts.inc({ status: record.status });
-      relay.enqueue(record);
+      relay
+        .enqueue(record)
+        .catch((error: unknown) => logger.error({ err: error, referenceId: record.referenceId }, 'relay could not be queued'));
     },
     onMismatch: (mismatch) => {
       metrics.callbackMismatches.inc();
@@ -157,6 +170,7 @@ async function startGateway(
     callbacks,
   });
   reconciler.start();
+  relay.start();
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -173,7 +187,9 @@ async function startGateway(
       await reconciler.stop();
       // Creates still running after the grace are answered OUTCOME_UNKNOWN, so the HTTP drain can finish.
       await Promise.all([service.drain(createGraceMs), server.close()]);
-      await relay.close();
+      await relay.stop();
+      await relaySender.close();
+      await relayQueue.close();
       provider.shutdown();
       await upstream.close();
       await storage.close();

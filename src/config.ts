@@ -58,6 +58,9 @@ const envSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(65_000),
   MAX_CONNECTIONS_PER_IP: nonNegativeInt.default(256),
+  RELAY_ALLOW_PRIVATE_NETWORKS: z.stringbool().optional(),
+  RELAY_TIMEOUT_MS: z.coerce.number().int().min(1).default(5000),
+  RELAY_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
   GRAPHQL_INTROSPECTION: z.stringbool().default(true),
   GRAPHQL_LANDING_PAGE: z.stringbool().default(true),
   SANDBOX_PORT: port.default(4010),
@@ -105,7 +108,17 @@ export interface Config {
   /** Schema introspection and the Apollo Sandbox page at GET /graphql; turn both off in production if you wish. */
   introspection: boolean;
   landingPage: boolean;
-  relay: { secret?: string; maxAttempts: number; retryBaseMs: number };
+  relay: {
+    secret?: string;
+    maxAttempts: number;
+    retryBaseMs: number;
+    /** Lets relays reach loopback, private and link-local addresses; by default only with the embedded sandbox. */
+    allowPrivateNetworks: boolean;
+    /** Bounds one relay attempt; a replica holds a job for twice this before another may take it. */
+    timeoutMs: number;
+    /** How often each replica looks for due relays, including those a lost replica left. */
+    pollMs: number;
+  };
   sandbox: SandboxConfig;
 }
 
@@ -165,7 +178,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     introspection: e.GRAPHQL_INTROSPECTION,
     landingPage: e.GRAPHQL_LANDING_PAGE,
-    relay: { secret: e.RELAY_WEBHOOK_SECRET, maxAttempts: e.RELAY_MAX_ATTEMPTS, retryBaseMs: e.RELAY_RETRY_BASE_MS },
+    relay: {
+      secret: e.RELAY_WEBHOOK_SECRET,
+      maxAttempts: e.RELAY_MAX_ATTEMPTS,
+      retryBaseMs: e.RELAY_RETRY_BASE_MS,
+      // Trying the gateway on one machine means relaying to localhost; a real deployment must opt in.
+      allowPrivateNetworks: e.RELAY_ALLOW_PRIVATE_NETWORKS ?? !e.UPSTREAM_BASE_URL,
+      timeoutMs: e.RELAY_TIMEOUT_MS,
+      pollMs: e.RELAY_POLL_INTERVAL_MS,
+    },
     sandbox: {
       port: e.SANDBOX_PORT,
       host: '127.0.0.1',

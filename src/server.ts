@@ -65,7 +65,7 @@ export interface Serving {
 export async function serve({ httpServer }: Listening, parts: ServerParts): Promise<Serving> {
   const { config, logger, merchants, metrics, storage, service, reconciler, callbacks } = parts;
   const { store, events, rateLimit } = storage;
-  const schema = buildGatewaySchema(events.pubSub);
+  const schema = buildGatewaySchema(events.pubSub, { allowPrivateNetworks: config.relay.allowPrivateNetworks });
   const allowedOrigins = new Set(config.corsOrigins);
   const ws = attachGraphQLWs(httpServer, {
     schema,

@@ -2,7 +2,7 @@ import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { badInput } from '../disbursements/disbursement.errors';
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { Disbursement } from './disbursement.type';
-import { validateBank, validateMobileMoney } from './disbursement.validation';
+import { BankValidationOptions, validateBank, validateMobileMoney } from './disbursement.validation';
 import { toView } from './disbursement.view';
 import { GatewayContext } from './gateway.context';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
@@ -11,6 +11,8 @@ const MAX_BATCH = 100;
 
 @Resolver(() => Disbursement)
 export class DisbursementResolver {
+  constructor(private readonly bankValidation: BankValidationOptions) {}
+
   @Query(() => Disbursement, {
     nullable: true,
     description:
@@ -48,7 +50,7 @@ export class DisbursementResolver {
     @Arg('input', () => BankDisbursementInput) input: BankDisbursementInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<Disbursement> {
-    return toView(await ctx.service.create(ctx.merchant, validateBank(input), ctx.requestId));
+    return toView(await ctx.service.create(ctx.merchant, validateBank(input, this.bankValidation), ctx.requestId));
   }
 
   @Mutation(() => Disbursement, {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { canonicalDecimal, decimalPlaces, fitsJsonNumber, isPositive } from '../disbursements/decimal';
 import { badInput, GatewayError } from '../disbursements/disbursement.errors';
 import { BankRequest, MobileMoneyRequest } from '../disbursements/disbursement.model';
+import { isPrivateHost } from '../relay/relay.address';
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
 
@@ -49,7 +50,22 @@ const common = {
   currency,
 };
 
-const bankSchema = z.strictObject({
+const callbackUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2048)
+  .nullish();
+
+/** Whether a relay may go to loopback, private and link-local addresses (RELAY_ALLOW_PRIVATE_NETWORKS). */
+export interface BankValidationOptions {
+  allowPrivateNetworks: boolean;
+}
+
+const publicCallbackUrl = callbackUrl.refine(
+  (url) => url === null || url === undefined || !URL.canParse(url) || !isPrivateHost(new URL(url)),
+  'must point at a public address: loopback, private, link-local and other special addresses are refused',
+);
+
+const bankFields = {
   ...common,
   narration: text(255),
   accountNumber: z.string().regex(/^[A-Za-z0-9]{4,34}$/, 'must be 4-34 letters or digits'),
@@ -59,11 +75,12 @@ const bankSchema = z.strictObject({
   accountHolderName: text(200),
   phoneNumber: z.string().regex(/^\d{8,15}$/, 'must be 8-15 digits, no separators'),
   email: z.email('must be an e-mail address').max(254).nullish(),
-  callbackUrl: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-    .max(2048)
-    .nullish(),
-});
+};
+
+const bankSchemas = {
+  anyAddress: z.strictObject({ ...bankFields, callbackUrl }),
+  publicOnly: z.strictObject({ ...bankFields, callbackUrl: publicCallbackUrl }),
+};
 
 const mobileMoneySchema = z.strictObject({
   ...common,
@@ -89,8 +106,9 @@ function defined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as T;
 }
 
-export function validateBank(input: BankDisbursementInput): BankRequest {
-  const parsed = bankSchema.safeParse({ ...input });
+export function validateBank(input: BankDisbursementInput, options: BankValidationOptions): BankRequest {
+  const schema = options.allowPrivateNetworks ? bankSchemas.anyAddress : bankSchemas.publicOnly;
+  const parsed = schema.safeParse({ ...input });
   if (!parsed.success) throw invalid(parsed.error, 'input');
   const { email, callbackUrl, ...rest } = parsed.data;
   return defined({ channel: 'BANK', ...rest, email: email ?? undefined, callbackUrl: callbackUrl ?? undefined });

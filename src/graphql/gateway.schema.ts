@@ -4,10 +4,26 @@ import { buildSchemaSync, PubSub } from 'type-graphql';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { DisbursementSubscriptionResolver } from './disbursement-subscription.resolver';
 import { DisbursementResolver } from './disbursement.resolver';
+import { BankValidationOptions } from './disbursement.validation';
 
-/** The schema, built from the type-graphql classes; `schema.graphql` is its printed, committed form. */
-export function buildGatewaySchema(pubSub: PubSub = createPubSub()): GraphQLSchema {
-  return buildSchemaSync({ resolvers: [DisbursementResolver, DisbursementSubscriptionResolver], validate: false, pubSub });
+/**
+ * The schema, built from the type-graphql classes; `schema.graphql` is its printed, committed form.
+ * The resolvers are built here, with their settings, and handed to type-graphql as its container.
+ */
+export function buildGatewaySchema(
+  pubSub: PubSub = createPubSub(),
+  bankValidation: BankValidationOptions = { allowPrivateNetworks: false },
+): GraphQLSchema {
+  const resolvers = new Map<unknown, object>([
+    [DisbursementResolver, new DisbursementResolver(bankValidation)],
+    [DisbursementSubscriptionResolver, new DisbursementSubscriptionResolver()],
+  ]);
+  return buildSchemaSync({
+    resolvers: [DisbursementResolver, DisbursementSubscriptionResolver],
+    validate: false,
+    pubSub,
+    container: { get: (resolverClass: unknown) => resolvers.get(resolverClass) },
+  });
 }
 
 export function printGatewaySchema(schema: GraphQLSchema = buildGatewaySchema()): string {

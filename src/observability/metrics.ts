@@ -62,16 +62,16 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly providerCircuitOpen = new Gauge({
-    name: 'gateway_provider_circuit_open',
-    help: 'Provider circuit by endpoint: 1 while open (calls fail fast), else 0; readiness ignores it',
-    labelNames: ['endpoint'] as const,
-    registers: [this.registry],
-  });
-
   readonly reconcilerBacklog = new Gauge({
     name: 'gateway_reconciler_backlog',
     help: 'Payouts due for a status check in the last reconciler round (counted up to one batch of 100)',
+    registers: [this.registry],
+  });
+
+  readonly providerCircuitOpen = new Gauge({
+    name: 'gateway_provider_circuit_open',
+    help: "1 while a merchant's provider circuit is open (calls fail fast), else 0; by merchant id and endpoint",
+    labelNames: ['merchant', 'endpoint'] as const,
     registers: [this.registry],
   });
 

@@ -2,6 +2,9 @@ import CircuitBreaker from 'opossum';
 import { DisbursementRequest, ProviderRecord } from '../disbursements/disbursement.model';
 import { Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
 
+export type CircuitEndpoint = 'create' | 'status';
+export type CircuitState = 'open' | 'halfOpen' | 'close';
+
 export interface BreakerOptions {
   /** How long the circuit stays open before one trial call is let through. */
   resetTimeoutMs: number;
@@ -9,25 +12,37 @@ export interface BreakerOptions {
   errorThresholdPercentage?: number;
   /** Calls in the window before the share counts. */
   volumeThreshold?: number;
-  onStateChange?: (endpoint: string, state: 'open' | 'halfOpen' | 'close') => void;
+  /** Told by merchant id (never by key) whenever one of its circuits changes state. */
+  onStateChange?: (merchantId: string, endpoint: CircuitEndpoint, state: CircuitState) => void;
 }
 
 /** Failures that say the provider is unwell; a refusal of this request (400, 401/403, 429) says nothing of the sort. */
 const countsAsFailure = (error: unknown) =>
   !(error instanceof ProviderError) || ['server-error', 'unknown', 'unavailable'].includes(error.kind);
 
+interface Circuits {
+  create: CircuitBreaker<[Merchant, DisbursementRequest], ProviderRecord>;
+  status: CircuitBreaker<[Merchant, string], ProviderRecord | undefined>;
+}
+
 /**
- * Fails fast with `unavailable` while the provider is failing, instead of piling requests onto it.
- * Creates and status checks have separate circuits: checks can be healthy while creates fail.
- * opossum's own timeout stays off: abandoning a create that is still running would turn an answer
- * we could have had into an unknown outcome; undici's timeouts bound each call instead.
+ * Fails fast with `unavailable` while the provider is failing for a merchant, instead of piling
+ * requests onto it. Each provider key has its own circuits, so one merchant whose account makes
+ * the provider fail cannot stop the others; creates and status checks have separate circuits, as
+ * checks can be healthy while creates fail. opossum's own timeout stays off: abandoning a create
+ * that is still running would turn an answer we could have had into an unknown outcome; undici's
+ * timeouts bound each call instead.
  */
 export class BreakingProvider implements ProviderPort {
-  private readonly createBreaker: CircuitBreaker<[Merchant, DisbursementRequest], ProviderRecord>;
-  private readonly statusBreaker: CircuitBreaker<[Merchant, string], ProviderRecord | undefined>;
+  /** By provider key; merchants are a fixed, configured set, so this stays small. */
+  private readonly circuits = new Map<string, Circuits>();
+  private readonly settings: CircuitBreaker.Options;
 
-  constructor(inner: ProviderPort, opts: BreakerOptions) {
-    const settings: CircuitBreaker.Options = {
+  constructor(
+    private readonly inner: ProviderPort,
+    private readonly opts: BreakerOptions,
+  ) {
+    this.settings = {
       timeout: false,
       resetTimeout: opts.resetTimeoutMs,
       errorThresholdPercentage: opts.errorThresholdPercentage ?? 50,
@@ -35,26 +50,40 @@ export class BreakingProvider implements ProviderPort {
       rollingCountTimeout: 10_000,
       errorFilter: (error: unknown) => !countsAsFailure(error),
     };
-    this.createBreaker = new CircuitBreaker((m: Merchant, r: DisbursementRequest) => inner.create(m, r), { ...settings, name: 'create' });
-    this.statusBreaker = new CircuitBreaker((m: Merchant, id: string) => inner.checkStatus(m, id), { ...settings, name: 'status' });
-    for (const breaker of [this.createBreaker, this.statusBreaker]) {
-      breaker.on('open', () => opts.onStateChange?.(breaker.name, 'open'));
-      breaker.on('halfOpen', () => opts.onStateChange?.(breaker.name, 'halfOpen'));
-      breaker.on('close', () => opts.onStateChange?.(breaker.name, 'close'));
-    }
   }
 
   create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord> {
-    return this.createBreaker.fire(merchant, request).catch(rejectedByCircuit);
+    return this.circuitsOf(merchant).create.fire(merchant, request).catch(rejectedByCircuit);
   }
 
   checkStatus(merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined> {
-    return this.statusBreaker.fire(merchant, referenceId).catch(rejectedByCircuit);
+    return this.circuitsOf(merchant).status.fire(merchant, referenceId).catch(rejectedByCircuit);
   }
 
   shutdown(): void {
-    this.createBreaker.shutdown();
-    this.statusBreaker.shutdown();
+    for (const { create, status } of this.circuits.values()) {
+      create.shutdown();
+      status.shutdown();
+    }
+    this.circuits.clear();
+  }
+
+  private circuitsOf(merchant: Merchant): Circuits {
+    let circuits = this.circuits.get(merchant.apiKey);
+    if (circuits) return circuits;
+    circuits = {
+      create: new CircuitBreaker((m: Merchant, r: DisbursementRequest) => this.inner.create(m, r), { ...this.settings }),
+      status: new CircuitBreaker((m: Merchant, id: string) => this.inner.checkStatus(m, id), { ...this.settings }),
+    };
+    for (const endpoint of ['create', 'status'] as const) {
+      const breaker = circuits[endpoint];
+      const told = (state: CircuitState) => () => this.opts.onStateChange?.(merchant.id, endpoint, state);
+      breaker.on('open', told('open'));
+      breaker.on('halfOpen', told('halfOpen'));
+      breaker.on('close', told('close'));
+    }
+    this.circuits.set(merchant.apiKey, circuits);
+    return circuits;
   }
 }
 

@@ -199,7 +199,9 @@ describe("relay to the client's callbackUrl", () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    stack = await startStack({ env: { RELAY_WEBHOOK_SECRET: relaySecret, RELAY_MAX_ATTEMPTS: '3', RELAY_RETRY_BASE_MS: '50' } });
+    stack = await startStack({
+      env: { RELAY_WEBHOOK_SECRET: relaySecret, RELAY_MAX_ATTEMPTS: '3', RELAY_RETRY_BASE_MS: '50', RELAY_ALLOW_PRIVATE_NETWORKS: 'true' },
+    });
   });
   afterAll(async () => {
     await stack.close();

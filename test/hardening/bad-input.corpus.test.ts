@@ -254,3 +254,26 @@ describe('what Apollo Sandbox needs still works', () => {
     expect(res.data?.__schema.types.length).toBeGreaterThan(10);
   });
 });
+
+describe('callbackUrls aimed inside the network (SSRF)', () => {
+  it.each([
+    'http://127.0.0.1:47999/',
+    'http://localhost/metrics',
+    'http://0.0.0.0:4000/metrics',
+    'http://2130706433/',
+    'http://0x7f.1/',
+    'http://017700000001/',
+    'http://[::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[fe80::1]/',
+    'http://[fc00::1]/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://100.64.0.1/',
+    'http://192.168.0.1/',
+    'http://metadata.localhost/',
+  ])('callbackUrl %s is refused naming input.callbackUrl', async (callbackUrl) => {
+    const res = await gql(stack.graphqlUrl, CREATE_BANK, { input: bankInput({ callbackUrl }) }, AUTH);
+    expect(res.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    expect(res.errors?.[0].extensions?.fields).toEqual(['input.callbackUrl']);
+  });
+});
