@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
 import { MerchantRegistry } from './auth/merchant.registry';
 import { Config, ConfigError, loadConfig } from './config';
 import { createLogger } from './observability/logger';
@@ -37,13 +38,21 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel, secrets: merchants.secrets() });
 
-  const sandbox = embedded ? await startSandbox({ ...config.sandbox, webhookSecret, logger }) : undefined;
+  // The embedded sandbox doubles as a development identity provider: `npm run token` signs with this key.
+  const devKey = embedded ? await loadOrCreateDevKey() : undefined;
+  const sandbox = embedded
+    ? await startSandbox({ ...config.sandbox, webhookSecret, logger, jwks: devKey && { keys: [devKey.publicJwk] } })
+    : undefined;
   const gateway = await startGateway({
     config: { ...config, upstreamBaseUrl: sandbox?.url ?? config.upstreamBaseUrl, webhookSecret },
     logger,
     merchants,
+    developmentJwksUrl: sandbox && `${sandbox.url}/.well-known/jwks.json`,
   });
-  if (sandbox) logger.info(`embedded sandbox provider at ${sandbox.url}`);
+  if (sandbox) {
+    logger.info(`embedded sandbox provider at ${sandbox.url}`);
+    if (!config.jwt.jwksUrl) logger.info(`development JWTs accepted: mint one with npm run token (key in ${DEV_KEY_FILE})`);
+  }
   const shown = config.host === '0.0.0.0' ? 'localhost' : config.host;
   logger.info(`ready: GraphQL and Apollo Sandbox at http://${shown}:${gateway.port}/graphql`);
 

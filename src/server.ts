@@ -1,6 +1,8 @@
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { ClientAuth } from './auth/client.auth';
+import { JwtVerifier } from './auth/jwt.verifier';
 import { MerchantRegistry } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config } from './config';
@@ -24,6 +26,8 @@ export interface GatewayOptions {
   config: Config;
   logger: Logger;
   merchants: MerchantRegistry;
+  /** The embedded sandbox's development key set, trusted when JWT_JWKS_URL is unset (open access stays on). */
+  developmentJwksUrl?: string;
 }
 
 export interface Gateway {
@@ -39,7 +43,7 @@ export interface Gateway {
 }
 
 /** Starts the gateway: GraphQL over HTTP and graphql-ws on /graphql, the callback receiver, health. */
-export async function startGateway({ config, logger, merchants }: GatewayOptions): Promise<Gateway> {
+export async function startGateway({ config, logger, merchants, developmentJwksUrl }: GatewayOptions): Promise<Gateway> {
   if (!config.upstreamBaseUrl) throw new Error('startGateway needs an upstream base URL');
   const httpServer: Server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -95,12 +99,15 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   });
   const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger, metrics });
 
+  const jwksUrl = config.jwt.jwksUrl ?? developmentJwksUrl;
+  const jwt = jwksUrl ? JwtVerifier.remote({ ...config.jwt, jwksUrl, cooldownMs: config.jwt.jwksCooldownMs }) : undefined;
+  const auth = new ClientAuth({ merchants, jwt, openAccess: merchants.openAccess && !config.jwt.jwksUrl, logger });
   const schema = buildGatewaySchema(events.pubSub);
-  const ws = attachGraphQLWs(httpServer, { schema, service, merchants, rateLimit, logger, metrics });
+  const ws = attachGraphQLWs(httpServer, { schema, service, auth, rateLimit, logger, metrics });
   const graphql = new GraphQLHttpHandler({
     schema,
     service,
-    merchants,
+    auth,
     rateLimit,
     logger,
     metrics,

@@ -15,6 +15,17 @@ const REQUEST_CODES = new Set([
   'OPERATION_RESOLUTION_FAILURE',
 ]);
 
+/**
+ * A refusal raised before execution (scopes, websocket limits): a GraphQLError that carries its
+ * GatewayError, so formatError shows its code. `httpStatus` is the status Apollo answers with.
+ */
+export function refusalError(error: GatewayError, httpStatus?: number): GraphQLError {
+  return new GraphQLError(error.message, {
+    originalError: error,
+    extensions: { code: error.code, ...(httpStatus !== undefined && { http: { status: httpStatus } }) },
+  });
+}
+
 /** The input path a variable-coercion message points at, e.g. `input.amount`. */
 function fieldsOfCoercionMessage(message: string): string[] | undefined {
   const variable = /^Variable "\$(\w+)" got invalid value/.exec(message)?.[1];
@@ -29,7 +40,9 @@ function fieldsOfCoercionMessage(message: string): string[] | undefined {
  * GraphQL's own request errors pass; anything else is logged and masked.
  */
 export function formatError(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  const unwrapped = unwrapResolverError(error);
+  const original =
+    unwrapped instanceof GraphQLError && unwrapped.originalError instanceof GatewayError ? unwrapped.originalError : unwrapped;
   if (original instanceof GatewayError) {
     const { fields, retryAfter, referenceId } = original.details;
     return {

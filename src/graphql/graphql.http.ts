@@ -3,7 +3,6 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { clientKey } from '../auth/client.rate-limit';
 import { readBody } from '../http/http.body';
 import { sendGraphQLError } from '../http/http.reply';
 import { withRequestId } from '../observability/request.context';
@@ -11,8 +10,10 @@ import { formatError } from './gateway.errors';
 import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
 import { armorProtection, PARSE_OPTIONS } from './graphql.armor';
 import { useOperationLog } from './operation-log.plugin';
+import { useScopes } from './operation.scopes';
 
 const BODY_LIMIT = 64 * 1024;
+const REFUSAL_STATUS: Partial<Record<string, number>> = { UNAUTHENTICATED: 401, FORBIDDEN: 403, SERVICE_UNAVAILABLE: 503 };
 
 export interface GraphQLHttpOptions extends GraphQLServing {
   introspection: boolean;
@@ -53,6 +54,7 @@ export class GraphQLHttpHandler {
       plugins: [
         ...armorProtection.plugins,
         useOperationLog(opts.logger, opts.metrics),
+        useScopes(),
         ...opts.plugins,
         opts.landingPage
           ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
@@ -76,21 +78,22 @@ export class GraphQLHttpHandler {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
-    const { merchants, rateLimit, service } = this.opts;
+    const { auth, rateLimit, service } = this.opts;
     const isOperation = req.method === 'POST' || url.searchParams.has('query');
     let context: GatewayContext | undefined;
     if (isOperation) {
-      const merchant = merchants.authenticate(req.headers.authorization);
-      if (!merchant) {
-        res.setHeader('www-authenticate', 'Bearer');
-        return sendGraphQLError(res, 401, 'UNAUTHENTICATED', 'Missing or invalid client credentials: send Authorization: Bearer <token>');
+      const authentication = await auth.authenticate(req.headers.authorization, req.socket.remoteAddress);
+      if ('refused' in authentication) {
+        const { code, message } = authentication.refused;
+        if (code === 'UNAUTHENTICATED') res.setHeader('www-authenticate', 'Bearer');
+        return sendGraphQLError(res, REFUSAL_STATUS[code] ?? 403, code, message);
       }
-      const retryAfter = await rateLimit.retryAfter(clientKey(req.headers.authorization, req.socket.remoteAddress));
+      const retryAfter = await rateLimit.retryAfter(authentication.principal.quotaKey);
       if (retryAfter !== undefined) {
         res.setHeader('retry-after', String(retryAfter));
         return sendGraphQLError(res, 429, 'RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
       }
-      context = createContext(service, merchant, requestId);
+      context = createContext(service, authentication.principal, requestId);
     }
     let body: unknown;
     if (req.method === 'POST') {
