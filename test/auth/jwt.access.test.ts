@@ -40,7 +40,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await Promise.all(sockets.map((s) => s.dispose()));
+  await Promise.all(sockets.map(async (s) => s.dispose()));
   await stack.close();
   await idp.close();
 });
