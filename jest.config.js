@@ -4,6 +4,8 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
+    // jose 6 ships only ES modules; Node 20.19 can require() them, Jest's module loader cannot.
+    '/node_modules/jose/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
     '^.+\\.ts$': [
       '@swc/jest',
       {
@@ -16,6 +18,7 @@ module.exports = {
       },
     ],
   },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   globalSetup: '<rootDir>/test/support/build.ts',
   setupFiles: ['<rootDir>/test/support/setup.ts'],
   setupFilesAfterEnv: ['<rootDir>/test/support/leaks.ts'],

@@ -1,3 +1,4 @@
+import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
 import { randomBytes } from 'node:crypto';
 import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
@@ -64,11 +65,19 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const merchants = MerchantRegistry.fromConfig(opts.config, embedded || opts.trustedProvider === true);
   const secrets = [...merchants.secrets(), ...webhookSecretForms(webhookSecret), ...webhookSecretForms(opts.config.relay.secret)];
   const logger = createLogger({ level: opts.config.logLevel, secrets, destination: opts.logDestination });
-  const sandbox = embedded ? await startSandbox({ ...opts.config.sandbox, webhookSecret, logger }) : undefined;
+  // The embedded sandbox doubles as a development identity provider: `npm run token` signs with this key.
+  const devKey = embedded ? await loadOrCreateDevKey() : undefined;
+  const sandbox = embedded
+    ? await startSandbox({ ...opts.config.sandbox, webhookSecret, logger, jwks: devKey && { keys: [devKey.publicJwk] } })
+    : undefined;
   try {
     const config = { ...opts.config, upstreamBaseUrl: sandbox?.url ?? opts.config.upstreamBaseUrl, webhookSecret };
-    const gateway = await startGateway(config, merchants, logger, secrets, opts.createGraceMs ?? CREATE_GRACE_MS);
-    if (sandbox) logger.info(`embedded sandbox provider at ${sandbox.url}`);
+    const developmentJwksUrl = sandbox && `${sandbox.url}/.well-known/jwks.json`;
+    const gateway = await startGateway(config, merchants, logger, secrets, opts.createGraceMs ?? CREATE_GRACE_MS, developmentJwksUrl);
+    if (sandbox) {
+      logger.info(`embedded sandbox provider at ${sandbox.url}`);
+      if (!config.jwt.jwksUrl) logger.info(`development JWTs accepted: mint one with npm run token (key in ${DEV_KEY_FILE})`);
+    }
     return {
       gateway,
       sandbox,
@@ -89,6 +98,7 @@ async function startGateway(
   logger: Logger,
   secrets: readonly string[],
   createGraceMs: number,
+  developmentJwksUrl?: string,
 ): Promise<Gateway> {
   if (!config.upstreamBaseUrl) throw new Error('the gateway needs an upstream base URL');
   const listening = await listen(config);
@@ -168,6 +178,7 @@ async function startGateway(
     service,
     reconciler,
     callbacks,
+    developmentJwksUrl,
   });
   reconciler.start();
   relay.start();

@@ -63,6 +63,11 @@ const envSchema = z.object({
   RELAY_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
   GRAPHQL_INTROSPECTION: z.stringbool().default(true),
   GRAPHQL_LANDING_PAGE: z.stringbool().default(true),
+  JWT_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  JWT_ISSUER: optionalText,
+  JWT_AUDIENCE: optionalText,
+  JWT_MERCHANT_CLAIM: z.string().trim().min(1).default('merchant_id'),
+  JWT_JWKS_COOLDOWN_MS: nonNegativeInt.default(30_000),
   SANDBOX_PORT: port.default(4010),
   SANDBOX_SETTLE_MS: nonNegativeInt.default(2000),
   SANDBOX_RATE_LIMIT_PER_MIN: nonNegativeInt.default(120),
@@ -78,6 +83,16 @@ export interface SandboxConfig {
   /** Standard Webhooks secret (`whsec_...`); unset: callbacks are sent unsigned. */
   webhookSecret?: string;
   latencyMs: number;
+}
+
+export interface JwtConfig {
+  /** The identity provider's key set; unset: no JWTs (except the embedded sandbox's development keys). */
+  jwksUrl?: string;
+  issuer?: string;
+  audience?: string;
+  merchantClaim: string;
+  /** Least time between two key set fetches, so unknown `kid`s cannot make the gateway hammer the provider. */
+  jwksCooldownMs: number;
 }
 
 export interface Config {
@@ -119,6 +134,7 @@ export interface Config {
     /** How often each replica looks for due relays, including those a lost replica left. */
     pollMs: number;
   };
+  jwt: JwtConfig;
   sandbox: SandboxConfig;
 }
 
@@ -186,6 +202,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivateNetworks: e.RELAY_ALLOW_PRIVATE_NETWORKS ?? !e.UPSTREAM_BASE_URL,
       timeoutMs: e.RELAY_TIMEOUT_MS,
       pollMs: e.RELAY_POLL_INTERVAL_MS,
+    },
+    jwt: {
+      jwksUrl: e.JWT_JWKS_URL,
+      issuer: e.JWT_ISSUER,
+      audience: e.JWT_AUDIENCE,
+      merchantClaim: e.JWT_MERCHANT_CLAIM,
+      jwksCooldownMs: e.JWT_JWKS_COOLDOWN_MS,
     },
     sandbox: {
       port: e.SANDBOX_PORT,

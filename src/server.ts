@@ -1,6 +1,8 @@
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { ClientAuth } from './auth/client.auth';
+import { JwtVerifier } from './auth/jwt.verifier';
 import { MerchantRegistry } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config } from './config';
@@ -25,6 +27,8 @@ export interface ServerParts {
   merchants: MerchantRegistry;
   metrics: GatewayMetrics;
   storage: Storage;
+  /** The embedded sandbox's development key set, trusted when JWT_JWKS_URL is unset (open access stays on). */
+  developmentJwksUrl?: string;
   service: DisbursementService;
   reconciler: Reconciler;
   callbacks: CallbackReceiver;
@@ -66,11 +70,14 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
   const { config, logger, merchants, metrics, storage, service, reconciler, callbacks } = parts;
   const { store, events, rateLimit } = storage;
   const schema = buildGatewaySchema(events.pubSub, { allowPrivateNetworks: config.relay.allowPrivateNetworks });
+  const jwksUrl = config.jwt.jwksUrl ?? parts.developmentJwksUrl;
+  const jwt = jwksUrl ? JwtVerifier.remote({ ...config.jwt, jwksUrl, cooldownMs: config.jwt.jwksCooldownMs }) : undefined;
+  const auth = new ClientAuth({ merchants, jwt, openAccess: merchants.openAccess && !config.jwt.jwksUrl, logger });
   const allowedOrigins = new Set(config.corsOrigins);
   const ws = attachGraphQLWs(httpServer, {
     schema,
     service,
-    merchants,
+    auth,
     rateLimit,
     logger,
     metrics,
@@ -80,7 +87,7 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
   const graphql = new GraphQLHttpHandler({
     schema,
     service,
-    merchants,
+    auth,
     rateLimit,
     logger,
     metrics,

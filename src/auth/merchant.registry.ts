@@ -85,8 +85,10 @@ export class MerchantRegistry {
         throw new ConfigError('Invalid setting MERCHANTS_FILE: a client token is listed more than once');
       return new MerchantRegistry(parsed.data);
     }
-    if (config.clientTokens.length === 0 && !upstreamIsEmbeddedSandbox) {
-      throw new ConfigError('Missing setting CLIENT_TOKENS (or MERCHANTS_FILE): open access is allowed only with the embedded sandbox');
+    if (config.clientTokens.length === 0 && !upstreamIsEmbeddedSandbox && !config.jwt.jwksUrl) {
+      throw new ConfigError(
+        'Missing setting CLIENT_TOKENS (or MERCHANTS_FILE, or JWT_JWKS_URL): open access is allowed only with the embedded sandbox',
+      );
     }
     const apiKey = config.merchantApiKey ?? 'sandbox-key';
     return new MerchantRegistry([{ id: 'default', apiKey, clientTokens: config.clientTokens }]);

@@ -27,8 +27,8 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     <label>Currency <input id="currency" name="currency" value="ZMW" required maxlength="3" autocomplete="off"></label>
     <label>Mobile money number <input id="accountNumber" name="accountNumber" inputmode="numeric" value="260971234567" required autocomplete="off"></label>
     <label>Narration (optional) <input id="narration" name="narration" maxlength="255" autocomplete="off"></label>
-    <label>Bearer token (optional) <input id="token" name="token" type="password" autocomplete="off" aria-describedby="token-hint"></label>
-    <p class="hint" id="token-hint">Only when the gateway sets <code>CLIENT_TOKENS</code>. Kept in this tab's session storage.</p>
+    <label>Bearer token (optional) <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" aria-describedby="token-hint"></label>
+    <p class="hint" id="token-hint">A JWT from your identity provider (in development: <code>npm run token</code>), or a client token when the gateway sets <code>CLIENT_TOKENS</code>. Kept in this tab's session storage.</p>
     <button type="submit" id="send">Send payout</button>
   </form>
 

@@ -13,8 +13,8 @@ const WATCH = 'subscription WatchDisbursement($referenceId: ID!) { disbursementU
 const RETRY_SAME = "We don't know yet if it was sent; do not resend with a new reference — retry with the same one.";
 const ERROR_TEXT = {
   BAD_USER_INPUT: (e) => 'Please correct ' + (fieldsOf(e) || 'the form') + '.',
-  UNAUTHENTICATED: () => 'The gateway needs your client token: enter it under “Bearer token” and send again.',
-  FORBIDDEN: () => 'This token is not allowed to do that.',
+  UNAUTHENTICATED: () => 'The gateway needs a valid token (this one is missing, invalid or expired): enter it under “Bearer token” and send again.',
+  FORBIDDEN: () => 'This token is not allowed to do that (its scopes or merchant).',
   RATE_LIMITED: (e) => 'Too many requests: wait ' + (e.extensions.retryAfter ?? 'a few') + ' s, then send again with the same reference.',
   REFERENCE_CONFLICT: (e) => 'This reference was already used for a different payout' + (fieldsOf(e) ? ' (' + fieldsOf(e) + ' differ)' : '') + ': press “New” for a fresh reference.',
   UPSTREAM_AUTH_FAILED: () => "The payout provider refused the merchant key. Nothing was sent; the gateway's operator has to fix the key.",
@@ -31,7 +31,7 @@ const STATUS_TEXT = {
 };
 const SOURCE_TEXT = { CREATE: 'provider answer', CALLBACK: 'provider callback', STATUS_CHECK: 'status check' };
 const CLOSE_TEXT = {
-  4403: 'The gateway refused the token for live updates.',
+  4403: 'The gateway refused the token for live updates, or it expired: paste a fresh one and watch again.',
   4429: 'Too many connection attempts.',
   4500: 'The gateway had an internal error.',
 };

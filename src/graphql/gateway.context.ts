@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader';
 import { GraphQLSchema } from 'graphql';
+import { ClientAuth, Principal } from '../auth/client.auth';
 import { ClientRateLimit } from '../auth/client.rate-limit';
-import { MerchantAccount, MerchantRegistry } from '../auth/merchant.registry';
+import { MerchantAccount } from '../auth/merchant.registry';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementService } from '../disbursements/disbursement.service';
 import { Logger } from '../observability/logger';
@@ -11,7 +12,7 @@ import { GatewayMetrics } from '../observability/metrics';
 export interface GraphQLServing {
   schema: GraphQLSchema;
   service: DisbursementService;
-  merchants: MerchantRegistry;
+  auth: ClientAuth;
   rateLimit: ClientRateLimit;
   logger: Logger;
   metrics: GatewayMetrics;
@@ -21,15 +22,18 @@ export interface GraphQLServing {
 
 export interface GatewayContext {
   merchant: MerchantAccount;
+  /** What the caller's credential allows (operation.scopes.ts checks it before execution). */
+  scopes: ReadonlySet<string>;
   service: DisbursementService;
   /** Per operation, so a long-lived subscription never reads a cached, stale record. */
   loader: DataLoader<string, Disbursement | undefined>;
   requestId: string;
 }
 
-export function createContext(service: DisbursementService, merchant: MerchantAccount, requestId: string): GatewayContext {
+export function createContext(service: DisbursementService, { merchant, scopes }: Principal, requestId: string): GatewayContext {
   return {
     merchant,
+    scopes,
     service,
     requestId,
     loader: new DataLoader((ids: readonly string[]) => service.getMany(merchant, ids), { maxBatchSize: 100 }),

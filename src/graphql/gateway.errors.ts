@@ -23,6 +23,17 @@ function withoutSuggestions(message: string): string {
   return message.replace(/\s*Did you mean [^?]*\?/g, '');
 }
 
+/**
+ * A refusal raised before execution (scopes, websocket limits): a GraphQLError that carries its
+ * GatewayError, so formatError shows its code. `httpStatus` is the status Apollo answers with.
+ */
+export function refusalError(error: GatewayError, httpStatus?: number): GraphQLError {
+  return new GraphQLError(error.message, {
+    originalError: error,
+    extensions: { code: error.code, ...(httpStatus !== undefined && { http: { status: httpStatus } }) },
+  });
+}
+
 /** The input path a variable-coercion message points at, e.g. `input.amount`. */
 function fieldsOfCoercionMessage(message: string): string[] | undefined {
   const variable = /^Variable "\$(\w+)" got invalid value/.exec(message)?.[1];

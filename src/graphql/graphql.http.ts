@@ -3,7 +3,6 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { clientKey } from '../auth/client.rate-limit';
 import { ErrorCode } from '../disbursements/disbursement.errors';
 import { readBody } from '../http/http.body';
 import { sendGraphQLError } from '../http/http.reply';
@@ -12,8 +11,10 @@ import { formatError } from './gateway.errors';
 import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
 import { armorPlugins, PARSE_OPTIONS, requestValidationRules } from './graphql.armor';
 import { useOperationLog } from './operation-log.plugin';
+import { useScopes } from './operation.scopes';
 
 const BODY_LIMIT = 64 * 1024;
+const REFUSAL_STATUS: Partial<Record<string, number>> = { UNAUTHENTICATED: 401, FORBIDDEN: 403, SERVICE_UNAVAILABLE: 503 };
 
 export interface GraphQLHttpOptions extends GraphQLServing {
   landingPage: boolean;
@@ -54,6 +55,7 @@ export class GraphQLHttpHandler {
       plugins: [
         ...armorPlugins,
         useOperationLog(opts.logger, opts.metrics),
+        useScopes(),
         ...opts.plugins,
         opts.landingPage
           ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
@@ -85,27 +87,23 @@ export class GraphQLHttpHandler {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
-    const { merchants, rateLimit, service } = this.opts;
+    const { auth, rateLimit, service } = this.opts;
     let context: GatewayContext | undefined;
     if (!this.isLandingPage(req, url)) {
-      const merchant = merchants.authenticate(req.headers.authorization);
-      if (!merchant) {
-        res.setHeader('www-authenticate', 'Bearer');
-        return sendGraphQLError(
-          res,
-          401,
-          ErrorCode.UNAUTHENTICATED,
-          'Missing or invalid client credentials: send Authorization: Bearer <token>',
-        );
+      const authentication = await auth.authenticate(req.headers.authorization, req.socket.remoteAddress);
+      if ('refused' in authentication) {
+        const { code, message } = authentication.refused;
+        if (code === 'UNAUTHENTICATED') res.setHeader('www-authenticate', 'Bearer');
+        return sendGraphQLError(res, REFUSAL_STATUS[code] ?? 403, code, message);
       }
-      const retryAfter = await rateLimit.retryAfter(clientKey(req.headers.authorization, req.socket.remoteAddress));
+      const retryAfter = await rateLimit.retryAfter(authentication.principal.quotaKey);
       if (retryAfter !== undefined) {
         res.setHeader('retry-after', String(retryAfter));
         return sendGraphQLError(res, 429, ErrorCode.RATE_LIMITED, `Too many operations from this client; retry in ${retryAfter} s`, {
           retryAfter,
         });
       }
-      context = createContext(service, merchant, requestId);
+      context = createContext(service, authentication.principal, requestId);
     }
     let body: unknown;
     if (req.method === 'POST') {

@@ -4,13 +4,14 @@ import { useServer } from 'graphql-ws/use/ws';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer } from 'ws';
-import { clientKey } from '../auth/client.rate-limit';
+import { Principal } from '../auth/client.auth';
 import { originAllowed } from '../http/http.cors';
-import { MerchantAccount } from '../auth/merchant.registry';
 import { ErrorCode, GatewayError, GatewayErrorDetails } from '../disbursements/disbursement.errors';
-import { formatError } from './gateway.errors';
+import { formatError, refusalError } from './gateway.errors';
 import { createContext, GraphQLServing } from './gateway.context';
 import { OperationChecker } from './graphql.armor';
+import { closeOnExpiry } from './graphql.ws-expiry';
+import { scopeRefusal } from './operation.scopes';
 
 export interface GraphQLWsOptions extends GraphQLServing {
   /** Subscriptions one connection may hold at once. */
@@ -38,10 +39,10 @@ function refusal(code: ErrorCode, message: string, details: GatewayErrorDetails 
  * the same limits as HTTP, and gets its own context.
  */
 export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { wsServer: WebSocketServer; dispose(): Promise<void> } {
-  const { schema, service, merchants, rateLimit, logger, metrics } = opts;
+  const { schema, service, auth, rateLimit, logger, metrics } = opts;
   const checker = new OperationChecker(schema, opts.introspection);
   const maxSubscriptions = opts.maxSubscriptionsPerConnection ?? 100;
-  const connections = new WeakMap<object, { merchant: MerchantAccount; quotaKey: string; ids: Set<string> }>();
+  const connections = new WeakMap<object, { principal: Principal; ids: Set<string>; stopExpiry?: () => void }>();
   const wsServer = new WebSocketServer({
     server: httpServer,
     path: '/graphql',
@@ -55,17 +56,23 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
       schema,
       connectionInitWaitTimeout: 3_000,
       // Credentials are checked once, when the connection is made; its operations use the result.
-      onConnect: (ctx) => {
-        const authorization = authorizationOf(ctx);
-        const merchant = merchants.authenticate(authorization);
-        if (!merchant) return false;
-        connections.set(ctx, { merchant, quotaKey: clientKey(authorization, ctx.extra.request.socket.remoteAddress), ids: new Set() });
+      onConnect: async (ctx) => {
+        const authentication = await auth.authenticate(authorizationOf(ctx), ctx.extra.request.socket.remoteAddress);
+        if ('refused' in authentication) {
+          // Not the client's fault: 1013 "try again later" rather than 4403, which means "get a new token".
+          if (authentication.refused.code === 'SERVICE_UNAVAILABLE') ctx.extra.socket.close(1013, 'Cannot check tokens right now');
+          return false;
+        }
+        const { principal } = authentication;
+        const stopExpiry = principal.acceptedUntil === undefined ? undefined : closeOnExpiry(ctx, principal.acceptedUntil);
+        connections.set(ctx, { principal, ids: new Set(), stopExpiry });
         metrics.websockets.inc();
         return true;
       },
       onClose: (ctx) => {
         const connection = connections.get(ctx);
         if (!connection) return;
+        connection.stopExpiry?.();
         // Operations still running when the socket went away end with it.
         metrics.subscriptions.dec(connection.ids.size);
         metrics.websockets.dec();
@@ -74,7 +81,7 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
       onSubscribe: async (ctx, id, payload) => {
         const connection = connections.get(ctx);
         if (!connection) return refusal(ErrorCode.UNAUTHENTICATED, 'Missing or invalid client credentials');
-        const { merchant, quotaKey, ids } = connection;
+        const { principal, ids } = connection;
         // The slot is taken before the first await: messages that arrive together cannot all pass the check.
         if (ids.size >= maxSubscriptions) return refusal('RATE_LIMITED', `At most ${maxSubscriptions} operations per connection`);
         ids.add(id);
@@ -82,7 +89,7 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
         const release = () => {
           if (ids.delete(id)) metrics.subscriptions.dec();
         };
-        const retryAfter = await rateLimit.retryAfter(quotaKey).catch((error: unknown) => {
+        const retryAfter = await rateLimit.retryAfter(principal.quotaKey).catch((error: unknown) => {
           release();
           throw error;
         });
@@ -97,6 +104,11 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
           release();
           return checked.errors;
         }
+        const refused = scopeRefusal(checked.document, payload.operationName, principal.scopes);
+        if (refused) {
+          release();
+          return [refusalError(refused)];
+        }
         const operation = getOperationAST(checked.document, payload.operationName);
         metrics.operations.inc({ operation: metrics.operationLabels.label(operation?.name?.value), type: 'websocket', outcome: 'ok' });
         return {
@@ -104,7 +116,7 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
           document: checked.document,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: createContext(service, merchant, randomUUID()),
+          contextValue: createContext(service, principal, randomUUID()),
         };
       },
       onComplete: (ctx, id) => {

@@ -1,11 +1,13 @@
 import { pino } from 'pino';
+import { loadOrCreateDevKey } from '../auth/jwt.dev-key';
 import { ConfigError, loadConfig } from '../config';
 import { startSandbox } from './sandbox.server';
 
 /** `npm run sandbox`: the provider simulator alone, configured by the SANDBOX_* settings. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const sandbox = await startSandbox({ ...config.sandbox, logger: pino({ level: config.logLevel }) });
+  const { publicJwk } = await loadOrCreateDevKey();
+  const sandbox = await startSandbox({ ...config.sandbox, jwks: { keys: [publicJwk] }, logger: pino({ level: config.logLevel }) });
   console.log(`Sandbox listening at ${sandbox.url}`);
   const stop = (): void => {
     // Closing leaves nothing scheduled, so the process ends by itself.

@@ -36,6 +36,8 @@ export interface SandboxOptions {
   /** Default 30000: how long the create of an account ending in 408 waits before answering. */
   slowCreateMs?: number;
   logger?: Logger;
+  /** Public keys served at GET /.well-known/jwks.json: the development identity provider. Unset: 404. */
+  jwks?: { keys: object[] };
 }
 
 export interface SandboxStats {
@@ -70,6 +72,7 @@ const CREATE_PATHS: ReadonlyMap<string, Channel> = new Map([
 ]);
 const STATUS_PATH = '/api/v1/disbursements/check-status';
 const FAULTS_PATH = '/__sandbox/faults';
+const JWKS_PATH = '/.well-known/jwks.json';
 
 /** The requester's address as the provider records it, without the IPv4-mapped prefix. */
 function ipAddressOf(req: IncomingMessage): string {
@@ -162,6 +165,10 @@ class Sandbox {
       // Control route for tests driving a sandbox in another process: no API key, no latency.
       const faultAnswer = req.method === 'PUT' ? await this.putFaults(req) : this.methodNotAllowed('PUT');
       return writeAnswer(req, res, faultAnswer, this.timers);
+    } else if (url.pathname === JWKS_PATH && this.opts.jwks) {
+      // Stands in for an identity provider's key set in development: no API key, no latency.
+      const jwksAnswer: Answer = req.method === 'GET' ? { kind: 'json', status: 200, body: this.opts.jwks } : this.methodNotAllowed('GET');
+      return writeAnswer(req, res, jwksAnswer, this.timers);
     } else {
       return writeAnswer(req, res, errorAnswer(404, `No route for ${req.method} ${url.pathname}`), this.timers);
     }

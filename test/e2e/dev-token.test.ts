@@ -1,0 +1,70 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GatewayProcess, launchGateway } from '../support/process';
+import { CREATE_MOBILE, gql, knownSecrets, mobileInput } from '../support/stack';
+import { subscribe, wsClient } from '../support/ws';
+
+const root = join(__dirname, '..', '..');
+let gateway: GatewayProcess;
+
+/** The development JWT path on a fresh machine: `npm start` with no settings, then `npm run token`. */
+beforeAll(async () => {
+  gateway = await launchGateway({ PORT: '0', SANDBOX_PORT: '0', SANDBOX_SETTLE_MS: '100' });
+  const { d } = JSON.parse(readFileSync(join(root, '.dev', 'jwt-key.json'), 'utf8')) as { d: string };
+  knownSecrets.add(d);
+}, 60_000);
+
+function mintToken(scope: string): string {
+  const token = execFileSync(process.execPath, ['dist/auth/jwt.token.main.js', '--merchant', 'default', '--scope', scope], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }).trim();
+  knownSecrets.add(token);
+  return token;
+}
+
+describe('development tokens with the embedded sandbox', () => {
+  it('the sandbox serves the public development key set, never the private key', async () => {
+    const sandboxUrl = /embedded sandbox provider at (http:\/\/[\d.:]+)/.exec(gateway.output())?.[1];
+    const res = await fetch(`${sandboxUrl}/.well-known/jwks.json`);
+    const { keys } = (await res.json()) as { keys: Record<string, string>[] };
+    expect(keys).toEqual([expect.objectContaining({ kty: 'EC', alg: 'ES256', kid: expect.any(String) })]);
+    expect(keys[0].d).toBeUndefined();
+  });
+
+  it('a minted read-only token reads and subscribes but cannot pay out; open access stays on without a token', async () => {
+    const readOnly = mintToken('payouts:read');
+    const headers = { authorization: `Bearer ${readOnly}` };
+    const input = mobileInput();
+    expect((await gql(gateway.graphqlUrl, CREATE_MOBILE, { input })).errors).toBeUndefined();
+    const one = `query One($r: ID!) { disbursement(referenceId: $r) { referenceId } }`;
+    expect((await gql(gateway.graphqlUrl, one, { r: input.referenceId }, headers)).data).toEqual({
+      disbursement: { referenceId: input.referenceId },
+    });
+    const refused = await gql(gateway.graphqlUrl, CREATE_MOBILE, { input: mobileInput() }, headers);
+    expect(refused.errors?.[0]).toMatchObject({ extensions: { code: 'FORBIDDEN' }, message: expect.stringContaining('payouts:write') });
+    const client = wsClient(gateway.graphqlUrl, headers);
+    const watch = subscribe<{ disbursementUpdated: { status: string } }>(
+      client,
+      `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`,
+      { r: input.referenceId },
+    );
+    await watch.completed;
+    expect(watch.events.at(-1)?.disbursementUpdated.status).toBe('SUCCESSFUL');
+    await client.dispose();
+  });
+
+  it('a minted token with payouts:write pays out; a tampered one is refused', async () => {
+    const token = mintToken('payouts:read payouts:write');
+    const res = await gql(gateway.graphqlUrl, CREATE_MOBILE, { input: mobileInput() }, { authorization: `Bearer ${token}` });
+    expect(res.errors).toBeUndefined();
+    const [header, payload, signature] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, merchant_id: 'other' })).toString('base64url')}.${signature}`;
+    const refused = await gql(gateway.graphqlUrl, CREATE_MOBILE, { input: mobileInput() }, { authorization: `Bearer ${forged}` });
+    expect(refused.status).toBe(401);
+  });
+});
