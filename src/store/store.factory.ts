@@ -19,7 +19,7 @@ export interface Storage {
 /** In memory for one process; Redis (shared by replicas) when REDIS_URL is set. */
 export function createStorage(config: Config, logger: Logger): Storage {
   if (!config.redisUrl) {
-    const store = new MemoryStore(config.retentionSeconds * 1000);
+    const store = new MemoryStore({ retentionMs: config.retentionSeconds * 1000, maxRecords: config.memoryMaxRecords });
     const events = new PubSubEvents();
     return {
       store,
