@@ -16,7 +16,7 @@ export interface Section {
   notes: string[];
 }
 
-/** A target of issue 8 beside what this run reached; printed, never asserted. */
+/** A target (issues 8 and 17) beside what this run reached; printed, never asserted. */
 export interface TargetCheck {
   what: string;
   target: string;
@@ -176,9 +176,10 @@ export interface ReportFiles {
   svg: string;
 }
 
-export async function writeReport(dir: string, markdown: string, svg: string): Promise<ReportFiles> {
+/** Writes `<name>.md` and `<name>.svg` (latest for the main run, memory for the memory run). */
+export async function writeReport(dir: string, name: string, markdown: string, svg: string): Promise<ReportFiles> {
   await mkdir(dir, { recursive: true });
-  const files = { markdown: join(dir, 'latest.md'), svg: join(dir, 'latest.svg') };
+  const files = { markdown: join(dir, `${name}.md`), svg: join(dir, `${name}.svg`) };
   await writeFile(files.markdown, markdown);
   await writeFile(files.svg, svg);
   return files;

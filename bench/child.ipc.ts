@@ -152,12 +152,20 @@ async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<bool
   }
 }
 
-/** Parent side: forks a compiled bench child and waits until it reports its address. */
-export async function startChild(script: string, env: Record<string, string>, execArgv: string[] = []): Promise<ChildHandle> {
+/**
+ * Parent side: forks a compiled bench child and waits until it reports its address. A gateway's
+ * log lines (stdout) go to /dev/null: written, as in production, but not onto the bench's terminal.
+ */
+export async function startChild(
+  script: string,
+  env: Record<string, string>,
+  execArgv: string[] = [],
+  stdout: 'inherit' | 'ignore' = 'inherit',
+): Promise<ChildHandle> {
   const child = fork(script, [], {
     env: { ...process.env, ...env },
     execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', stdout, 'inherit', 'ipc'],
   });
   // The child answers stats requests in order, so the oldest waiter gets each answer.
   const waiting: { resolve: (stats: ProcessStats) => void; reject: (error: Error) => void }[] = [];

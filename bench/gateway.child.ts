@@ -4,11 +4,13 @@ import { loadConfig } from '../src/config';
 import { createLogger } from '../src/observability/logger';
 import { startGateway } from '../src/server';
 import { failStart, serveParent } from './child.ipc';
+import { BENCH_CLIENT_TOKEN } from './gateway.client';
 
 /**
  * The gateway alone in its own process, so that its CPU time and memory are measured apart
- * from the load generator and the provider stub. Settings come from BENCH_* variables only,
- * never from the caller's own REDIS_URL or LOG_LEVEL.
+ * from the load generator and the provider stub. Its defaults (LOG_LEVEL info, every other
+ * setting unset) with a client token and the quota off; settings come from BENCH_* variables
+ * only, never from the caller's own REDIS_URL or LOG_LEVEL.
  */
 async function main(): Promise<void> {
   const env = process.env;
@@ -17,11 +19,12 @@ async function main(): Promise<void> {
     HOST: '127.0.0.1',
     UPSTREAM_BASE_URL: env.BENCH_UPSTREAM_URL,
     MERCHANT_API_KEY: 'sandbox-key',
-    LOG_LEVEL: 'warn',
+    CLIENT_TOKENS: BENCH_CLIENT_TOKEN,
     CLIENT_RATE_LIMIT_PER_MIN: '0',
     WEBHOOK_SECRET: env.BENCH_WEBHOOK_SECRET,
     REDIS_URL: env.BENCH_REDIS_URL,
     REDIS_KEY_PREFIX: env.BENCH_REDIS_KEY_PREFIX,
+    MEMORY_MAX_RECORDS: env.BENCH_MEMORY_MAX_RECORDS,
   });
   const merchants = MerchantRegistry.fromConfig(config, true);
   const logger = createLogger({ level: config.logLevel, secrets: merchants.secrets() });
