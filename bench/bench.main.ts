@@ -102,8 +102,10 @@ async function main(): Promise<void> {
           })),
         );
       }
-      parts.push(await attempt('2. Subscription fan-out', () => runFanoutBench(settings, startGateway, ids, log)));
-      parts.push(await attempt('3. Callback ingest', () => runIngestBench(settings, startGateway, ids, tag, log)));
+      if (!settings.mutationOnly) {
+        parts.push(await attempt('2. Subscription fan-out', () => runFanoutBench(settings, startGateway, ids, log)));
+        parts.push(await attempt('3. Callback ingest', () => runIngestBench(settings, startGateway, ids, tag, log)));
+      }
     }
   } finally {
     await Promise.all([sandbox.close(), stub.close()]);
@@ -127,7 +129,12 @@ async function main(): Promise<void> {
     parts.flatMap((p) => (p.chart ? [p.chart] : [])),
     `${command} · ${startedAt.toISOString()} · node ${process.version}`,
   );
-  const files = await writeReport(RESULTS_DIR, settings.memoryOnly ? 'memory' : 'latest', `${markdown}\n`, svg);
+  const files = await writeReport(
+    RESULTS_DIR,
+    settings.memoryOnly ? 'memory' : settings.mutationOnly ? 'mutation' : 'latest',
+    `${markdown}\n`,
+    svg,
+  );
   console.log(`\n## Targets\n\n${markdownTable(targetsTable(targets))}\n`);
   log(`wrote ${files.markdown} and ${files.svg} in ${Math.round(seconds)} s`);
 }

@@ -13,6 +13,8 @@ export interface BenchSettings {
   quick: boolean;
   /** `npm run bench -- memory`: part 5 alone, written to bench/results/memory.md. */
   memoryOnly: boolean;
+  /** `npm run bench -- mutation`: part 1 (and the profile) alone, for before/after comparisons; written to bench/results/mutation.md. */
+  mutationOnly: boolean;
   profile: boolean;
   redisUrl?: string;
   /** The whole run is stopped (exit 1) past this, whatever hangs. */
@@ -39,6 +41,7 @@ export function settingsFrom(env: NodeJS.ProcessEnv, args: readonly string[]): B
   return {
     quick,
     memoryOnly: args.includes('memory'),
+    mutationOnly: args.includes('mutation'),
     profile: env.BENCH_PROFILE === '1',
     redisUrl: env.REDIS_URL || undefined,
     deadlineMs: quick ? 3 * 60_000 : 10 * 60_000,
@@ -74,5 +77,6 @@ export function commandOf(settings: BenchSettings): string {
     settings.fanout.callbacksPerSec === 2_000 ? '' : `BENCH_FANOUT_RATE=${settings.fanout.callbacksPerSec}`,
     settings.memoryOnly && settings.memory.payouts !== 200_000 ? `BENCH_MEMORY_PAYOUTS=${settings.memory.payouts}` : '',
   ].filter((v) => v !== '');
-  return [...vars, settings.memoryOnly ? 'npm run bench -- memory' : 'npm run bench'].join(' ');
+  const part = settings.memoryOnly ? ' -- memory' : settings.mutationOnly ? ' -- mutation' : '';
+  return [...vars, `npm run bench${part}`].join(' ');
 }
