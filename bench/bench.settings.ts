@@ -7,7 +7,7 @@ export const RESULTS_DIR = join(PACKAGE_ROOT, 'bench', 'results');
 /**
  * How much each part does. BENCH_QUICK=1 shrinks everything to a smoke run of about a minute;
  * BENCH_PROFILE=1 adds the CPU profile; BENCH_FANOUT_RATE sets the fan-out callback rate (default 2,000/s);
- * BENCH_MEMORY_PAYOUTS the payouts of `npm run bench -- memory` (default 200,000).
+ * BENCH_MEMORY_PAYOUTS the payouts of `npm run bench -- memory` (default 200,000), BENCH_GATEWAY_NODE_FLAGS its gateway's V8 flags.
  */
 export interface BenchSettings {
   quick: boolean;
@@ -31,7 +31,13 @@ export interface BenchSettings {
   };
   ingest: { callbacks: number; warmupCallbacks: number; connections: number };
   /** Part 5 (`npm run bench -- memory`): payouts created, and how often RSS is sampled on the way. */
-  memory: { payouts: number; sampleEvery: number; connections: number };
+  memory: {
+    payouts: number;
+    sampleEvery: number;
+    connections: number;
+    /** BENCH_GATEWAY_NODE_FLAGS: V8 flags for the gateway of the memory run, e.g. --heap-growing-percent=20. */
+    nodeFlags: string[];
+  };
   /** Concurrency of the GraphQL creates that prepare payouts for parts 2 and 3. */
   createConcurrency: number;
 }
@@ -63,6 +69,7 @@ export function settingsFrom(env: NodeJS.ProcessEnv, args: readonly string[]): B
       payouts: Number(env.BENCH_MEMORY_PAYOUTS) > 0 ? Number(env.BENCH_MEMORY_PAYOUTS) : quick ? 20_000 : 200_000,
       sampleEvery: quick ? 5_000 : 25_000,
       connections: 50,
+      nodeFlags: (env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
     },
     createConcurrency: 64,
   };
@@ -76,6 +83,7 @@ export function commandOf(settings: BenchSettings): string {
     settings.redisUrl ? 'REDIS_URL=…' : '',
     settings.fanout.callbacksPerSec === 2_000 ? '' : `BENCH_FANOUT_RATE=${settings.fanout.callbacksPerSec}`,
     settings.memoryOnly && settings.memory.payouts !== 200_000 ? `BENCH_MEMORY_PAYOUTS=${settings.memory.payouts}` : '',
+    settings.memoryOnly && settings.memory.nodeFlags.length > 0 ? `BENCH_GATEWAY_NODE_FLAGS='${settings.memory.nodeFlags.join(' ')}'` : '',
   ].filter((v) => v !== '');
   const part = settings.memoryOnly ? ' -- memory' : settings.mutationOnly ? ' -- mutation' : '';
   return [...vars, `npm run bench${part}`].join(' ');

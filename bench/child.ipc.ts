@@ -13,6 +13,8 @@ export interface ProcessStats {
   maxRssBytes: number;
   /** JS heap in use plus memory held outside it for JS objects (Buffers): live memory, without allocator slack. */
   liveBytes: number;
+  /** The JS heap V8 holds from the OS (used or not). */
+  heapTotalBytes: number;
   loopActiveMs: number;
   loopIdleMs: number;
   /** Longest event-loop stall since the previous reading: nothing was delivered for that long. */
@@ -78,6 +80,7 @@ async function processStats(collectGarbage: boolean, pauses: Pauses): Promise<Pr
     rssBytes: memory.rss,
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
     liveBytes: memory.heapUsed + memory.external,
+    heapTotalBytes: memory.heapTotal,
     loopActiveMs: loop.active,
     loopIdleMs: loop.idle,
     ...phase,
