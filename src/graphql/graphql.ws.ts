@@ -1,8 +1,8 @@
 import { GraphQLError } from 'graphql';
 import { Context } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
+import { Extra, useServer } from 'graphql-ws/use/ws';
 import { randomUUID } from 'node:crypto';
-import { IncomingMessage, Server } from 'node:http';
+import { Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { clientKey } from '../auth/client.rate-limit';
 import { MerchantAccount } from '../auth/merchant.registry';
@@ -13,10 +13,18 @@ import { parseAndValidate } from './graphql.armor';
 export interface GraphQLWsOptions extends GraphQLServing {
   /** Subscriptions one connection may hold at once. */
   maxSubscriptionsPerConnection?: number;
+  /** Bytes that may wait unsent on one connection; past it the subscriber is too slow and is disconnected. */
+  maxBufferedBytes?: number;
 }
 
 type ConnectionParams = Record<string, unknown> | undefined;
-type WsContext = Context<ConnectionParams, { request: IncomingMessage }>;
+type WsContext = Context<ConnectionParams, Extra>;
+
+/**
+ * 1013 "try again later": graphql-ws clients reconnect and subscribe again, and the first event
+ * they get is the current state, so a subscriber that could not keep up misses no final status.
+ */
+const TOO_SLOW = { code: 1013, reason: 'Subscriber too slow: reconnect' };
 
 function authorizationOf(ctx: WsContext): string | undefined {
   const value = ctx.connectionParams?.authorization;
@@ -35,9 +43,10 @@ function refusal(code: string, message: string, extensions: Record<string, unkno
 export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { wsServer: WebSocketServer; dispose(): Promise<void> } {
   const { schema, service, merchants, rateLimit, logger, metrics } = opts;
   const maxSubscriptions = opts.maxSubscriptionsPerConnection ?? 100;
+  const maxBufferedBytes = opts.maxBufferedBytes ?? 1024 * 1024;
   const connections = new WeakMap<object, { merchant: MerchantAccount; quotaKey: string; ids: Set<string> }>();
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 64 * 1024 });
-  const cleanup = useServer<ConnectionParams, { request: IncomingMessage }>(
+  const cleanup = useServer<ConnectionParams>(
     {
       schema,
       connectionInitWaitTimeout: 3_000,
@@ -83,8 +92,12 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
         if (connections.get(ctx)?.ids.delete(id)) metrics.subscriptions.dec();
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(e.toJSON(), e, logger)),
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e, logger)) } : undefined,
+      onNext: (ctx, _id, _payload, _args, result) => {
+        // What a subscriber has not read yet is bounded: a stalled client cannot hold memory without end.
+        const { socket } = ctx.extra;
+        if (socket.bufferedAmount > maxBufferedBytes) socket.close(TOO_SLOW.code, TOO_SLOW.reason);
+        return result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e, logger)) } : undefined;
+      },
     },
     wsServer,
   );

@@ -82,11 +82,15 @@ export class MemoryStore implements DisbursementStore {
   async due(now: Date, limit: number): Promise<Disbursement[]> {
     this.reads += 1;
     const cutoff = now.getTime();
-    return [...this.dueIndex]
-      .filter(([, at]) => at <= cutoff)
-      .sort((a, b) => a[1] - b[1])
+    // Every second, with up to maxRecords entries: only the due ones are copied and sorted.
+    const found: { key: string; at: number }[] = [];
+    this.dueIndex.forEach((at, key) => {
+      if (at <= cutoff) found.push({ key, at });
+    });
+    return found
+      .sort((a, b) => a.at - b.at)
       .slice(0, limit)
-      .map(([key]) => this.read(key))
+      .map(({ key }) => this.read(key))
       .filter((r): r is Disbursement => r !== undefined);
   }
 
