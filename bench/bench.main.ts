@@ -112,31 +112,25 @@ async function main(): Promise<void> {
   }
 
   const seconds = (Date.now() - startedAt.getTime()) / 1000;
+  const report = settings.memoryOnly ? 'memory' : settings.mutationOnly ? 'mutation' : 'latest';
   const command = commandOf(settings);
   const targets = parts.flatMap((p) => p.targets ?? []);
   // Sections in their numbered order, whatever order they ran in.
   const sections = parts.map((p) => p.section).sort((a, b) => a.title.localeCompare(b.title));
+  const charts = parts.flatMap((p) => (p.chart ? [p.chart] : []));
   const markdown = [
     '# Payout gateway benchmarks',
     `Written by \`${command}\` (bench/bench.main.ts). Figures from one machine, loopback only; compare runs on the same machine only.`,
     markdownTable(machineTable(command, startedAt, seconds, loadAtStart)),
     '## Targets (issues 8 and 17; printed, never asserted)',
     markdownTable(targetsTable(targets)),
-    '![charts](latest.svg)',
+    ...(charts.length > 0 ? [`![charts](${report}.svg)`] : []),
     ...sections.map(sectionMarkdown),
   ].join('\n\n');
-  const svg = chartsSvg(
-    parts.flatMap((p) => (p.chart ? [p.chart] : [])),
-    `${command} · ${startedAt.toISOString()} · node ${process.version}`,
-  );
-  const files = await writeReport(
-    RESULTS_DIR,
-    settings.memoryOnly ? 'memory' : settings.mutationOnly ? 'mutation' : 'latest',
-    `${markdown}\n`,
-    svg,
-  );
+  const svg = charts.length > 0 ? chartsSvg(charts, `${command} · ${startedAt.toISOString()} · node ${process.version}`) : undefined;
+  const files = await writeReport(RESULTS_DIR, report, `${markdown}\n`, svg);
   console.log(`\n## Targets\n\n${markdownTable(targetsTable(targets))}\n`);
-  log(`wrote ${files.markdown} and ${files.svg} in ${Math.round(seconds)} s`);
+  log(`wrote ${[files.markdown, files.svg].filter(Boolean).join(' and ')} in ${Math.round(seconds)} s`);
 }
 
 main().catch((error: unknown) => {

@@ -173,14 +173,15 @@ export function chartsSvg(charts: Chart[], caption: string): string {
 
 export interface ReportFiles {
   markdown: string;
-  svg: string;
+  /** Only when the run drew charts. */
+  svg?: string;
 }
 
-/** Writes `<name>.md` and `<name>.svg` (latest for the main run, memory for the memory run). */
-export async function writeReport(dir: string, name: string, markdown: string, svg: string): Promise<ReportFiles> {
+/** Writes `<name>.md`, and `<name>.svg` when there are charts (latest: the main run; memory, mutation: single parts). */
+export async function writeReport(dir: string, name: string, markdown: string, svg?: string): Promise<ReportFiles> {
   await mkdir(dir, { recursive: true });
-  const files = { markdown: join(dir, `${name}.md`), svg: join(dir, `${name}.svg`) };
+  const files = { markdown: join(dir, `${name}.md`), svg: svg === undefined ? undefined : join(dir, `${name}.svg`) };
   await writeFile(files.markdown, markdown);
-  await writeFile(files.svg, svg);
+  if (files.svg && svg !== undefined) await writeFile(files.svg, svg);
   return files;
 }

@@ -100,6 +100,7 @@ export async function runMemoryBench(
             'payouts created',
             'RSS after GC',
             'JS heap + external after GC',
+            'JS heap held from the OS',
             'peak RSS so far',
             'payouts/s in this batch',
             'failures',
