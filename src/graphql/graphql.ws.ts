@@ -13,8 +13,6 @@ import { parseAndValidate } from './graphql.armor';
 export interface GraphQLWsOptions extends GraphQLServing {
   /** Subscriptions one connection may hold at once. */
   maxSubscriptionsPerConnection?: number;
-  /** Bytes that may wait unsent on one connection; past it the subscriber is too slow and is disconnected. */
-  maxBufferedBytes?: number;
 }
 
 type ConnectionParams = Record<string, unknown> | undefined;
@@ -25,6 +23,8 @@ type WsContext = Context<ConnectionParams, Extra>;
  * they get is the current state, so a subscriber that could not keep up misses no final status.
  */
 const TOO_SLOW = { code: 1013, reason: 'Subscriber too slow: reconnect' };
+/** Bytes that may wait unsent on one connection; past it the subscriber is too slow and is disconnected. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 function authorizationOf(ctx: WsContext): string | undefined {
   const value = ctx.connectionParams?.authorization;
@@ -43,7 +43,6 @@ function refusal(code: string, message: string, extensions: Record<string, unkno
 export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { wsServer: WebSocketServer; dispose(): Promise<void> } {
   const { schema, service, merchants, rateLimit, logger, metrics } = opts;
   const maxSubscriptions = opts.maxSubscriptionsPerConnection ?? 100;
-  const maxBufferedBytes = opts.maxBufferedBytes ?? 1024 * 1024;
   const connections = new WeakMap<object, { merchant: MerchantAccount; quotaKey: string; ids: Set<string> }>();
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 64 * 1024 });
   const cleanup = useServer<ConnectionParams>(
@@ -95,7 +94,7 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
       onNext: (ctx, _id, _payload, _args, result) => {
         // What a subscriber has not read yet is bounded: a stalled client cannot hold memory without end.
         const { socket } = ctx.extra;
-        if (socket.bufferedAmount > maxBufferedBytes) socket.close(TOO_SLOW.code, TOO_SLOW.reason);
+        if (socket.bufferedAmount > MAX_BUFFERED_BYTES) socket.close(TOO_SLOW.code, TOO_SLOW.reason);
         return result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e, logger)) } : undefined;
       },
     },
