@@ -5,7 +5,7 @@ export const PACKAGE_ROOT = join(__dirname, '..', '..');
 export const RESULTS_DIR = join(PACKAGE_ROOT, 'bench', 'results');
 
 /**
- * How much each part does. BENCH_QUICK=1 shrinks everything to a smoke run of about a minute;
+ * How much each part does. BENCH_QUICK=1 shrinks everything to a smoke run of about 40 s;
  * BENCH_PROFILE=1 adds the CPU profile; BENCH_FANOUT_RATE sets the fan-out callback rate (default 2,000/s);
  * BENCH_MEMORY_PAYOUTS the payouts of `npm run bench -- memory` (default 200,000), BENCH_GATEWAY_NODE_FLAGS its gateway's V8 flags.
  */
