@@ -13,14 +13,17 @@ import {
   targetsTable,
   writeReport,
 } from './bench.report';
-import { ChildHandle, GatewayStarter, startChild } from './child.ipc';
+import { GatewayStarter, startChild } from './child.ipc';
 import { runFanoutBench } from './fanout.bench';
 import { runIngestBench } from './ingest.bench';
+import { runMemoryBench } from './memory.bench';
 import { ReferenceIds, runMutationBench } from './mutation.bench';
 import { runProfile } from './profile.bench';
 
 const GATEWAY_CHILD = join(__dirname, 'gateway.child.js');
 const SANDBOX_CHILD = join(__dirname, 'sandbox.child.js');
+const STUB_CHILD = join(__dirname, 'stub.child.js');
+const FLOOR_CHILD = join(__dirname, 'floor.child.js');
 
 interface Part {
   section: Section;
@@ -45,7 +48,7 @@ async function attempt(title: string, run: () => Promise<Part>): Promise<Part> {
 }
 
 async function main(): Promise<void> {
-  const settings = settingsFrom(process.env);
+  const settings = settingsFrom(process.env, process.argv.slice(2));
   const startedAt = new Date();
   const loadAtStart = loadavg();
   if (loadAtStart[0] > cpus().length / 2)
@@ -61,54 +64,73 @@ async function main(): Promise<void> {
   const ids = new ReferenceIds(`b${tag}`);
   log(`${settings.quick ? 'quick' : 'full'} run ${tag}: node ${process.version}${settings.profile ? ', with CPU profile' : ''}`);
   const sandbox = await startChild(SANDBOX_CHILD, {});
+  const stub = await startChild(STUB_CHILD, {});
+  // Gateways talk to the sandbox unless told otherwise (part 1 and the profile use the stub); their log lines go to /dev/null.
   const startGateway: GatewayStarter = (env, execArgv = []) =>
-    startChild(GATEWAY_CHILD, { BENCH_UPSTREAM_URL: sandbox.url, ...env }, execArgv);
+    startChild(GATEWAY_CHILD, { BENCH_UPSTREAM_URL: sandbox.url, ...env }, execArgv, 'ignore');
   const parts: Part[] = [];
   try {
-    parts.push(
-      await attempt('1. Mutation cost', async () => {
-        const gateway: ChildHandle = await startGateway({});
-        try {
-          return await runMutationBench(settings, sandbox, gateway, ids, log);
-        } finally {
-          await gateway.close();
-        }
-      }),
-    );
-    if (settings.profile) {
+    if (settings.memoryOnly) {
+      const successfulStub = await startChild(STUB_CHILD, { BENCH_STUB_STATUS: 'Successful' });
+      try {
+        parts.push(await attempt('5. Memory', () => runMemoryBench(settings, startGateway, successfulStub.url, ids, log)));
+      } finally {
+        await successfulStub.close();
+      }
+    } else {
       parts.push(
-        await attempt('4. CPU profile', async () => ({
-          section: await runProfile(settings, startGateway, ids, join(RESULTS_DIR, 'profile'), log),
-        })),
+        await attempt('1. Mutation cost', async () => {
+          const floor = await startChild(FLOOR_CHILD, { BENCH_UPSTREAM_URL: stub.url });
+          const gateway = await startGateway({ BENCH_UPSTREAM_URL: stub.url });
+          try {
+            return await runMutationBench(settings, { stub, floor, gateway }, ids, log);
+          } finally {
+            await Promise.all([gateway.close(), floor.close()]);
+          }
+        }),
       );
+      if (settings.profile) {
+        parts.push(
+          await attempt('4. CPU profile', async () => ({
+            section: await runProfile(
+              settings,
+              (env, argv) => startGateway({ BENCH_UPSTREAM_URL: stub.url, ...env }, argv),
+              ids,
+              join(RESULTS_DIR, 'profile'),
+              log,
+            ),
+          })),
+        );
+      }
+      if (!settings.mutationOnly) {
+        parts.push(await attempt('2. Subscription fan-out', () => runFanoutBench(settings, startGateway, ids, log)));
+        parts.push(await attempt('3. Callback ingest', () => runIngestBench(settings, startGateway, ids, tag, log)));
+      }
     }
-    parts.push(await attempt('2. Subscription fan-out', () => runFanoutBench(settings, startGateway, ids, log)));
-    parts.push(await attempt('3. Callback ingest', () => runIngestBench(settings, startGateway, ids, tag, log)));
   } finally {
-    await sandbox.close();
+    await Promise.all([sandbox.close(), stub.close()]);
   }
 
   const seconds = (Date.now() - startedAt.getTime()) / 1000;
+  const report = settings.memoryOnly ? 'memory' : settings.mutationOnly ? 'mutation' : 'latest';
   const command = commandOf(settings);
   const targets = parts.flatMap((p) => p.targets ?? []);
-  // Sections in the order of issue 8, whatever order they ran in.
+  // Sections in their numbered order, whatever order they ran in.
   const sections = parts.map((p) => p.section).sort((a, b) => a.title.localeCompare(b.title));
+  const charts = parts.flatMap((p) => (p.chart ? [p.chart] : []));
   const markdown = [
     '# Payout gateway benchmarks',
     `Written by \`${command}\` (bench/bench.main.ts). Figures from one machine, loopback only; compare runs on the same machine only.`,
     markdownTable(machineTable(command, startedAt, seconds, loadAtStart)),
-    '## Targets (issue 8; printed, never asserted)',
+    '## Targets (issues 8 and 17; printed, never asserted)',
     markdownTable(targetsTable(targets)),
-    '![charts](latest.svg)',
+    ...(charts.length > 0 ? [`![charts](${report}.svg)`] : []),
     ...sections.map(sectionMarkdown),
   ].join('\n\n');
-  const svg = chartsSvg(
-    parts.flatMap((p) => (p.chart ? [p.chart] : [])),
-    `${command} · ${startedAt.toISOString()} · node ${process.version}`,
-  );
-  const files = await writeReport(RESULTS_DIR, `${markdown}\n`, svg);
+  const svg = charts.length > 0 ? chartsSvg(charts, `${command} · ${startedAt.toISOString()} · node ${process.version}`) : undefined;
+  const files = await writeReport(RESULTS_DIR, report, `${markdown}\n`, svg);
   console.log(`\n## Targets\n\n${markdownTable(targetsTable(targets))}\n`);
-  log(`wrote ${files.markdown} and ${files.svg} in ${Math.round(seconds)} s`);
+  log(`wrote ${[files.markdown, files.svg].filter(Boolean).join(' and ')} in ${Math.round(seconds)} s`);
 }
 
 main().catch((error: unknown) => {

@@ -16,7 +16,7 @@ export interface Section {
   notes: string[];
 }
 
-/** A target of issue 8 beside what this run reached; printed, never asserted. */
+/** A target (issues 8 and 17) beside what this run reached; printed, never asserted. */
 export interface TargetCheck {
   what: string;
   target: string;
@@ -173,13 +173,15 @@ export function chartsSvg(charts: Chart[], caption: string): string {
 
 export interface ReportFiles {
   markdown: string;
-  svg: string;
+  /** Only when the run drew charts. */
+  svg?: string;
 }
 
-export async function writeReport(dir: string, markdown: string, svg: string): Promise<ReportFiles> {
+/** Writes `<name>.md`, and `<name>.svg` when there are charts (latest: the main run; memory, mutation: single parts). */
+export async function writeReport(dir: string, name: string, markdown: string, svg?: string): Promise<ReportFiles> {
   await mkdir(dir, { recursive: true });
-  const files = { markdown: join(dir, 'latest.md'), svg: join(dir, 'latest.svg') };
+  const files = { markdown: join(dir, `${name}.md`), svg: svg === undefined ? undefined : join(dir, `${name}.svg`) };
   await writeFile(files.markdown, markdown);
-  await writeFile(files.svg, svg);
+  if (files.svg && svg !== undefined) await writeFile(files.svg, svg);
   return files;
 }

@@ -6,10 +6,15 @@ export const RESULTS_DIR = join(PACKAGE_ROOT, 'bench', 'results');
 
 /**
  * How much each part does. BENCH_QUICK=1 shrinks everything to a smoke run of about 40 s;
- * BENCH_PROFILE=1 adds the CPU profile; BENCH_FANOUT_RATE sets the fan-out callback rate (default 2,000/s).
+ * BENCH_PROFILE=1 adds the CPU profile; BENCH_FANOUT_RATE sets the fan-out callback rate (default 2,000/s);
+ * BENCH_MEMORY_PAYOUTS the payouts of `npm run bench -- memory` (default 200,000), BENCH_GATEWAY_NODE_FLAGS its gateway's V8 flags.
  */
 export interface BenchSettings {
   quick: boolean;
+  /** `npm run bench -- memory`: part 5 alone, written to bench/results/memory.md. */
+  memoryOnly: boolean;
+  /** `npm run bench -- mutation`: part 1 (and the profile) alone, for before/after comparisons; written to bench/results/mutation.md. */
+  mutationOnly: boolean;
   profile: boolean;
   redisUrl?: string;
   /** The whole run is stopped (exit 1) past this, whatever hangs. */
@@ -25,20 +30,30 @@ export interface BenchSettings {
     streamCallbacksPerSec: number;
   };
   ingest: { callbacks: number; warmupCallbacks: number; connections: number };
+  /** Part 5 (`npm run bench -- memory`): payouts created, and how often RSS is sampled on the way. */
+  memory: {
+    payouts: number;
+    sampleEvery: number;
+    connections: number;
+    /** BENCH_GATEWAY_NODE_FLAGS: V8 flags for the gateway of the memory run, e.g. --heap-growing-percent=20. */
+    nodeFlags: string[];
+  };
   /** Concurrency of the GraphQL creates that prepare payouts for parts 2 and 3. */
   createConcurrency: number;
 }
 
-export function settingsFrom(env: NodeJS.ProcessEnv): BenchSettings {
+export function settingsFrom(env: NodeJS.ProcessEnv, args: readonly string[]): BenchSettings {
   const quick = env.BENCH_QUICK === '1';
   return {
     quick,
+    memoryOnly: args.includes('memory'),
+    mutationOnly: args.includes('mutation'),
     profile: env.BENCH_PROFILE === '1',
     redisUrl: env.REDIS_URL || undefined,
     deadlineMs: quick ? 3 * 60_000 : 10 * 60_000,
     mutation: quick
-      ? { rounds: 1, seconds: 3, warmupSeconds: 1, connections: 32 }
-      : { rounds: 3, seconds: 5, warmupSeconds: 2, connections: 32 },
+      ? { rounds: 1, seconds: 3, warmupSeconds: 1, connections: 50 }
+      : { rounds: 3, seconds: 5, warmupSeconds: 2, connections: 50 },
     fanout: {
       counts: quick ? [1_000] : [1_000, 5_000, 10_000],
       callbacksPerSec: Number(env.BENCH_FANOUT_RATE) > 0 ? Number(env.BENCH_FANOUT_RATE) : 2_000,
@@ -50,6 +65,12 @@ export function settingsFrom(env: NodeJS.ProcessEnv): BenchSettings {
     ingest: quick
       ? { callbacks: 5_000, warmupCallbacks: 1_000, connections: 32 }
       : { callbacks: 30_000, warmupCallbacks: 3_000, connections: 32 },
+    memory: {
+      payouts: Number(env.BENCH_MEMORY_PAYOUTS) > 0 ? Number(env.BENCH_MEMORY_PAYOUTS) : quick ? 20_000 : 200_000,
+      sampleEvery: quick ? 5_000 : 25_000,
+      connections: 50,
+      nodeFlags: (env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
+    },
     createConcurrency: 64,
   };
 }
@@ -61,6 +82,9 @@ export function commandOf(settings: BenchSettings): string {
     settings.profile ? 'BENCH_PROFILE=1' : '',
     settings.redisUrl ? 'REDIS_URL=…' : '',
     settings.fanout.callbacksPerSec === 2_000 ? '' : `BENCH_FANOUT_RATE=${settings.fanout.callbacksPerSec}`,
+    settings.memoryOnly && settings.memory.payouts !== 200_000 ? `BENCH_MEMORY_PAYOUTS=${settings.memory.payouts}` : '',
+    settings.memoryOnly && settings.memory.nodeFlags.length > 0 ? `BENCH_GATEWAY_NODE_FLAGS='${settings.memory.nodeFlags.join(' ')}'` : '',
   ].filter((v) => v !== '');
-  return [...vars, 'npm run bench'].join(' ');
+  const part = settings.memoryOnly ? ' -- memory' : settings.mutationOnly ? ' -- mutation' : '';
+  return [...vars, `npm run bench${part}`].join(' ');
 }

@@ -13,6 +13,8 @@ export interface ProcessStats {
   maxRssBytes: number;
   /** JS heap in use plus memory held outside it for JS objects (Buffers): live memory, without allocator slack. */
   liveBytes: number;
+  /** The JS heap V8 holds from the OS (used or not). */
+  heapTotalBytes: number;
   loopActiveMs: number;
   loopIdleMs: number;
   /** Longest event-loop stall since the previous reading: nothing was delivered for that long. */
@@ -78,6 +80,7 @@ async function processStats(collectGarbage: boolean, pauses: Pauses): Promise<Pr
     rssBytes: memory.rss,
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
     liveBytes: memory.heapUsed + memory.external,
+    heapTotalBytes: memory.heapTotal,
     loopActiveMs: loop.active,
     loopIdleMs: loop.idle,
     ...phase,
@@ -152,12 +155,20 @@ async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<bool
   }
 }
 
-/** Parent side: forks a compiled bench child and waits until it reports its address. */
-export async function startChild(script: string, env: Record<string, string>, execArgv: string[] = []): Promise<ChildHandle> {
+/**
+ * Parent side: forks a compiled bench child and waits until it reports its address. A gateway's
+ * log lines (stdout) go to /dev/null: written, as in production, but not onto the bench's terminal.
+ */
+export async function startChild(
+  script: string,
+  env: Record<string, string>,
+  execArgv: string[] = [],
+  stdout: 'inherit' | 'ignore' = 'inherit',
+): Promise<ChildHandle> {
   const child = fork(script, [], {
     env: { ...process.env, ...env },
     execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', stdout, 'inherit', 'ipc'],
   });
   // The child answers stats requests in order, so the oldest waiter gets each answer.
   const waiting: { resolve: (stats: ProcessStats) => void; reject: (error: Error) => void }[] = [];

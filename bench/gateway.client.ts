@@ -5,6 +5,10 @@ import { Pool } from 'undici';
 import WebSocket from 'ws';
 import { SignedCallback } from './callback.signer';
 
+/** The one client token the bench's gateways accept (token auth is on, as in production). */
+export const BENCH_CLIENT_TOKEN = 'bench-client-token-0123456789abcdef';
+export const AUTH_HEADERS = { authorization: `Bearer ${BENCH_CLIENT_TOKEN}` };
+
 /** The sandbox keeps an account ending in 222 Pending and never calls back: only the bench's own callbacks arrive. */
 export const NEVER_SETTLES_ACCOUNT = '260971234222';
 
@@ -40,7 +44,7 @@ export async function createPayouts(
       const res = await pool.request({
         method: 'POST',
         path: '/graphql',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...AUTH_HEADERS },
         body: createBody(referenceId, accountNumber),
       });
       const text = await res.body.text();
@@ -66,6 +70,7 @@ export function subscriberClient(gatewayUrl: string): Client {
     webSocketImpl: WebSocket,
     lazy: false,
     retryAttempts: 0,
+    connectionParams: AUTH_HEADERS,
     // A failed connection also errors the subscription on it, which is where the bench counts it.
     onNonLazyError: () => undefined,
   });

@@ -1,17 +1,15 @@
 import { BenchSettings } from './bench.settings';
 import { Chart, Section, TargetCheck } from './bench.report';
 import { fmt, median, mib } from './bench.stats';
-import { ChildHandle, ownCores, ProcessStats, Usage, usageBetween } from './child.ipc';
-import { createBody, isFailedCreate } from './gateway.client';
+import { ChildHandle, ownCores } from './child.ipc';
+import { AUTH_HEADERS, createBody, isFailedCreate } from './gateway.client';
 import { LoadResult, runLoad } from './load.runner';
 
-/** An ordinary ending: created Pending, and the sandbox (settleMs at its maximum) never settles it during the run. */
+/** An ordinary mobile money account; the stub answers Pending whatever it is. */
 const ACCOUNT = '260971234567';
 const DIRECT_PATH = '/api/v1/disbursements/mobile-money';
-/** Same header the gateway sends; never called back during the run. */
-const DUMMY_CALLBACK_URL = 'http://127.0.0.1:9/callbacks/bench';
 
-/** Unique referenceIds across the whole run, so neither the sandbox nor the gateway ever sees a repeat. */
+/** Unique referenceIds across the whole run, so neither the provider nor the gateway ever sees a repeat. */
 export class ReferenceIds {
   private count = 0;
 
@@ -23,10 +21,21 @@ export class ReferenceIds {
   }
 }
 
-function directLoad(sandboxUrl: string, ids: ReferenceIds, connections: number, seconds: number): Promise<LoadResult> {
-  const headers = { 'content-type': 'application/json', 'x-api-key': 'sandbox-key', callbackurl: DUMMY_CALLBACK_URL };
+type Kind = 'direct' | 'floor' | 'gateway';
+const KINDS: readonly Kind[] = ['direct', 'floor', 'gateway'];
+const LABELS: Record<Kind, string> = { direct: 'direct (provider stub)', floor: 'bare-proxy floor', gateway: 'gateway' };
+
+/** The three processes of part 1: each is measured alone, the stub serves the other two as well. */
+export interface MutationTargets {
+  stub: ChildHandle;
+  floor: ChildHandle;
+  gateway: ChildHandle;
+}
+
+function directLoad(stubUrl: string, ids: ReferenceIds, connections: number, seconds: number): Promise<LoadResult> {
+  const headers = { 'content-type': 'application/json', 'x-api-key': 'sandbox-key' };
   return runLoad({
-    url: sandboxUrl + DIRECT_PATH,
+    url: stubUrl + DIRECT_PATH,
     connections,
     seconds,
     next: () => ({
@@ -42,24 +51,33 @@ function directLoad(sandboxUrl: string, ids: ReferenceIds, connections: number, 
   });
 }
 
-export function gatewayLoad(gatewayUrl: string, ids: ReferenceIds, connections: number, seconds: number): Promise<LoadResult> {
-  const headers = { 'content-type': 'application/json' };
+/** The GraphQL create, with the client token, to the gateway or to the floor (which ignores the token). */
+export function gatewayLoad(url: string, ids: ReferenceIds, connections: number, seconds: number, kind = 'gql'): Promise<LoadResult> {
+  const headers = { 'content-type': 'application/json', ...AUTH_HEADERS };
   return runLoad({
-    url: `${gatewayUrl}/graphql`,
+    url: `${url}/graphql`,
     connections,
     seconds,
-    next: () => ({ headers, body: createBody(ids.next('gql'), ACCOUNT) }),
+    next: () => ({ headers, body: createBody(ids.next(kind), ACCOUNT) }),
     isFailure: isFailedCreate,
   });
 }
 
+function loadOf(kind: Kind, targets: MutationTargets, ids: ReferenceIds, connections: number, seconds: number): Promise<LoadResult> {
+  if (kind === 'direct') return directLoad(targets.stub.url, ids, connections, seconds);
+  return gatewayLoad(targets[kind].url, ids, connections, seconds, kind);
+}
+
 interface Round {
+  kind: Kind;
   label: string;
   load: LoadResult;
-  sandboxCpuMsPer1k: number;
-  /** Cores the load generator (this process) kept busy. */
+  /** CPU time of the measured process (the stub for direct) per answered request. */
+  cpuMsPerPayout: number;
+  loopUtilization: number;
+  /** The stub's CPU per request during the floor and gateway rounds: what the provider's side cost. */
+  stubCpuMsPerPayout: number;
   loadGenCores: number;
-  gateway?: { cpuMsPer1k: number; kernelShare: number; loopUtilization: number };
 }
 
 export interface MutationOutcome {
@@ -68,160 +86,159 @@ export interface MutationOutcome {
   chart: Chart;
 }
 
-const perThousand = (cpuMs: number, count: number) => (count > 0 ? (cpuMs / count) * 1000 : Number.NaN);
+const perPayout = (cpuMs: number, count: number) => (count > 0 ? cpuMs / count : Number.NaN);
 
 async function measured(
-  label: string,
-  sandbox: ChildHandle,
-  gateway: ChildHandle | undefined,
-  run: () => Promise<LoadResult>,
+  kind: Kind,
+  round: number,
+  targets: MutationTargets,
+  ids: ReferenceIds,
+  connections: number,
+  seconds: number,
 ): Promise<Round> {
-  const sandboxBefore = await sandbox.stats();
-  const gatewayBefore = await gateway?.stats();
+  const target = kind === 'direct' ? targets.stub : targets[kind];
+  const [before, stubBefore] = await Promise.all([target.stats(), targets.stub.stats()]);
   const ownCpu = process.cpuUsage();
   const started = performance.now();
-  const load = await run();
-  const wallMs = performance.now() - started;
-  const loadGenCores = ownCores(ownCpu, wallMs);
-  const sandboxUse = usageBetween(sandboxBefore, await sandbox.stats());
-  let gatewayUse: Usage | undefined;
-  if (gateway && gatewayBefore) gatewayUse = usageBetween(gatewayBefore, await gateway.stats());
+  const load = await loadOf(kind, targets, ids, connections, seconds);
+  const loadGenCores = ownCores(ownCpu, performance.now() - started);
+  const [after, stubAfter] = await Promise.all([target.stats(), targets.stub.stats()]);
+  const active = after.loopActiveMs - before.loopActiveMs;
+  const idle = after.loopIdleMs - before.loopIdleMs;
   return {
-    label,
+    kind,
+    label: `${round}: ${LABELS[kind]}`,
     load,
-    sandboxCpuMsPer1k: perThousand(sandboxUse.cpuMs, load.ok),
+    cpuMsPerPayout: perPayout((after.cpuUs - before.cpuUs) / 1000, load.ok),
+    loopUtilization: active + idle > 0 ? active / (active + idle) : Number.NaN,
+    stubCpuMsPerPayout: perPayout((stubAfter.cpuUs - stubBefore.cpuUs) / 1000, load.ok),
     loadGenCores,
-    gateway: gatewayUse && {
-      cpuMsPer1k: perThousand(gatewayUse.cpuMs, load.ok),
-      kernelShare: gatewayUse.kernelShare,
-      loopUtilization: gatewayUse.loopUtilization,
-    },
   };
 }
 
-function failures(load: LoadResult): number {
-  return load.non2xx + load.errors + load.badBodies;
-}
+const failures = (load: LoadResult) => load.non2xx + load.errors + load.badBodies;
 
-/** Part 1: the same create straight to the stub (A) and through the gateway (B), alternating, medians reported. */
+/** Each round runs the three in a different order, so no target always runs first (warmest, or coolest, machine). */
+const rotation = (round: number): Kind[] => KINDS.map((_, i) => KINDS[(i + round) % KINDS.length]);
+
+/**
+ * Part 1: the same mobile money create straight to the provider stub, through the bare-proxy floor
+ * and through the gateway, in rotated rounds; medians reported.
+ */
 export async function runMutationBench(
   settings: BenchSettings,
-  sandbox: ChildHandle,
-  gateway: ChildHandle,
+  targets: MutationTargets,
   ids: ReferenceIds,
   log: (line: string) => void,
 ): Promise<MutationOutcome> {
   const { rounds, seconds, warmupSeconds, connections } = settings.mutation;
   log(`mutation: warm-up ${warmupSeconds} s each (JIT, pools)`);
-  await directLoad(sandbox.url, ids, connections, warmupSeconds);
-  const warm = await gatewayLoad(gateway.url, ids, connections, warmupSeconds);
-  let stored = warm.ok;
+  for (const kind of KINDS) await loadOf(kind, targets, ids, connections, warmupSeconds);
 
-  const direct: Round[] = [];
-  const viaGateway: Round[] = [];
-  for (let r = 1; r <= rounds; r += 1) {
-    log(`mutation: round A${r} direct, ${seconds} s at ${connections} connections`);
-    direct.push(await measured(`A${r} direct`, sandbox, undefined, () => directLoad(sandbox.url, ids, connections, seconds)));
-    log(`mutation: round B${r} gateway`);
-    const b = await measured(`B${r} gateway`, sandbox, gateway, () => gatewayLoad(gateway.url, ids, connections, seconds));
-    stored += b.load.ok;
-    viaGateway.push(b);
+  const all: Round[] = [];
+  for (let r = 0; r < rounds; r += 1) {
+    for (const kind of rotation(r)) {
+      log(`mutation: round ${r + 1} ${LABELS[kind]}, ${seconds} s at ${connections} connections`);
+      all.push(await measured(kind, r + 1, targets, ids, connections, seconds));
+    }
   }
-  const final: ProcessStats = await gateway.stats();
+  const peakRss: Record<Kind, number> = {
+    direct: (await targets.stub.stats()).maxRssBytes,
+    floor: (await targets.floor.stats()).maxRssBytes,
+    gateway: (await targets.gateway.stats()).maxRssBytes,
+  };
 
-  const directPerSec = median(direct.map((r) => r.load.perSec));
-  const gatewayPerSec = median(viaGateway.map((r) => r.load.perSec));
-  const ratio = gatewayPerSec / directPerSec;
-  const cpuMsPer1k = median(viaGateway.map((r) => r.gateway?.cpuMsPer1k ?? Number.NaN));
-  const kernelShare = median(viaGateway.map((r) => r.gateway?.kernelShare ?? Number.NaN));
-  const allFailures = [...direct, ...viaGateway].reduce((sum, r) => sum + failures(r.load), 0);
+  const of = (kind: Kind) => all.filter((r) => r.kind === kind);
+  const med = (kind: Kind, pick: (r: Round) => number) => median(of(kind).map(pick));
+  const perSec = (kind: Kind) => med(kind, (r) => r.load.perSec);
+  const p99 = (kind: Kind) => med(kind, (r) => r.load.p99Ms);
+  const cpu = (kind: Kind) => med(kind, (r) => r.cpuMsPerPayout);
+  const vsDirect = perSec('gateway') / perSec('direct');
+  const vsFloor = perSec('gateway') / perSec('floor');
+  const p99VsFloor = p99('gateway') / p99('floor');
+  const allFailures = all.reduce((sum, r) => sum + failures(r.load), 0);
 
-  const row = (r: Round) => [
+  const roundRow = (r: Round) => [
     r.label,
     fmt(r.load.perSec, 0),
     fmt(r.load.p50Ms, 2),
     fmt(r.load.p99Ms, 2),
     `${failures(r.load)}`,
-    r.gateway ? fmt(r.gateway.cpuMsPer1k, 0) : '–',
-    r.gateway ? `${fmt(r.gateway.loopUtilization * 100, 0)} %` : '–',
-    fmt(r.sandboxCpuMsPer1k, 0),
+    fmt(r.cpuMsPerPayout, 3),
+    `${fmt(r.loopUtilization * 100, 0)} %`,
+    r.kind === 'direct' ? '–' : fmt(r.stubCpuMsPerPayout, 3),
     fmt(r.loadGenCores, 2),
   ];
-  const medianRow = (label: string, rs: Round[]) => [
-    `**${label}**`,
-    `**${fmt(median(rs.map((r) => r.load.perSec)), 0)}**`,
-    fmt(median(rs.map((r) => r.load.p50Ms)), 2),
-    fmt(median(rs.map((r) => r.load.p99Ms)), 2),
-    `${rs.reduce((s, r) => s + failures(r.load), 0)}`,
-    rs[0]?.gateway ? fmt(median(rs.map((r) => r.gateway?.cpuMsPer1k ?? Number.NaN)), 0) : '–',
-    rs[0]?.gateway ? `${fmt(median(rs.map((r) => (r.gateway?.loopUtilization ?? Number.NaN) * 100)), 0)} %` : '–',
-    fmt(median(rs.map((r) => r.sandboxCpuMsPer1k)), 0),
-    fmt(median(rs.map((r) => r.loadGenCores)), 2),
+  const summaryRow = (kind: Kind) => [
+    `**${LABELS[kind]}**`,
+    `**${fmt(perSec(kind), 0)}**`,
+    fmt(
+      med(kind, (r) => r.load.p50Ms),
+      2,
+    ),
+    fmt(p99(kind), 2),
+    `${fmt(cpu(kind), 3)} ms`,
+    `${fmt(mib(peakRss[kind]), 0)} MiB`,
   ];
-  const ordered = direct.flatMap((a, i) => [a, viaGateway[i]]);
 
   return {
     section: {
-      title: '1. Mutation cost: createMobileMoneyDisbursement vs the provider REST call',
+      title: '1. Mutation cost: createMobileMoneyDisbursement vs a bare proxy vs the provider stub',
       tables: [
         {
+          title: 'Medians',
+          headers: ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU per payout', 'peak RSS'],
+          rows: KINDS.map(summaryRow),
+        },
+        {
+          headers: ['gateway / direct', 'gateway / floor', 'gateway p99 / floor p99'],
+          rows: [[`${fmt(vsDirect, 3)}×`, `${fmt(vsFloor, 2)}×`, `${fmt(p99VsFloor, 2)}×`]],
+        },
+        {
+          title: 'Rounds',
           headers: [
             'round',
             'req/s',
             'p50 ms',
             'p99 ms',
             'failures',
-            'gateway CPU ms / 1,000',
-            'gateway loop busy',
-            'sandbox CPU ms / 1,000',
+            'CPU ms / payout',
+            'loop busy',
+            'stub CPU ms / payout',
             'load generator cores',
           ],
-          rows: [...ordered.map(row), medianRow('median direct', direct), medianRow('median gateway', viaGateway)],
-        },
-        {
-          headers: [
-            'gateway / direct throughput',
-            'gateway CPU per payout',
-            'of which in the kernel',
-            'gateway peak RSS',
-            'payouts stored by the gateway',
-          ],
-          rows: [
-            [
-              `${fmt(ratio, 2)}×`,
-              `${fmt(cpuMsPer1k / 1000, 3)} ms`,
-              `${fmt(kernelShare * 100, 0)} %`,
-              `${fmt(mib(final.maxRssBytes), 0)} MiB`,
-              fmt(stored, 0),
-            ],
-          ],
+          rows: all.map(roundRow),
         },
       ],
       notes: [
-        `${connections} connections, ${rounds} × ${seconds} s per side after ${warmupSeconds} s warm-up each; rounds alternate A/B; every request a new referenceId.`,
-        'Three processes on the same cores: load generator (autocannon, this process), gateway (child), sandbox provider stub (child, settleMs at its maximum so it never calls back).',
+        `${connections} connections (autocannon), ${rounds} rounds × ${seconds} s per target after ${warmupSeconds} s warm-up each; the order rotates every round; every request a mobile money create with a new referenceId.`,
+        'direct: a minimal Node stub of the provider (bench/stub.child.ts) answering the create with a Pending record, no sandbox logic. floor: node:http in, one undici POST to the stub, JSON out (bench/floor.child.ts). gateway: its defaults (LOG_LEVEL info, log lines written to /dev/null), a client token (CLIENT_TOKENS), the quota off (CLIENT_RATE_LIMIT_PER_MIN=0), memory store, pointed at the stub.',
+        'CPU per payout: process.cpuUsage (user + system) of the measured process over the round / answered requests; the stub for direct. Peak RSS: getrusage maxRSS over the process life.',
+        'All processes share the same cores: the load generator, the stub and the measured process compete, so the ratios say more than the absolute figures.',
         'failures = non-2xx + connection errors + 200s carrying GraphQL errors; ' +
           (allFailures === 0 ? 'none in this run.' : `${allFailures} in this run.`),
-        'Peak RSS is getrusage maxRSS of the gateway process over its life (it keeps every payout it created in memory).',
       ],
     },
     targets: [
       {
-        what: 'gateway throughput vs direct REST',
-        target: '≥ 0.25×',
-        result: `${fmt(ratio, 2)}× (${fmt(gatewayPerSec, 0)} vs ${fmt(directPerSec, 0)} req/s)`,
-        met: ratio >= 0.25,
+        what: 'gateway throughput vs the bare-proxy floor',
+        target: '≥ 0.5×',
+        result: `${fmt(vsFloor, 2)}× (${fmt(perSec('gateway'), 0)} vs ${fmt(perSec('floor'), 0)} req/s; ${fmt(vsDirect, 3)}× direct)`,
+        met: vsFloor >= 0.5,
       },
-      { what: 'gateway CPU per payout', target: '≤ 0.1 ms', result: `${fmt(cpuMsPer1k / 1000, 3)} ms`, met: cpuMsPer1k <= 100 },
+      { what: 'gateway CPU per payout', target: '≤ 0.25 ms', result: `${fmt(cpu('gateway'), 3)} ms`, met: cpu('gateway') <= 0.25 },
+      {
+        what: 'gateway p99 vs the floor p99',
+        target: '≤ 2×',
+        result: `${fmt(p99VsFloor, 2)}× (${fmt(p99('gateway'), 1)} vs ${fmt(p99('floor'), 1)} ms)`,
+        met: p99VsFloor <= 2,
+      },
     ],
     chart: {
       title: 'Mutation throughput',
       unit: 'payouts / s',
-      groups: [
-        { label: 'direct REST', values: [{ series: 'req/s', value: directPerSec }] },
-        { label: 'through gateway', values: [{ series: 'req/s', value: gatewayPerSec }] },
-      ],
-      target: { value: directPerSec * 0.25, label: 'target 0.25× direct' },
+      groups: KINDS.map((kind) => ({ label: LABELS[kind], values: [{ series: 'req/s', value: perSec(kind) }] })),
+      target: { value: perSec('floor') * 0.5, label: 'target 0.5× floor' },
     },
   };
 }

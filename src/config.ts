@@ -43,6 +43,7 @@ const envSchema = z.object({
     .int()
     .min(60)
     .default(7 * 24 * 3600),
+  MEMORY_MAX_RECORDS: z.coerce.number().int().min(1).default(100_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
   RECONCILE_UNKNOWN_AFTER_MS: z.coerce.number().int().min(1).default(2000),
@@ -115,6 +116,8 @@ export interface Config {
   redisKeyPrefix: string;
   /** How long records and idempotency claims are kept after their last change, in memory or in Redis. */
   retentionSeconds: number;
+  /** Without Redis: records one process holds at most (the oldest final ones go first; none final: creates refused). */
+  memoryMaxRecords: number;
   logLevel: string;
   reconcile: { intervalMs: number; unknownAfterMs: number; pendingAfterMs: number };
   breakerResetMs: number;
@@ -179,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redis: e.REDIS_CLUSTER_NODES ? { cluster: clusterNodes(e.REDIS_CLUSTER_NODES) } : e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     retentionSeconds: e.RECORD_RETENTION_SECONDS,
+    memoryMaxRecords: e.MEMORY_MAX_RECORDS,
     logLevel: e.LOG_LEVEL,
     reconcile: {
       intervalMs: e.RECONCILE_INTERVAL_MS,

@@ -40,11 +40,25 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * The store holds as many records as it may and none of them is final: a new payout is refused
+ * (nothing is sent) rather than let memory grow. A kind of unavailability, so callers treat it alike.
+ */
+export class StoreFullError extends StoreUnavailableError {
+  constructor(limit: number) {
+    super(`the disbursement store is full: ${limit} records, none of them final`);
+    this.name = 'StoreFullError';
+  }
+}
+
 export interface DisbursementStore {
   get(merchantId: string, referenceId: string): Promise<Disbursement | undefined>;
   /** One read for many ids, in the order asked. */
   getMany(merchantId: string, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]>;
-  /** Stores the record unless one exists under its key; returns the existing one, or undefined when stored. Atomic. */
+  /**
+   * Stores the record unless one exists under its key; returns the existing one, or undefined when stored. Atomic.
+   * Throws StoreUnavailableError (StoreFullError when a bounded store has no room) and stores nothing.
+   */
   insertIfAbsent(record: Disbursement): Promise<Disbursement | undefined>;
   /**
    * Atomic read-modify-write of one record. `change` returns the next record, or undefined to leave it.

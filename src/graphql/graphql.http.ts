@@ -75,7 +75,8 @@ export class GraphQLHttpHandler {
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const requestId = requestIdOf(req);
     res.setHeader('x-request-id', requestId);
-    return withRequestId(requestId, () => this.serve(req, res, url, requestId));
+    // The operation's provider calls are gathered for its one log line (operation-log.plugin.ts).
+    return withRequestId(requestId, () => this.serve(req, res, url, requestId), true);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { getOperationAST, GraphQLError } from 'graphql';
 import { Context } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
+import { Extra, useServer } from 'graphql-ws/use/ws';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer } from 'ws';
@@ -21,7 +21,15 @@ export interface GraphQLWsOptions extends GraphQLServing {
 }
 
 type ConnectionParams = Record<string, unknown> | undefined;
-type WsContext = Context<ConnectionParams, { request: IncomingMessage }>;
+type WsContext = Context<ConnectionParams, Extra>;
+
+/**
+ * 1013 "try again later": graphql-ws clients reconnect and subscribe again, and the first event
+ * they get is the current state, so a subscriber that could not keep up misses no final status.
+ */
+const TOO_SLOW = { code: 1013, reason: 'Subscriber too slow: reconnect' };
+/** Bytes that may wait unsent on one connection; past it the subscriber is too slow and is disconnected. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 function authorizationOf(ctx: WsContext): string | undefined {
   const value = ctx.connectionParams?.authorization;
@@ -51,7 +59,7 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
     verifyClient: ({ req }: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) =>
       originAllowed(req, opts.allowedOrigins) ? done(true) : done(false, 403, 'Origin not allowed'),
   });
-  const cleanup = useServer<ConnectionParams, { request: IncomingMessage }>(
+  const cleanup = useServer<ConnectionParams>(
     {
       schema,
       connectionInitWaitTimeout: 3_000,
@@ -123,8 +131,12 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
         if (connections.get(ctx)?.ids.delete(id)) metrics.subscriptions.dec();
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(e.toJSON(), e, logger)),
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e, logger)) } : undefined,
+      onNext: (ctx, _id, _payload, _args, result) => {
+        // What a subscriber has not read yet is bounded: a stalled client cannot hold memory without end.
+        const { socket } = ctx.extra;
+        if (socket.bufferedAmount > MAX_BUFFERED_BYTES) socket.close(TOO_SLOW.code, TOO_SLOW.reason);
+        return result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e, logger)) } : undefined;
+      },
     },
     wsServer,
   );

@@ -1,9 +1,10 @@
 import { ApolloServerPlugin } from '@apollo/server';
 import { GatewayMetrics } from '../observability/metrics';
 import { Logger } from '../observability/logger';
+import { providerCallsSoFar } from '../observability/request.context';
 import { GatewayContext } from './gateway.context';
 
-/** One log line and one counted outcome per GraphQL operation over HTTP. */
+/** One log line and one counted outcome per GraphQL operation over HTTP; its provider calls are on that line. */
 export function useOperationLog(logger: Logger, metrics: GatewayMetrics): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ contextValue }) {
@@ -17,6 +18,7 @@ export function useOperationLog(logger: Logger, metrics: GatewayMetrics): Apollo
           // Apollo's operationName is that of the operation found in the document, never just the request's claim.
           const name = operationName ?? 'anonymous';
           metrics.operations.inc({ operation: metrics.operationLabels.label(operationName ?? undefined), type, outcome });
+          const providerCalls = providerCallsSoFar();
           logger.info(
             {
               operation: name,
@@ -24,6 +26,7 @@ export function useOperationLog(logger: Logger, metrics: GatewayMetrics): Apollo
               outcome,
               merchant: contextValue.merchant.id,
               durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e6),
+              ...(providerCalls.length > 0 && { providerCalls }),
             },
             'graphql operation',
           );

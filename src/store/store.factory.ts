@@ -43,7 +43,7 @@ function redisFailures(logger: Logger, metrics: GatewayMetrics): FailureHandlers
 /** In memory for one process; Redis (shared by replicas) when REDIS_URL or REDIS_CLUSTER_NODES is set. */
 export function createStorage(config: Config, logger: Logger, metrics: GatewayMetrics): Storage {
   if (!config.redis) {
-    const store = new MemoryStore(config.retentionSeconds * 1000);
+    const store = new MemoryStore({ retentionMs: config.retentionSeconds * 1000, maxRecords: config.memoryMaxRecords });
     const events = new PubSubEvents();
     return {
       store,

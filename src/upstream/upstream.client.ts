@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
 import { Logger } from '../observability/logger';
-import { currentRequestId } from '../observability/request.context';
+import { currentRequestId, noteProviderCall } from '../observability/request.context';
 import { DisbursementRequest, ProviderRecord } from '../disbursements/disbursement.model';
 import { Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
 import { parseProviderRecord } from './provider.record';
@@ -82,7 +82,10 @@ export class UpstreamClient implements ProviderPort {
     return this.pool.destroy();
   }
 
-  /** One provider call, logged and measured; the merchant key goes in a header and nowhere else. */
+  /**
+   * One provider call, measured and logged (on the operation's own line when one is being served);
+   * the merchant key goes in a header and nowhere else.
+   */
   private async send(
     endpoint: Endpoint,
     referenceId: string,
@@ -104,10 +107,10 @@ export class UpstreamClient implements ProviderPort {
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.opts.observe?.(endpoint, status, seconds);
-      this.opts.logger.info(
-        { endpoint, referenceId, merchant: merchant.id, status, durationMs: Math.round(seconds * 1000) },
-        'provider call',
-      );
+      const call = { endpoint, referenceId, status, durationMs: Math.round(seconds * 1000) };
+      // Under a GraphQL operation the call goes on the operation's line: one line per operation at info.
+      if (noteProviderCall(call)) this.opts.logger.debug({ ...call, merchant: merchant.id }, 'provider call');
+      else this.opts.logger.info({ ...call, merchant: merchant.id }, 'provider call');
     }
   }
 

@@ -8,10 +8,17 @@ beforeAll(async () => {
 });
 afterAll(() => stack.close());
 
-type Line = { msg: string; requestId?: string; referenceId?: string; operation?: string; level: number };
+type Line = {
+  msg: string;
+  requestId?: string;
+  referenceId?: string;
+  operation?: string;
+  level: number;
+  providerCalls?: { endpoint: string; referenceId: string; status: string; durationMs: number }[];
+};
 
 describe("a payout's log lines", () => {
-  it('carry one request id, from the incoming x-request-id to the provider call and the callback, and no secret', async () => {
+  it('are one line per operation (its provider call on it) and one per callback, with one request id and no secret', async () => {
     const input = mobileInput();
     const requestId = `req-${input.referenceId as string}`;
     const res = await gql(stack.graphqlUrl, CREATE_MOBILE, { input }, { authorization: `Bearer ${TOKEN}`, 'x-request-id': requestId });
@@ -20,9 +27,12 @@ describe("a payout's log lines", () => {
       const mine = capturedLogs.map((l) => JSON.parse(l) as Line).filter((l) => l.requestId === requestId);
       return mine.some((l) => l.msg === 'callback received') ? mine : undefined;
     });
-    expect(lines.map((l) => l.msg).sort()).toEqual(['callback received', 'graphql operation', 'provider call']);
-    expect(lines.find((l) => l.msg === 'provider call')?.referenceId).toBe(input.referenceId);
-    expect(lines.find((l) => l.msg === 'graphql operation')?.operation).toBe('Create');
+    expect(lines.map((l) => l.msg).sort()).toEqual(['callback received', 'graphql operation']);
+    const operation = lines.find((l) => l.msg === 'graphql operation');
+    expect(operation?.operation).toBe('Create');
+    expect(operation?.providerCalls).toEqual([
+      { endpoint: 'create_mobile_money', referenceId: input.referenceId, status: '200', durationMs: expect.any(Number) },
+    ]);
     for (const line of capturedLogs) {
       expect(line).not.toContain(TOKEN);
       expect(line).not.toContain('sandbox-key');

@@ -1,0 +1,134 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BenchSettings } from './bench.settings';
+import { Section, TargetCheck } from './bench.report';
+import { fmt, mib } from './bench.stats';
+import { GatewayStarter, ProcessStats } from './child.ipc';
+import { AUTH_HEADERS, createBody, isFailedCreate } from './gateway.client';
+import { runLoad } from './load.runner';
+import { ReferenceIds } from './mutation.bench';
+
+const ACCOUNT = '260971234567';
+
+interface Sample {
+  payouts: number;
+  perSec: number;
+  failures: number;
+  stats: ProcessStats;
+}
+
+/** Whether the gateway still holds a payout: the oldest should have gone once the store was full. */
+async function held(gatewayUrl: string, referenceId: string): Promise<boolean> {
+  const res = await fetch(`${gatewayUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...AUTH_HEADERS },
+    body: JSON.stringify({ query: 'query($r: ID!) { disbursement(referenceId: $r) { referenceId } }', variables: { r: referenceId } }),
+  });
+  const body = (await res.json()) as { data?: { disbursement: unknown } };
+  return body.data?.disbursement != null;
+}
+
+/**
+ * Part 5 (`npm run bench -- memory`): the gateway's memory after many payouts in memory mode,
+ * with its defaults (MEMORY_MAX_RECORDS 100,000). The stub answers every create Successful, so
+ * records are final and the oldest make room for new ones, as settled payouts would.
+ */
+export async function runMemoryBench(
+  settings: BenchSettings,
+  startGateway: GatewayStarter,
+  stubUrl: string,
+  ids: ReferenceIds,
+  log: (line: string) => void,
+): Promise<{ section: Section; targets: TargetCheck[] }> {
+  const { payouts, sampleEvery, connections } = settings.memory;
+  const { nodeFlags } = settings.memory;
+  const gateway = await startGateway({ BENCH_UPSTREAM_URL: stubUrl }, ['--expose-gc', ...nodeFlags]);
+  const samples: Sample[] = [];
+  let firstId: string | undefined;
+  let lastId = '';
+  const nextId = () => {
+    lastId = ids.next('mem');
+    firstId ??= lastId;
+    return lastId;
+  };
+  const headers = { 'content-type': 'application/json', ...AUTH_HEADERS };
+  let oldestHeld: boolean;
+  let newestHeld: boolean;
+  // V8 hands freed pages back to the OS a little after a collection: read RSS once that is done.
+  const settled = async () => {
+    await gateway.stats(true);
+    await sleep(1_000);
+    return gateway.stats(true);
+  };
+  try {
+    const baseline = await settled();
+    samples.push({ payouts: 0, perSec: Number.NaN, failures: 0, stats: baseline });
+    let done = 0;
+    while (done < payouts) {
+      const batch = Math.min(sampleEvery, payouts - done);
+      const started = performance.now();
+      const load = await runLoad({
+        url: `${gateway.url}/graphql`,
+        connections,
+        amount: batch,
+        next: () => ({ headers, body: createBody(nextId(), ACCOUNT) }),
+        isFailure: isFailedCreate,
+      });
+      const failed = load.non2xx + load.errors + load.badBodies;
+      // autocannon answers `amount` requests (and sends a few spare ones, also counted by the gateway).
+      done += batch;
+      samples.push({
+        payouts: done,
+        perSec: load.ok / ((performance.now() - started) / 1000),
+        failures: failed,
+        stats: await gateway.stats(true),
+      });
+      log(`memory: ${fmt(done, 0)} payouts, RSS ${fmt(mib(samples.at(-1)?.stats.rssBytes ?? 0), 0)} MiB`);
+    }
+    oldestHeld = firstId !== undefined && (await held(gateway.url, firstId));
+    newestHeld = await held(gateway.url, lastId);
+  } finally {
+    await gateway.close();
+  }
+  const last = samples[samples.length - 1];
+  const peak = last.stats.maxRssBytes;
+  return {
+    section: {
+      title: '5. Memory in one process after many payouts',
+      tables: [
+        {
+          headers: [
+            'payouts created',
+            'RSS after GC',
+            'JS heap + external after GC',
+            'JS heap held from the OS',
+            'peak RSS so far',
+            'payouts/s in this batch',
+            'failures',
+          ],
+          rows: samples.map((s) => [
+            fmt(s.payouts, 0),
+            `${fmt(mib(s.stats.rssBytes), 0)} MiB`,
+            `${fmt(mib(s.stats.liveBytes), 0)} MiB`,
+            `${fmt(mib(s.stats.heapTotalBytes), 0)} MiB`,
+            `${fmt(mib(s.stats.maxRssBytes), 0)} MiB`,
+            s.payouts === 0 ? '–' : fmt(s.perSec, 0),
+            `${s.failures}`,
+          ]),
+        },
+      ],
+      notes: [
+        `The gateway with its defaults (memory store, MEMORY_MAX_RECORDS 100,000, LOG_LEVEL info), a client token and the quota off, node flags: ${nodeFlags.length > 0 ? nodeFlags.join(' ') : 'none'}, pointed at the provider stub answering every create Successful; ${connections} connections; every payout a new referenceId.`,
+        `After the run the oldest payout was ${oldestHeld ? 'still held' : 'gone (evicted: final, and the oldest)'} and the newest ${newestHeld ? 'held' : 'missing'}.`,
+        'RSS and heap are read after forced collections (--expose-gc) and a second for V8 to hand freed pages back, so they show what is kept, not garbage not yet collected; peak RSS is getrusage maxRSS (garbage included).',
+      ],
+    },
+    targets: [
+      {
+        what: `RSS after ${fmt(last.payouts, 0)} payouts in memory mode`,
+        target: '≤ 250 MiB after 200,000',
+        result: `${fmt(mib(last.stats.rssBytes), 0)} MiB after GC, peak ${fmt(mib(peak), 0)} MiB`,
+        met: last.payouts >= 200_000 ? peak <= 250 * 1024 * 1024 : undefined,
+      },
+    ],
+  };
+}

@@ -1,0 +1,52 @@
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { failStart, serveParent } from './child.ipc';
+
+/**
+ * The least a provider can be: a create is answered with a record in the status BENCH_STUB_STATUS
+ * (default Pending), nothing is kept, nothing is checked, nobody is called back. "Direct" in part 1
+ * and the upstream of the bare-proxy floor and of the gateway there.
+ */
+const STATUS = process.env.BENCH_STUB_STATUS ?? 'Pending';
+
+function answer(req: IncomingMessage, res: ServerResponse, raw: string): void {
+  let request: { referenceId?: unknown; amount?: unknown; currency?: unknown; accountNumber?: unknown; narration?: unknown };
+  try {
+    request = JSON.parse(raw) as typeof request;
+  } catch {
+    res.writeHead(400, { 'content-type': 'application/json' }).end('{"message":"body is not JSON"}');
+    return;
+  }
+  const body = JSON.stringify({
+    referenceId: request.referenceId,
+    status: STATUS,
+    amount: request.amount,
+    currency: request.currency,
+    accountNumber: request.accountNumber,
+    type: 'Disbursement',
+    paymentType: 'OperatorAMoney',
+    ipAddress: req.socket.remoteAddress ?? '',
+    identifier: `stub-${String(request.referenceId)}`,
+    narration: request.narration,
+    externalId: null,
+    createdAt: new Date().toISOString(),
+  });
+  res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+}
+
+async function main(): Promise<void> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  serveParent(`http://127.0.0.1:${port}`, '', async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+}
+
+main().catch(failStart);
