@@ -49,6 +49,7 @@ const envSchema = z.object({
     .optional(),
   RELAY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(8),
   RELAY_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000),
+  WALLET_BALANCE_CACHE_MS: nonNegativeInt.default(5000),
   GRAPHQL_INTROSPECTION: z.stringbool().default(true),
   GRAPHQL_LANDING_PAGE: z.stringbool().default(true),
   SANDBOX_PORT: port.default(4010),
@@ -56,6 +57,11 @@ const envSchema = z.object({
   SANDBOX_RATE_LIMIT_PER_MIN: nonNegativeInt.default(120),
   SANDBOX_WEBHOOK_SECRET: optionalText,
   SANDBOX_LATENCY_MS: nonNegativeInt.default(0),
+  SANDBOX_OPENING_BALANCE: z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be an amount such as 1000000 or 2500.50')
+    .transform(Number)
+    .default(1_000_000),
 });
 
 export interface SandboxConfig {
@@ -66,6 +72,8 @@ export interface SandboxConfig {
   /** Standard Webhooks secret (`whsec_...`); unset: callbacks are sent unsigned. */
   webhookSecret?: string;
   latencyMs: number;
+  /** Every key's wallet starts with it. */
+  openingBalance: number;
 }
 
 export interface Config {
@@ -90,6 +98,8 @@ export interface Config {
   logLevel: string;
   reconcile: { intervalMs: number; unknownAfterMs: number; pendingAfterMs: number };
   breakerResetMs: number;
+  /** How long one wallet balance answer is served per merchant (0: ask the provider every time, still one call for concurrent askers). */
+  walletBalanceCacheMs: number;
   /** Schema introspection and the Apollo Sandbox page at GET /graphql; turn both off in production if you wish. */
   introspection: boolean;
   landingPage: boolean;
@@ -131,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pendingAfterMs: e.RECONCILE_PENDING_AFTER_MS,
     },
     breakerResetMs: e.UPSTREAM_BREAKER_RESET_MS,
+    walletBalanceCacheMs: e.WALLET_BALANCE_CACHE_MS,
     introspection: e.GRAPHQL_INTROSPECTION,
     landingPage: e.GRAPHQL_LANDING_PAGE,
     relay: { secret: e.RELAY_WEBHOOK_SECRET, maxAttempts: e.RELAY_MAX_ATTEMPTS, retryBaseMs: e.RELAY_RETRY_BASE_MS },
@@ -141,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rateLimitPerMin: e.SANDBOX_RATE_LIMIT_PER_MIN,
       webhookSecret: e.SANDBOX_WEBHOOK_SECRET,
       latencyMs: e.SANDBOX_LATENCY_MS,
+      openingBalance: e.SANDBOX_OPENING_BALANCE,
     },
   };
 }

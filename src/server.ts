@@ -7,6 +7,7 @@ import { Config } from './config';
 import { handleDemo } from './demo/demo.route';
 import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
+import { WalletBalances } from './disbursements/wallet.balance';
 import { buildGatewaySchema } from './graphql/gateway.schema';
 import { GraphQLHttpHandler } from './graphql/graphql.http';
 import { attachGraphQLWs } from './graphql/graphql.ws';
@@ -96,10 +97,12 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
   const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger, metrics });
 
   const schema = buildGatewaySchema(events.pubSub);
-  const ws = attachGraphQLWs(httpServer, { schema, service, merchants, rateLimit, logger, metrics });
+  const wallet = new WalletBalances({ provider, ttlMs: config.walletBalanceCacheMs });
+  const ws = attachGraphQLWs(httpServer, { schema, service, wallet, merchants, rateLimit, logger, metrics });
   const graphql = new GraphQLHttpHandler({
     schema,
     service,
+    wallet,
     merchants,
     rateLimit,
     logger,

@@ -1,4 +1,4 @@
-import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
+import { Disbursement, DisbursementRequest, ProviderBalance, ProviderRecord } from './disbursement.model';
 
 /** A merchant as the domain needs it: its id and the key the provider knows it by. */
 export interface Merchant {
@@ -30,6 +30,8 @@ export interface ProviderPort {
   create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord>;
   /** The provider's current record, or undefined when it never saw the referenceId. Throws ProviderError. */
   checkStatus(merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined>;
+  /** The merchant's wallet balance. Throws ProviderError (never `server-error` or `unknown`: a read changes nothing). */
+  balance(merchant: Merchant): Promise<ProviderBalance>;
 }
 
 /** The store cannot be reached; implementations throw this so callers can say what it means. */

@@ -4,6 +4,7 @@ import { ClientRateLimit } from '../auth/client.rate-limit';
 import { MerchantAccount, MerchantRegistry } from '../auth/merchant.registry';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementService } from '../disbursements/disbursement.service';
+import { WalletBalances } from '../disbursements/wallet.balance';
 import { Logger } from '../observability/logger';
 import { GatewayMetrics } from '../observability/metrics';
 
@@ -11,24 +12,28 @@ import { GatewayMetrics } from '../observability/metrics';
 export interface GraphQLServing {
   schema: GraphQLSchema;
   service: DisbursementService;
+  wallet: WalletBalances;
   merchants: MerchantRegistry;
   rateLimit: ClientRateLimit;
   logger: Logger;
   metrics: GatewayMetrics;
 }
 
-export interface GatewayContext {
+/** The domain use cases a resolver may reach. */
+export type UseCases = Pick<GraphQLServing, 'service' | 'wallet'>;
+
+export interface GatewayContext extends UseCases {
   merchant: MerchantAccount;
-  service: DisbursementService;
   /** Per operation, so a long-lived subscription never reads a cached, stale record. */
   loader: DataLoader<string, Disbursement | undefined>;
   requestId: string;
 }
 
-export function createContext(service: DisbursementService, merchant: MerchantAccount, requestId: string): GatewayContext {
+export function createContext({ service, wallet }: UseCases, merchant: MerchantAccount, requestId: string): GatewayContext {
   return {
     merchant,
     service,
+    wallet,
     requestId,
     loader: new DataLoader((ids: readonly string[]) => service.getMany(merchant, ids), { maxBatchSize: 100 }),
   };

@@ -76,7 +76,7 @@ export class GraphQLHttpHandler {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
-    const { merchants, rateLimit, service } = this.opts;
+    const { merchants, rateLimit } = this.opts;
     const isOperation = req.method === 'POST' || url.searchParams.has('query');
     let context: GatewayContext | undefined;
     if (isOperation) {
@@ -90,7 +90,7 @@ export class GraphQLHttpHandler {
         res.setHeader('retry-after', String(retryAfter));
         return sendGraphQLError(res, 429, 'RATE_LIMITED', `Too many operations from this client; retry in ${retryAfter} s`, { retryAfter });
       }
-      context = createContext(service, merchant, requestId);
+      context = createContext(this.opts, merchant, requestId);
     }
     let body: unknown;
     if (req.method === 'POST') {

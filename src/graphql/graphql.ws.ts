@@ -33,7 +33,7 @@ function refusal(code: string, message: string, extensions: Record<string, unkno
  * the same limits as HTTP, and gets its own context.
  */
 export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { wsServer: WebSocketServer; dispose(): Promise<void> } {
-  const { schema, service, merchants, rateLimit, logger, metrics } = opts;
+  const { schema, merchants, rateLimit, logger, metrics } = opts;
   const maxSubscriptions = opts.maxSubscriptionsPerConnection ?? 100;
   const connections = new WeakMap<object, { merchant: MerchantAccount; quotaKey: string; ids: Set<string> }>();
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 64 * 1024 });
@@ -76,7 +76,7 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
           document: checked.document,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: createContext(service, merchant, randomUUID()),
+          contextValue: createContext(opts, merchant, randomUUID()),
         };
       },
       onComplete: (ctx, id) => {

@@ -1,5 +1,5 @@
 import CircuitBreaker from 'opossum';
-import { DisbursementRequest, ProviderRecord } from '../disbursements/disbursement.model';
+import { DisbursementRequest, ProviderBalance, ProviderRecord } from '../disbursements/disbursement.model';
 import { Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
 
 export interface BreakerOptions {
@@ -26,7 +26,10 @@ export class BreakingProvider implements ProviderPort {
   private readonly createBreaker: CircuitBreaker<[Merchant, DisbursementRequest], ProviderRecord>;
   private readonly statusBreaker: CircuitBreaker<[Merchant, string], ProviderRecord | undefined>;
 
-  constructor(inner: ProviderPort, opts: BreakerOptions) {
+  constructor(
+    private readonly inner: ProviderPort,
+    opts: BreakerOptions,
+  ) {
     const settings: CircuitBreaker.Options = {
       timeout: false,
       resetTimeout: opts.resetTimeoutMs,
@@ -50,6 +53,11 @@ export class BreakingProvider implements ProviderPort {
 
   checkStatus(merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined> {
     return this.statusBreaker.fire(merchant, referenceId).catch(rejectedByCircuit);
+  }
+
+  /** Not behind a circuit: a balance read is cheap, sends nothing, and its failures say nothing about payouts. */
+  balance(merchant: Merchant): Promise<ProviderBalance> {
+    return this.inner.balance(merchant);
   }
 
   /** True while either circuit is open: the provider is known to be failing. */

@@ -14,6 +14,7 @@ describe('examples/operations.graphql', () => {
       'CreateMobileMoneyDisbursement',
       'GetDisbursement',
       'GetDisbursements',
+      'GetWalletBalance',
       'WatchDisbursement',
       'WatchDisbursements',
     ]);
