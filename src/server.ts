@@ -8,6 +8,7 @@ import { handleDemo } from './demo/demo.route';
 import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { WalletBalances } from './disbursements/wallet.balance';
+import { DisbursementBatches } from './disbursements/disbursement.batch';
 import { buildGatewaySchema } from './graphql/gateway.schema';
 import { GraphQLHttpHandler } from './graphql/graphql.http';
 import { attachGraphQLWs } from './graphql/graphql.ws';
@@ -98,11 +99,16 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
 
   const schema = buildGatewaySchema(events.pubSub);
   const wallet = new WalletBalances({ provider, ttlMs: config.walletBalanceCacheMs });
-  const ws = attachGraphQLWs(httpServer, { schema, service, wallet, merchants, rateLimit, logger, metrics });
+  const batches = new DisbursementBatches({
+    create: (merchant, request, requestId) => service.create(merchant, request, requestId),
+    getMany: (merchant, referenceIds) => service.getMany(merchant, referenceIds),
+  });
+  const ws = attachGraphQLWs(httpServer, { schema, service, wallet, batches, merchants, rateLimit, logger, metrics });
   const graphql = new GraphQLHttpHandler({
     schema,
     service,
     wallet,
+    batches,
     merchants,
     rateLimit,
     logger,

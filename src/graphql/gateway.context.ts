@@ -5,6 +5,7 @@ import { MerchantAccount, MerchantRegistry } from '../auth/merchant.registry';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementService } from '../disbursements/disbursement.service';
 import { WalletBalances } from '../disbursements/wallet.balance';
+import { DisbursementBatches } from '../disbursements/disbursement.batch';
 import { Logger } from '../observability/logger';
 import { GatewayMetrics } from '../observability/metrics';
 
@@ -13,6 +14,7 @@ export interface GraphQLServing {
   schema: GraphQLSchema;
   service: DisbursementService;
   wallet: WalletBalances;
+  batches: DisbursementBatches;
   merchants: MerchantRegistry;
   rateLimit: ClientRateLimit;
   logger: Logger;
@@ -20,7 +22,7 @@ export interface GraphQLServing {
 }
 
 /** The domain use cases a resolver may reach. */
-export type UseCases = Pick<GraphQLServing, 'service' | 'wallet'>;
+export type UseCases = Pick<GraphQLServing, 'service' | 'wallet' | 'batches'>;
 
 export interface GatewayContext extends UseCases {
   merchant: MerchantAccount;
@@ -29,11 +31,12 @@ export interface GatewayContext extends UseCases {
   requestId: string;
 }
 
-export function createContext({ service, wallet }: UseCases, merchant: MerchantAccount, requestId: string): GatewayContext {
+export function createContext({ service, wallet, batches }: UseCases, merchant: MerchantAccount, requestId: string): GatewayContext {
   return {
     merchant,
     service,
     wallet,
+    batches,
     requestId,
     loader: new DataLoader((ids: readonly string[]) => service.getMany(merchant, ids), { maxBatchSize: 100 }),
   };

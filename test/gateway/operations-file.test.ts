@@ -11,7 +11,9 @@ describe('examples/operations.graphql', () => {
     const names = document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION && d.name ? [d.name.value] : []));
     expect(names.sort()).toEqual([
       'CreateBankDisbursement',
+      'CreateBankDisbursements',
       'CreateMobileMoneyDisbursement',
+      'CreateMobileMoneyDisbursements',
       'GetDisbursement',
       'GetDisbursements',
       'GetWalletBalance',
