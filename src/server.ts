@@ -9,6 +9,7 @@ import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { WalletBalances } from './disbursements/wallet.balance';
 import { DisbursementBatches } from './disbursements/disbursement.batch';
+import { DisbursementHistory } from './disbursements/disbursement.history';
 import { buildGatewaySchema } from './graphql/gateway.schema';
 import { GraphQLHttpHandler } from './graphql/graphql.http';
 import { attachGraphQLWs } from './graphql/graphql.ws';
@@ -103,12 +104,14 @@ export async function startGateway({ config, logger, merchants }: GatewayOptions
     create: (merchant, request, requestId) => service.create(merchant, request, requestId),
     getMany: (merchant, referenceIds) => service.getMany(merchant, referenceIds),
   });
-  const ws = attachGraphQLWs(httpServer, { schema, service, wallet, batches, merchants, rateLimit, logger, metrics });
+  const history = new DisbursementHistory(store);
+  const ws = attachGraphQLWs(httpServer, { schema, service, wallet, batches, history, merchants, rateLimit, logger, metrics });
   const graphql = new GraphQLHttpHandler({
     schema,
     service,
     wallet,
     batches,
+    history,
     merchants,
     rateLimit,
     logger,

@@ -6,6 +6,7 @@ import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementService } from '../disbursements/disbursement.service';
 import { WalletBalances } from '../disbursements/wallet.balance';
 import { DisbursementBatches } from '../disbursements/disbursement.batch';
+import { DisbursementHistory } from '../disbursements/disbursement.history';
 import { Logger } from '../observability/logger';
 import { GatewayMetrics } from '../observability/metrics';
 
@@ -15,6 +16,7 @@ export interface GraphQLServing {
   service: DisbursementService;
   wallet: WalletBalances;
   batches: DisbursementBatches;
+  history: DisbursementHistory;
   merchants: MerchantRegistry;
   rateLimit: ClientRateLimit;
   logger: Logger;
@@ -22,7 +24,7 @@ export interface GraphQLServing {
 }
 
 /** The domain use cases a resolver may reach. */
-export type UseCases = Pick<GraphQLServing, 'service' | 'wallet' | 'batches'>;
+export type UseCases = Pick<GraphQLServing, 'service' | 'wallet' | 'batches' | 'history'>;
 
 export interface GatewayContext extends UseCases {
   merchant: MerchantAccount;
@@ -31,12 +33,17 @@ export interface GatewayContext extends UseCases {
   requestId: string;
 }
 
-export function createContext({ service, wallet, batches }: UseCases, merchant: MerchantAccount, requestId: string): GatewayContext {
+export function createContext(
+  { service, wallet, batches, history }: UseCases,
+  merchant: MerchantAccount,
+  requestId: string,
+): GatewayContext {
   return {
     merchant,
     service,
     wallet,
     batches,
+    history,
     requestId,
     loader: new DataLoader((ids: readonly string[]) => service.getMany(merchant, ids), { maxBatchSize: 100 }),
   };

@@ -6,11 +6,18 @@ import { DisbursementSubscriptionResolver } from './disbursement-subscription.re
 import { DisbursementResolver } from './disbursement.resolver';
 import { WalletResolver } from './wallet.resolver';
 import { DisbursementBatchResolver } from './disbursement-batch.resolver';
+import { DisbursementHistoryResolver } from './disbursement-history.resolver';
 
 /** The schema, built from the type-graphql classes; `schema.graphql` is its printed, committed form. */
 export function buildGatewaySchema(pubSub: PubSub = createPubSub()): GraphQLSchema {
   return buildSchemaSync({
-    resolvers: [DisbursementResolver, DisbursementSubscriptionResolver, WalletResolver, DisbursementBatchResolver],
+    resolvers: [
+      DisbursementResolver,
+      DisbursementSubscriptionResolver,
+      WalletResolver,
+      DisbursementBatchResolver,
+      DisbursementHistoryResolver,
+    ],
     validate: false,
     pubSub,
   });

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { HistoryPage, HistoryQuery } from '../disbursements/disbursement.history';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementStore } from '../disbursements/disbursement.ports';
 import { closeRedis, connectRedis, failingAsUnavailable, firstAttempt, pingRedis, RedisErrorHandler } from './redis.connection';
@@ -115,6 +116,10 @@ export class RedisStore implements DisbursementStore {
     const expired = keys.filter((_, i) => values[i] === null);
     if (expired.length > 0) await scripts.forgetExpired.run(redis, [this.dueKey, ...expired], []);
     return values.filter((json): json is string => json !== null).map(parse);
+  }
+
+  async history(_merchantId: string, _query: HistoryQuery): Promise<HistoryPage> {
+    throw new Error('history is not kept in Redis yet');
   }
 
   async healthy(): Promise<boolean> {

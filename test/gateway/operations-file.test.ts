@@ -15,6 +15,7 @@ describe('examples/operations.graphql', () => {
       'CreateMobileMoneyDisbursement',
       'CreateMobileMoneyDisbursements',
       'GetDisbursement',
+      'GetDisbursementHistory',
       'GetDisbursements',
       'GetWalletBalance',
       'WatchDisbursement',
