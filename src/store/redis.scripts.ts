@@ -20,9 +20,10 @@ export class LuaScript {
 }
 
 /*
- * The record scripts take KEYS[1] = the record, KEYS[2] = the due index. A record and its due entry
- * change in one script, so no reader sees one without the other. Writes take
- * ARGV[1] = the record's JSON, ARGV[2] = its TTL in seconds, ARGV[3] = nextCheckAt in ms or ''.
+ * The record scripts take KEYS[1] = the record, KEYS[2] = the due index, KEYS[3] = the merchant's
+ * history index. A record and its index entries change in one script, so no reader sees one
+ * without the other. Writes take ARGV[1] = the record's JSON, ARGV[2] = its TTL in seconds,
+ * ARGV[3] = nextCheckAt in ms or ''.
  */
 const write = `
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
@@ -31,14 +32,19 @@ if ARGV[3] == '' then
 else
   redis.call('ZADD', KEYS[2], ARGV[3], KEYS[1])
 end
--- The index outlives every record written, and goes once all have expired.
+-- The indexes outlive every record written, and go once all have expired.
 redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('EXPIRE', KEYS[3], ARGV[2])
 `;
 
-/** Returns the stored JSON when there is one (nothing written), else nil. */
+/**
+ * Returns the stored JSON when there is one (nothing written), else nil. A new record enters its
+ * merchant's history at ARGV[4] (ms) under ARGV[5] (its referenceId), a place it keeps for life.
+ */
 export const insertIfAbsent = new LuaScript(`
 local existing = redis.call('GET', KEYS[1])
 if existing then return existing end
+redis.call('ZADD', KEYS[3], 'NX', ARGV[4], ARGV[5])
 ${write}
 return false
 `);
@@ -54,13 +60,25 @@ ${write}
 return 1
 `);
 
-/** Compare-and-delete on ARGV[1], the JSON as read; returns 1 when deleted, else what is stored now. */
+/** Compare-and-delete on ARGV[1], the JSON as read, ARGV[2] its referenceId; returns 1 when deleted, else what is stored now. */
 export const removeIf = new LuaScript(`
 local current = redis.call('GET', KEYS[1])
 if current ~= ARGV[1] then return current end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], KEYS[1])
+redis.call('ZREM', KEYS[3], ARGV[2])
 return 1
+`);
+
+/**
+ * KEYS[1] = a merchant's history index, KEYS[2..] = records found expired, ARGV = their
+ * referenceIds: drops their entries, checking again here so a record stored anew keeps its entry.
+ */
+export const forgetExpiredHistory = new LuaScript(`
+for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 0 then redis.call('ZREM', KEYS[1], ARGV[i - 1]) end
+end
+return false
 `);
 
 /**

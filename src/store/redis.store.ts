@@ -1,5 +1,13 @@
 import { Redis } from 'ioredis';
-import { HistoryPage, HistoryQuery } from '../disbursements/disbursement.history';
+import {
+  HistoryEntry,
+  HistoryPage,
+  HistoryPosition,
+  HistoryQuery,
+  hasRecordFilter,
+  IndexStretch,
+  scanHistory,
+} from '../disbursements/disbursement.history';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementStore } from '../disbursements/disbursement.ports';
 import { closeRedis, connectRedis, failingAsUnavailable, firstAttempt, pingRedis, RedisErrorHandler } from './redis.connection';
@@ -68,7 +76,8 @@ export class RedisStore implements DisbursementStore {
 
   async insertIfAbsent(record: Disbursement): Promise<Disbursement | undefined> {
     const keys = this.keysOf(record.merchantId, record.referenceId);
-    const existing = await scripts.insertIfAbsent.run(await this.redis(), keys, this.writeArgs(record));
+    const place = [String(Date.parse(record.updatedAt)), record.referenceId];
+    const existing = await scripts.insertIfAbsent.run(await this.redis(), keys, [...this.writeArgs(record), ...place]);
     return typeof existing === 'string' ? parse(existing) : undefined;
   }
 
@@ -98,7 +107,7 @@ export class RedisStore implements DisbursementStore {
     let stored = await redis.get(keys[0]);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       if (stored === null || !expected(parse(stored))) return;
-      const outcome = await scripts.removeIf.run(redis, keys, [stored]);
+      const outcome = await scripts.removeIf.run(redis, keys, [stored, referenceId]);
       if (outcome === 1) return;
       stored = typeof outcome === 'string' ? outcome : null;
     }
@@ -118,8 +127,76 @@ export class RedisStore implements DisbursementStore {
     return values.filter((json): json is string => json !== null).map(parse);
   }
 
-  async history(_merchantId: string, _query: HistoryQuery): Promise<HistoryPage> {
-    throw new Error('history is not kept in Redis yet');
+  async history(merchantId: string, query: HistoryQuery): Promise<HistoryPage> {
+    this.reads += 1;
+    const redis = await this.redis();
+    const histKey = this.historyKeyOf(merchantId);
+    await this.forgetOldestExpired(redis, merchantId);
+    const { createdFrom: from, createdTo: to } = query.filter;
+    const page = await scanHistory((after, count) => this.readHistory(redis, merchantId, after, count, from, to), query);
+    if (hasRecordFilter(query.filter)) return page;
+    const totalCount = await redis.zcount(histKey, from ?? '-inf', to ?? '+inf');
+    return { ...page, totalCount };
+  }
+
+  /** One stretch of the index, newest first, strictly older than `after`; expired records leave it as they are met. */
+  private async readHistory(
+    redis: Redis,
+    merchantId: string,
+    after: HistoryPosition | undefined,
+    count: number,
+    from: number | undefined,
+    to: number | undefined,
+  ): Promise<IndexStretch> {
+    const key = this.historyKeyOf(merchantId);
+    const min = from ?? '-inf';
+    const start = after && (to === undefined || after.at <= to) ? after : undefined;
+    const positions: HistoryPosition[] = [];
+    if (start) {
+      // Same millisecond as the cursor: only the ids after it (Redis lists ties by id, descending).
+      const ties = await redis.zrevrangebyscore(key, start.at, start.at);
+      positions.push(...ties.filter((id) => id < start.referenceId).map((referenceId) => ({ at: start.at, referenceId })));
+    }
+    const max = start ? `(${start.at}` : (to ?? '+inf');
+    if (positions.length < count) {
+      const found = await redis.zrevrangebyscore(key, max, min, 'WITHSCORES', 'LIMIT', 0, count - positions.length);
+      for (let i = 0; i < found.length; i += 2) positions.push({ referenceId: found[i], at: Number(found[i + 1]) });
+    }
+    const stretch = positions.slice(0, count);
+    const exhausted = stretch.length < count;
+    if (stretch.length === 0) return { entries: [], exhausted };
+    const keys = stretch.map((p) => this.keyOf(merchantId, p.referenceId));
+    const values = await redis.mget(keys);
+    const expired = stretch.filter((_, i) => values[i] === null);
+    if (expired.length > 0) {
+      await scripts.forgetExpiredHistory.run(
+        redis,
+        [key, ...expired.map((p) => this.keyOf(merchantId, p.referenceId))],
+        expired.map((p) => p.referenceId),
+      );
+    }
+    const entries: HistoryEntry[] = stretch.flatMap((p, i) => {
+      const json = values[i];
+      return json === null ? [] : [{ ...p, record: parse(json) }];
+    });
+    return { entries, last: stretch.at(-1), exhausted };
+  }
+
+  /**
+   * Redis expires records but not members of a set: the oldest entries that may have outlived
+   * their record (older than the retention) are checked a hundred at a time, so counts stay true.
+   */
+  private async forgetOldestExpired(redis: Redis, merchantId: string): Promise<void> {
+    const key = this.historyKeyOf(merchantId);
+    const cutoff = Date.now() - Number(this.ttl) * 1000;
+    const old = await redis.zrangebyscore(key, '-inf', cutoff, 'LIMIT', 0, 100);
+    if (old.length === 0) return;
+    const keys = old.map((id) => this.keyOf(merchantId, id));
+    const values = await redis.mget(keys);
+    const gone = old.filter((_, i) => values[i] === null);
+    if (gone.length > 0) {
+      await scripts.forgetExpiredHistory.run(redis, [key, ...gone.map((id) => this.keyOf(merchantId, id))], gone);
+    }
   }
 
   async healthy(): Promise<boolean> {
@@ -139,8 +216,13 @@ export class RedisStore implements DisbursementStore {
     return `${this.prefix}d:${keyPart(merchantId)}:${keyPart(referenceId)}`;
   }
 
-  private keysOf(merchantId: string, referenceId: string): [record: string, due: string] {
-    return [this.keyOf(merchantId, referenceId), this.dueKey];
+  /** A merchant's history index, under the merchant's cluster hash tag. */
+  private historyKeyOf(merchantId: string): string {
+    return `${this.prefix}{${keyPart(merchantId)}}:hist`;
+  }
+
+  private keysOf(merchantId: string, referenceId: string): [record: string, due: string, history: string] {
+    return [this.keyOf(merchantId, referenceId), this.dueKey, this.historyKeyOf(merchantId)];
   }
 
   /** ARGV of the write scripts: JSON, TTL, and the due score ('' to leave the index). */
