@@ -1,3 +1,6 @@
+import { DisbursementBatches } from './disbursements/disbursement.batch';
+import { DisbursementHistory } from './disbursements/disbursement.history';
+import { WalletBalances } from './disbursements/wallet.balance';
 import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
 import { randomBytes } from 'node:crypto';
 import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
@@ -178,6 +181,12 @@ async function startGateway(
     service,
     reconciler,
     callbacks,
+    wallet: new WalletBalances({ provider, ttlMs: config.walletBalanceCacheMs }),
+    batches: new DisbursementBatches({
+      create: (merchant, request, requestId) => service.create(merchant, request, requestId),
+      getMany: (merchant, referenceIds) => service.getMany(merchant, referenceIds),
+    }),
+    history: new DisbursementHistory(store),
     developmentJwksUrl,
   });
   reconciler.start();

@@ -62,6 +62,7 @@ const envSchema = z.object({
   RELAY_ALLOW_PRIVATE_NETWORKS: z.stringbool().optional(),
   RELAY_TIMEOUT_MS: z.coerce.number().int().min(1).default(5000),
   RELAY_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+  WALLET_BALANCE_CACHE_MS: nonNegativeInt.default(5000),
   GRAPHQL_INTROSPECTION: z.stringbool().default(true),
   GRAPHQL_LANDING_PAGE: z.stringbool().default(true),
   JWT_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -74,6 +75,11 @@ const envSchema = z.object({
   SANDBOX_RATE_LIMIT_PER_MIN: nonNegativeInt.default(120),
   SANDBOX_WEBHOOK_SECRET: optionalText,
   SANDBOX_LATENCY_MS: nonNegativeInt.default(0),
+  SANDBOX_OPENING_BALANCE: z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be an amount such as 1000000 or 2500.50')
+    .transform(Number)
+    .default(1_000_000),
 });
 
 export interface SandboxConfig {
@@ -84,6 +90,8 @@ export interface SandboxConfig {
   /** Standard Webhooks secret (`whsec_...`); unset: callbacks are sent unsigned. */
   webhookSecret?: string;
   latencyMs: number;
+  /** Every key's wallet starts with it. */
+  openingBalance: number;
 }
 
 export interface JwtConfig {
@@ -123,6 +131,8 @@ export interface Config {
   breakerResetMs: number;
   /** Node's http server limits, and open connections per client address (0: no cap). */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxConnectionsPerIp: number };
+  /** How long one wallet balance answer is served per merchant (0: ask the provider every time, still one call for concurrent askers). */
+  walletBalanceCacheMs: number;
   /** Schema introspection and the Apollo Sandbox page at GET /graphql; turn both off in production if you wish. */
   introspection: boolean;
   landingPage: boolean;
@@ -196,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP,
     },
+    walletBalanceCacheMs: e.WALLET_BALANCE_CACHE_MS,
     introspection: e.GRAPHQL_INTROSPECTION,
     landingPage: e.GRAPHQL_LANDING_PAGE,
     relay: {
@@ -221,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rateLimitPerMin: e.SANDBOX_RATE_LIMIT_PER_MIN,
       webhookSecret: e.SANDBOX_WEBHOOK_SECRET,
       latencyMs: e.SANDBOX_LATENCY_MS,
+      openingBalance: e.SANDBOX_OPENING_BALANCE,
     },
   };
 }

@@ -10,6 +10,9 @@ import { handleDemo } from './demo/demo.route';
 import { ErrorCode } from './disbursements/disbursement.errors';
 import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
+import { WalletBalances } from './disbursements/wallet.balance';
+import { DisbursementBatches } from './disbursements/disbursement.batch';
+import { DisbursementHistory } from './disbursements/disbursement.history';
 import { buildGatewaySchema } from './graphql/gateway.schema';
 import { GraphQLHttpHandler } from './graphql/graphql.http';
 import { attachGraphQLWs } from './graphql/graphql.ws';
@@ -32,6 +35,9 @@ export interface ServerParts {
   service: DisbursementService;
   reconciler: Reconciler;
   callbacks: CallbackReceiver;
+  wallet: WalletBalances;
+  batches: DisbursementBatches;
+  history: DisbursementHistory;
 }
 
 export interface Listening {
@@ -67,7 +73,7 @@ export interface Serving {
 
 /** Serves on a bound server: GraphQL over HTTP and graphql-ws on /graphql, the callback receiver, health, metrics, demo. */
 export async function serve({ httpServer }: Listening, parts: ServerParts): Promise<Serving> {
-  const { config, logger, merchants, metrics, storage, service, reconciler, callbacks } = parts;
+  const { config, logger, merchants, metrics, storage, service, wallet, batches, history, reconciler, callbacks } = parts;
   const { store, events, rateLimit } = storage;
   const schema = buildGatewaySchema(events.pubSub, { allowPrivateNetworks: config.relay.allowPrivateNetworks });
   const jwksUrl = config.jwt.jwksUrl ?? parts.developmentJwksUrl;
@@ -77,6 +83,9 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
   const ws = attachGraphQLWs(httpServer, {
     schema,
     service,
+    wallet,
+    batches,
+    history,
     auth,
     rateLimit,
     logger,
@@ -87,6 +96,9 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
   const graphql = new GraphQLHttpHandler({
     schema,
     service,
+    wallet,
+    batches,
+    history,
     auth,
     rateLimit,
     logger,

@@ -4,10 +4,11 @@ export const DEMO_PAGE = String.raw`<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Mobile money payout · demo</title>
+<title>Payouts dashboard · demo</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/demo/demo.css">
 <script src="/demo/demo.js" defer></script>
+<script src="/demo/dashboard.js" defer></script>
 </head>
 <body>
 <header>
@@ -46,6 +47,56 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     <ol id="timeline" data-testid="timeline"></ol>
     <p id="live" role="status"></p>
     <button type="button" id="rewatch" hidden>Watch again</button>
+  </section>
+
+  <section aria-labelledby="balance-title" data-testid="balance">
+    <h2 id="balance-title">Wallet balance</h2>
+    <p><strong id="balance-amount" data-testid="balance-amount">…</strong> <small id="balance-note"></small>
+    <button type="button" id="balance-refresh">Refresh</button></p>
+  </section>
+
+  <section aria-labelledby="history-title" data-testid="history">
+    <h2 id="history-title">Payouts <small id="history-live" role="status"></small></h2>
+    <div class="toolbar">
+      <label>Status
+        <select id="history-status">
+          <option value="">All</option>
+          <option>PENDING</option>
+          <option>SUCCESSFUL</option>
+          <option>FAILED</option>
+          <option>UNKNOWN</option>
+          <option>CANCELLED</option>
+        </select>
+      </label>
+      <button type="button" id="history-previous" disabled>Newer</button>
+      <button type="button" id="history-next" disabled>Older</button>
+    </div>
+    <div class="scroll">
+      <table>
+        <thead><tr><th>Reference</th><th>Status</th><th>Amount</th><th>Account</th><th>Updated</th></tr></thead>
+        <tbody id="history-rows" data-testid="history-rows"></tbody>
+      </table>
+    </div>
+    <p id="history-note" class="hint"></p>
+  </section>
+
+  <section aria-labelledby="batch-title" data-testid="batch">
+    <h2 id="batch-title">Bulk payout from CSV</h2>
+    <p class="hint">Up to 100 mobile money payouts, sent as one batch. First line:
+    <code>referenceId,amount,currency,accountNumber,narration</code> (narration optional).</p>
+    <form id="batch-form">
+      <div class="with-button">
+        <input type="file" id="batch-file" accept=".csv,text/csv">
+        <button type="submit" id="batch-send">Send batch</button>
+      </div>
+    </form>
+    <p id="batch-note" role="status"></p>
+    <div class="scroll">
+      <table>
+        <thead><tr><th>Line</th><th>Reference</th><th>Amount</th><th>Result</th></tr></thead>
+        <tbody id="batch-rows" data-testid="batch-rows"></tbody>
+      </table>
+    </div>
   </section>
 
   <section aria-labelledby="endings-title">

@@ -3,6 +3,7 @@ import { sendJson } from '../http/http.reply';
 import { DEMO_PAGE } from './demo.page';
 import { DEMO_SCRIPT } from './demo.script';
 import { DEMO_STYLES } from './demo.styles';
+import { DASHBOARD_SCRIPT } from './dashboard.script';
 
 interface Asset {
   type: string;
@@ -18,10 +19,11 @@ const assets = new Map<string, Asset>([
   ['/demo', page],
   ['/demo/', page],
   ['/demo/demo.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(DEMO_SCRIPT) }],
+  ['/demo/dashboard.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(DASHBOARD_SCRIPT) }],
   ['/demo/demo.css', { type: 'text/css; charset=utf-8', body: Buffer.from(DEMO_STYLES) }],
 ]);
 
-/** GET /demo: a payout form with a live status timeline, talking to this gateway's /graphql. */
+/** GET /demo: a payout form with a live status timeline, and a small dashboard, talking to this gateway's /graphql. */
 export function handleDemo(req: IncomingMessage, res: ServerResponse): void {
   const asset = assets.get(new URL(req.url ?? '/', 'http://gateway').pathname);
   if (!asset) return sendJson(res, 404, { error: 'Not found' });

@@ -1,7 +1,7 @@
 /** The demo page's stylesheet, served as /demo/demo.css: mobile first, system fonts, no assets. */
 export const DEMO_STYLES = String.raw`:root { color-scheme: light dark; --muted: #6b7280; --line: #d1d5db; --accent: #2563eb; }
 * { box-sizing: border-box; }
-body { margin: 0 auto; max-width: 40rem; padding: 1rem; font: 1rem/1.5 system-ui, sans-serif; }
+body { margin: 0 auto; max-width: 48rem; padding: 1rem; font: 1rem/1.5 system-ui, sans-serif; }
 h1 { font-size: 1.5rem; margin: 0 0 .25rem; }
 h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
 h3 { font-size: 1rem; margin: 1rem 0 .25rem; }
@@ -38,5 +38,14 @@ dd { margin: 0; overflow-wrap: anywhere; }
 .endings { list-style: none; padding: 0; display: grid; gap: .35rem; }
 .endings li { display: grid; grid-template-columns: 5.5rem 1fr; gap: .6rem; align-items: center; }
 .endings button { font-family: ui-monospace, monospace; padding: .3rem .6rem; }
+select { font: inherit; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: .4rem; background: transparent; color: inherit; }
+.toolbar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; margin-bottom: .5rem; }
+.toolbar label { grid-auto-flow: column; align-items: center; gap: .4rem; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; font-size: .875rem; }
+th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { color: var(--muted); font-weight: 600; }
+td:first-child { overflow-wrap: anywhere; }
+#balance-amount { font-size: 1.5rem; font-variant-numeric: tabular-nums; }
 code { font-family: ui-monospace, monospace; font-size: .9em; }
 `;

@@ -13,6 +13,15 @@ export function canonicalDecimal(raw: string): string | undefined {
   return fraction ? `${integer}.${fraction}` : integer;
 }
 
+/** Like canonicalDecimal, but a leading minus is kept (`"-0.50"` → `"-0.5"`, `"-0"` → `"0"`): balances can be overdrawn. */
+export function canonicalSignedDecimal(raw: string): string | undefined {
+  const text = raw.trim();
+  const negative = text.startsWith('-');
+  const magnitude = canonicalDecimal(negative ? text.slice(1) : text);
+  if (magnitude === undefined) return undefined;
+  return negative && isPositive(magnitude) ? `-${magnitude}` : magnitude;
+}
+
 export function decimalPlaces(canonical: string): number {
   const dot = canonical.indexOf('.');
   return dot === -1 ? 0 : canonical.length - dot - 1;

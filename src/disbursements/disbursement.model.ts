@@ -139,6 +139,14 @@ export interface ProviderRecord {
   message?: string;
 }
 
+/** The merchant's wallet as the provider reports it. */
+export interface ProviderBalance {
+  /** Canonical decimal text; negative when the wallet is overdrawn. */
+  amount: string;
+  /** Three capital letters when the provider names it. */
+  currency?: string;
+}
+
 const FINAL_STATUSES: ReadonlySet<DisbursementStatus> = new Set(['SUCCESSFUL', 'FAILED', 'CANCELLED']);
 
 export function isFinal(status: DisbursementStatus): boolean {

@@ -1,4 +1,5 @@
-import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
+import type { HistoryPage, HistoryQuery } from './disbursement.history';
+import { Disbursement, DisbursementRequest, ProviderBalance, ProviderRecord } from './disbursement.model';
 
 /** A merchant as the domain needs it: its id and the key the provider knows it by. */
 export interface Merchant {
@@ -30,6 +31,8 @@ export interface ProviderPort {
   create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord>;
   /** The provider's current record, or undefined when it never saw the referenceId. Throws ProviderError. */
   checkStatus(merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined>;
+  /** The merchant's wallet balance. Throws ProviderError (never `server-error` or `unknown`: a read changes nothing). */
+  balance(merchant: Merchant): Promise<ProviderBalance>;
 }
 
 /** The store cannot be reached; implementations throw this so callers can say what it means. */
@@ -76,6 +79,13 @@ export interface DisbursementStore {
    * The store indexes `nextCheckAt` on every write, so this never scans settled records.
    */
   due(now: Date, limit: number): Promise<Disbursement[]>;
+  /**
+   * A page of one merchant's payouts, newest first by when each was first stored (the
+   * `updatedAt` of the record `insertIfAbsent` stored), from a per-merchant index that every
+   * insert and removal keeps in step with the records; expired records leave it. Build it
+   * with `scanHistory`. `totalCount` is given when counting needs no record reads.
+   */
+  history(merchantId: string, query: HistoryQuery): Promise<HistoryPage>;
   /** Store round trips so far, for metrics and to show batching. */
   readonly reads: number;
   /** Whether the store answers; false while its backing service is unreachable. */

@@ -106,17 +106,18 @@ function defined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as T;
 }
 
-export function validateBank(input: BankDisbursementInput, options: BankValidationOptions): BankRequest {
+/** `argument` is the input's path in the operation, e.g. `input` or `inputs.3`, so errors name the field exactly. */
+export function validateBank(input: BankDisbursementInput, options: BankValidationOptions, argument = 'input'): BankRequest {
   const schema = options.allowPrivateNetworks ? bankSchemas.anyAddress : bankSchemas.publicOnly;
   const parsed = schema.safeParse({ ...input });
-  if (!parsed.success) throw invalid(parsed.error, 'input');
+  if (!parsed.success) throw invalid(parsed.error, argument);
   const { email, callbackUrl, ...rest } = parsed.data;
   return defined({ channel: 'BANK', ...rest, email: email ?? undefined, callbackUrl: callbackUrl ?? undefined });
 }
 
-export function validateMobileMoney(input: MobileMoneyDisbursementInput): MobileMoneyRequest {
+export function validateMobileMoney(input: MobileMoneyDisbursementInput, argument = 'input'): MobileMoneyRequest {
   const parsed = mobileMoneySchema.safeParse({ ...input });
-  if (!parsed.success) throw invalid(parsed.error, 'input');
+  if (!parsed.success) throw invalid(parsed.error, argument);
   const { narration, ...rest } = parsed.data;
   return defined({ channel: 'MOBILE_MONEY', ...rest, narration: narration ?? undefined });
 }

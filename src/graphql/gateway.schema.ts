@@ -4,6 +4,9 @@ import { buildSchemaSync, PubSub } from 'type-graphql';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { DisbursementSubscriptionResolver } from './disbursement-subscription.resolver';
 import { DisbursementResolver } from './disbursement.resolver';
+import { WalletResolver } from './wallet.resolver';
+import { DisbursementBatchResolver } from './disbursement-batch.resolver';
+import { DisbursementHistoryResolver } from './disbursement-history.resolver';
 import { BankValidationOptions } from './disbursement.validation';
 
 /**
@@ -17,9 +20,18 @@ export function buildGatewaySchema(
   const resolvers = new Map<unknown, object>([
     [DisbursementResolver, new DisbursementResolver(bankValidation)],
     [DisbursementSubscriptionResolver, new DisbursementSubscriptionResolver()],
+    [WalletResolver, new WalletResolver()],
+    [DisbursementBatchResolver, new DisbursementBatchResolver(bankValidation)],
+    [DisbursementHistoryResolver, new DisbursementHistoryResolver()],
   ]);
   return buildSchemaSync({
-    resolvers: [DisbursementResolver, DisbursementSubscriptionResolver],
+    resolvers: [
+      DisbursementResolver,
+      DisbursementSubscriptionResolver,
+      WalletResolver,
+      DisbursementBatchResolver,
+      DisbursementHistoryResolver,
+    ],
     validate: false,
     pubSub,
     container: { get: (resolverClass: unknown) => resolvers.get(resolverClass) },

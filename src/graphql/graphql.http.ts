@@ -88,7 +88,7 @@ export class GraphQLHttpHandler {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
-    const { auth, rateLimit, service } = this.opts;
+    const { auth, rateLimit } = this.opts;
     let context: GatewayContext | undefined;
     if (!this.isLandingPage(req, url)) {
       const authentication = await auth.authenticate(req.headers.authorization, req.socket.remoteAddress);
@@ -104,7 +104,7 @@ export class GraphQLHttpHandler {
           retryAfter,
         });
       }
-      context = createContext(service, authentication.principal, requestId);
+      context = createContext(this.opts, authentication.principal, requestId);
     }
     let body: unknown;
     if (req.method === 'POST') {

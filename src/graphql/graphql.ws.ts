@@ -47,7 +47,7 @@ function refusal(code: ErrorCode, message: string, details: GatewayErrorDetails 
  * the same limits as HTTP, and gets its own context.
  */
 export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { wsServer: WebSocketServer; dispose(): Promise<void> } {
-  const { schema, service, auth, rateLimit, logger, metrics } = opts;
+  const { schema, auth, rateLimit, logger, metrics } = opts;
   const checker = new OperationChecker(schema, opts.introspection);
   const maxSubscriptions = opts.maxSubscriptionsPerConnection ?? 100;
   const connections = new WeakMap<object, { principal: Principal; ids: Set<string>; stopExpiry?: () => void }>();
@@ -124,7 +124,7 @@ export function attachGraphQLWs(httpServer: Server, opts: GraphQLWsOptions): { w
           document: checked.document,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: createContext(service, principal, randomUUID()),
+          contextValue: createContext(opts, principal, randomUUID()),
         };
       },
       onComplete: (ctx, id) => {

@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** A provider call made while serving an operation: logged on the operation's own line, not a line of its own. */
 export interface ProviderCall {
   endpoint: string;
-  referenceId: string;
+  referenceId?: string;
   status: string;
   durationMs: number;
 }

@@ -97,8 +97,8 @@ export class Ledger {
     return this.byKey.get(apiKey)?.has(referenceId) ?? false;
   }
 
-  /** Stores a new record, Pending or (failedAtOnce) Failed, and answers a copy. */
-  open(apiKey: string, request: PayoutRequest, ipAddress: string, failedAtOnce: boolean): SandboxRecord {
+  /** Stores a new record, Pending or (with a failure message) Failed at once, and answers a copy. */
+  open(apiKey: string, request: PayoutRequest, ipAddress: string, failedWith?: string): SandboxRecord {
     const { date, micros } = nowMicros();
     const base = {
       referenceId: request.referenceId,
@@ -112,16 +112,17 @@ export class Ledger {
       ipAddress,
       identifier: this.identifier(request.channel, date),
     };
-    const record: SandboxRecord = failedAtOnce
-      ? { ...base, status: 'Failed', ...tail, message: FAILED_AT_ONCE_MESSAGE }
-      : {
-          ...base,
-          status: 'Pending',
-          ...tail,
-          ...(request.narration === undefined ? {} : { narration: request.narration }),
-          externalId: null,
-          createdAt: `${date.toISOString().slice(0, 19)}.${pad(micros, 6)}+00:00`,
-        };
+    const record: SandboxRecord =
+      failedWith !== undefined
+        ? { ...base, status: 'Failed', ...tail, message: failedWith }
+        : {
+            ...base,
+            status: 'Pending',
+            ...tail,
+            ...(request.narration === undefined ? {} : { narration: request.narration }),
+            externalId: null,
+            createdAt: `${date.toISOString().slice(0, 19)}.${pad(micros, 6)}+00:00`,
+          };
     let records = this.byKey.get(apiKey);
     if (!records) {
       records = new Map();

@@ -5,9 +5,10 @@ import { CallbackSender } from './sandbox.callbacks';
 import { chooseFault, parseFaultSettings, type FaultSettings } from './sandbox.faults';
 import { errorAnswer, isJsonContentType, parseJson, readBody, writeAnswer, type Answer } from './sandbox.http';
 import { RateLimiter } from './sandbox.rate-limit';
-import { Ledger, scenarioFor, type Channel, type PayoutRequest, type SandboxRecord } from './sandbox.records';
+import { FAILED_AT_ONCE_MESSAGE, Ledger, scenarioFor, type Channel, type PayoutRequest, type SandboxRecord } from './sandbox.records';
 import { Timers } from './sandbox.timers';
 import { validateCreate, isPlainObject } from './sandbox.validation';
+import { INSUFFICIENT_BALANCE_MESSAGE, Wallets } from './sandbox.wallet';
 
 export type { FaultSettings } from './sandbox.faults';
 export type { ErrorBody } from './sandbox.http';
@@ -35,6 +36,8 @@ export interface SandboxOptions {
   callbackMaxAttempts?: number;
   /** Default 30000: how long the create of an account ending in 408 waits before answering. */
   slowCreateMs?: number;
+  /** Default 1000000: every key's wallet starts with it; accepted payouts are debited, failed ones refunded. */
+  openingBalance?: number;
   logger?: Logger;
   /** Public keys served at GET /.well-known/jwks.json: the development identity provider. Unset: 404. */
   jwks?: { keys: object[] };
@@ -46,6 +49,7 @@ export interface SandboxStats {
   /** Create requests by body referenceId, when the body carried one. */
   createRequestsByReferenceId: Record<string, number>;
   statusRequests: number;
+  balanceRequests: number;
   callbackAttempts: number;
   /** Callback attempts answered 2xx. */
   callbacksDelivered: number;
@@ -71,6 +75,8 @@ const CREATE_PATHS: ReadonlyMap<string, Channel> = new Map([
   ['/api/v1/disbursements/mobile-money', 'mobile-money'],
 ]);
 const STATUS_PATH = '/api/v1/disbursements/check-status';
+const BALANCE_PATH = '/api/v1/merchants/balance';
+const WALLET_CURRENCY = 'ZMW';
 const FAULTS_PATH = '/__sandbox/faults';
 const JWKS_PATH = '/.well-known/jwks.json';
 
@@ -98,18 +104,20 @@ interface Reply {
 class Sandbox {
   private readonly timers = new Timers();
   private readonly ledger = new Ledger();
+  private readonly wallets: Wallets;
   private readonly limiter: RateLimiter;
   private readonly callbacks: CallbackSender;
   private readonly activeKeys: ReadonlySet<string>;
   private readonly log: Logger;
   private faults: FaultSettings = {};
-  private readonly counters = { createRequests: 0, statusRequests: 0 };
+  private readonly counters = { createRequests: 0, statusRequests: 0, balanceRequests: 0 };
   private readonly byReferenceId = new Map<string, number>();
 
   constructor(private readonly opts: SandboxOptions) {
     this.log = (opts.logger ?? pino({ enabled: false })).child({ component: 'sandbox' });
     this.limiter = new RateLimiter(opts.rateLimitPerMin);
     this.activeKeys = new Set(opts.activeKeys ?? ['sandbox-key']);
+    this.wallets = new Wallets(opts.openingBalance ?? 1_000_000);
     this.callbacks = new CallbackSender({
       secret: opts.webhookSecret,
       retryBaseMs: opts.callbackRetryBaseMs ?? 1000,
@@ -161,6 +169,8 @@ class Sandbox {
       ({ answer, delayMs } = await this.create(req, channel));
     } else if (url.pathname === STATUS_PATH) {
       answer = req.method === 'GET' ? this.checkStatus(req, url) : this.methodNotAllowed('GET');
+    } else if (url.pathname === BALANCE_PATH) {
+      answer = req.method === 'GET' ? this.balance(req) : this.methodNotAllowed('GET');
     } else if (url.pathname === FAULTS_PATH) {
       // Control route for tests driving a sandbox in another process: no API key, no latency.
       const faultAnswer = req.method === 'PUT' ? await this.putFaults(req) : this.methodNotAllowed('PUT');
@@ -238,10 +248,17 @@ class Sandbox {
     const faultDelayMs = this.faults.latencyMs ?? 0;
     if (fault === 'error') return { answer: serverError, delayMs: faultDelayMs };
 
+    // A real wallet refuses what it does not hold: the payout is created Failed, nothing taken.
+    const failedWith =
+      scenario.create === 'failed'
+        ? FAILED_AT_ONCE_MESSAGE
+        : this.wallets.debit(key, request.amount)
+          ? undefined
+          : INSUFFICIENT_BALANCE_MESSAGE;
     // Stored before answering, as a real provider that took the money would have.
-    const record = this.ledger.open(key, request, ipAddressOf(req), scenario.create === 'failed');
+    const record = this.ledger.open(key, request, ipAddressOf(req), failedWith);
     const { settlesAs } = scenario;
-    if (settlesAs) this.timers.after(this.opts.settleMs, () => this.settle(key, request, settlesAs));
+    if (settlesAs && failedWith === undefined) this.timers.after(this.opts.settleMs, () => this.settle(key, request, settlesAs));
 
     if (scenario.create === 'slow') {
       return { answer: { kind: 'json', status: 200, body: record }, delayMs: this.opts.slowCreateMs ?? 30_000 };
@@ -262,6 +279,7 @@ class Sandbox {
 
   private settle(key: string, request: PayoutRequest, status: 'Successful' | 'Failed'): void {
     const record = this.ledger.settle(key, request.referenceId, status);
+    if (record?.status === 'Failed') this.wallets.refund(key, request.amount);
     this.log.debug({ referenceId: request.referenceId, status }, 'payout settled');
     if (record && request.callbackUrl !== undefined) this.callbacks.send(request.callbackUrl, record);
   }
@@ -275,6 +293,22 @@ class Sandbox {
     const record = this.ledger.get(admitted.key, referenceId);
     if (!record) return errorAnswer(404, `No disbursement found with referenceId ${referenceId}`);
     return { kind: 'json', status: 200, body: record };
+  }
+
+  /** The third-party mock's answer shape; the currency is the sandbox's own addition. */
+  private balance(req: IncomingMessage): Answer {
+    this.counters.balanceRequests += 1;
+    const admitted = this.admit(req);
+    if ('denied' in admitted) return admitted.denied;
+    return {
+      kind: 'json',
+      status: 200,
+      body: {
+        success: true,
+        message: 'Wallet balance retrieved successfully.',
+        data: { balance: this.wallets.balance(admitted.key), currency: WALLET_CURRENCY },
+      },
+    };
   }
 
   private async putFaults(req: IncomingMessage): Promise<Answer> {

@@ -1,5 +1,7 @@
+import { HistoryPage, HistoryPosition, HistoryQuery, hasRecordFilter, scanHistory } from '../disbursements/disbursement.history';
 import { Disbursement, isFinal } from '../disbursements/disbursement.model';
 import { DisbursementStore, StoreFullError } from '../disbursements/disbursement.ports';
+import { MemoryHistoryIndex } from './memory.history';
 
 const keyOf = (merchantId: string, referenceId: string) => `${merchantId}\u0000${referenceId}`;
 
@@ -28,6 +30,10 @@ export class MemoryStore implements DisbursementStore {
   private readonly retentionMs: number;
   private readonly maxRecords: number;
   private readonly now: () => number;
+  /** merchant id → its payouts by when each was first stored, newest last. */
+  private readonly histories = new Map<string, MemoryHistoryIndex>();
+  /** key → its place in its merchant's history. */
+  private readonly positions = new Map<string, HistoryPosition & { merchantId: string }>();
   reads = 0;
 
   constructor(opts: MemoryStoreOptions = {}) {
@@ -57,6 +63,9 @@ export class MemoryStore implements DisbursementStore {
     if (existing) return existing;
     this.makeRoom();
     this.write(key, record);
+    const position = { at: Date.parse(record.updatedAt), referenceId: record.referenceId };
+    this.positions.set(key, { ...position, merchantId: record.merchantId });
+    this.historyOf(record.merchantId).add(position);
     return undefined;
   }
 
@@ -92,6 +101,17 @@ export class MemoryStore implements DisbursementStore {
       .slice(0, limit)
       .map(({ key }) => this.read(key))
       .filter((r): r is Disbursement => r !== undefined);
+  }
+
+  async history(merchantId: string, query: HistoryQuery): Promise<HistoryPage> {
+    this.reads += 1;
+    const index = this.histories.get(merchantId) ?? new MemoryHistoryIndex();
+    const bounds = { from: query.filter.createdFrom, to: query.filter.createdTo };
+    const page = await scanHistory(
+      async (after, count) => index.read(after, count, bounds, (referenceId) => this.read(keyOf(merchantId, referenceId))),
+      query,
+    );
+    return hasRecordFilter(query.filter) ? page : { ...page, totalCount: index.countBetween(bounds.from, bounds.to) };
   }
 
   async healthy(): Promise<boolean> {
@@ -135,7 +155,23 @@ export class MemoryStore implements DisbursementStore {
     }
   }
 
+  private historyOf(merchantId: string): MemoryHistoryIndex {
+    let index = this.histories.get(merchantId);
+    if (!index) {
+      index = new MemoryHistoryIndex();
+      this.histories.set(merchantId, index);
+    }
+    return index;
+  }
+
   private forget(key: string): void {
+    const position = this.positions.get(key);
+    if (position) {
+      const index = this.histories.get(position.merchantId);
+      index?.remove(position);
+      if (index?.size === 0) this.histories.delete(position.merchantId);
+      this.positions.delete(key);
+    }
     this.records.delete(key);
     this.writtenAt.delete(key);
     this.finals.delete(key);

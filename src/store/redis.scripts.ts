@@ -4,9 +4,9 @@ import { Cluster, Redis } from 'ioredis';
  * Lua scripts registered with ioredis `defineCommand`, which runs EVALSHA and falls back to EVAL
  * itself when a server does not know a script yet (a fresh, restarted or flushed Redis).
  *
- * The record scripts take KEYS[1] = the record, KEYS[2] = its merchant's due index; both carry
- * the merchant's hash tag, so in a Redis Cluster they live in one slot. A record and its due entry
- * change in one script, so no reader sees one without the other. Writes take
+ * The record scripts take KEYS[1] = the record, KEYS[2] = its merchant's due index, KEYS[3] = its
+ * merchant's history index; all carry the merchant's hash tag, so in a Redis Cluster they live in
+ * one slot. A record and its index entries change in one script, so no reader sees one without the other. Writes take
  * ARGV[1] = the record's JSON, ARGV[2] = its TTL in seconds, ARGV[3] = nextCheckAt in ms or ''.
  */
 const write = `
@@ -16,17 +16,22 @@ if ARGV[3] == '' then
 else
   redis.call('ZADD', KEYS[2], ARGV[3], KEYS[1])
 end
--- The index outlives every record written, and goes once all have expired.
+-- The indexes outlive every record written, and go once all have expired.
 redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('EXPIRE', KEYS[3], ARGV[2])
 `;
 
 const definitions = {
-  /** Returns the stored JSON when there is one (nothing written), else nil. */
+  /**
+   * Returns the stored JSON when there is one (nothing written), else nil. A new record enters its
+   * merchant's history at ARGV[4] (ms) under ARGV[5] (its referenceId), a place it keeps for life.
+   */
   pgwInsertIfAbsent: {
-    numberOfKeys: 2,
+    numberOfKeys: 3,
     lua: `
 local existing = redis.call('GET', KEYS[1])
 if existing then return existing end
+redis.call('ZADD', KEYS[3], 'NX', ARGV[4], ARGV[5])
 ${write}
 return false
 `,
@@ -36,7 +41,7 @@ return false
    * computed from. Returns 1 when written, else what is stored now (nil when nothing is).
    */
   pgwReplaceIf: {
-    numberOfKeys: 2,
+    numberOfKeys: 3,
     lua: `
 local current = redis.call('GET', KEYS[1])
 if current ~= ARGV[4] then return current end
@@ -44,14 +49,15 @@ ${write}
 return 1
 `,
   },
-  /** Compare-and-delete on ARGV[1], the JSON as read; returns 1 when deleted, else what is stored now. */
+  /** Compare-and-delete on ARGV[1], the JSON as read, ARGV[2] its referenceId; returns 1 when deleted, else what is stored now. */
   pgwRemoveIf: {
-    numberOfKeys: 2,
+    numberOfKeys: 3,
     lua: `
 local current = redis.call('GET', KEYS[1])
 if current ~= ARGV[1] then return current end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], KEYS[1])
+redis.call('ZREM', KEYS[3], ARGV[2])
 return 1
 `,
   },
@@ -68,16 +74,30 @@ end
 return false
 `,
   },
+  /**
+   * KEYS[1] = a merchant's history index, KEYS[2..] = its records found expired, ARGV = their
+   * referenceIds: drops their entries, checking again here so a record stored anew keeps its entry.
+   */
+  pgwForgetExpiredHistory: {
+    lua: `
+for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 0 then redis.call('ZREM', KEYS[1], ARGV[i - 1]) end
+end
+return false
+`,
+  },
 } as const;
 
 /** A Lua reply: nil arrives as null, a number as a number, a bulk string as a string. */
 type Reply = Promise<string | number | null>;
 
 export interface ScriptCommands {
-  pgwInsertIfAbsent(record: string, due: string, json: string, ttl: string, score: string): Reply;
-  pgwReplaceIf(record: string, due: string, json: string, ttl: string, score: string, expected: string): Reply;
-  pgwRemoveIf(record: string, due: string, expected: string): Reply;
+  pgwInsertIfAbsent(record: string, due: string, history: string, json: string, ttl: string, score: string, at: string, ref: string): Reply;
+  pgwReplaceIf(record: string, due: string, history: string, json: string, ttl: string, score: string, expected: string): Reply;
+  pgwRemoveIf(record: string, due: string, history: string, expected: string, ref: string): Reply;
   pgwForgetExpired(numberOfKeys: number, due: string, ...records: string[]): Reply;
+  /** numberOfKeys, the history index, the records, then their referenceIds. */
+  pgwForgetExpiredHistory(numberOfKeys: number, ...keysThenIds: string[]): Reply;
 }
 
 export type ScriptedClient<C extends Redis | Cluster> = C & ScriptCommands;

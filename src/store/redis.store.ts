@@ -1,3 +1,12 @@
+import {
+  HistoryEntry,
+  HistoryPage,
+  HistoryPosition,
+  HistoryQuery,
+  hasRecordFilter,
+  IndexStretch,
+  scanHistory,
+} from '../disbursements/disbursement.history';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementStore } from '../disbursements/disbursement.ports';
 import {
@@ -92,8 +101,9 @@ export class RedisStore implements DisbursementStore {
   async insertIfAbsent(record: Disbursement): Promise<Disbursement | undefined> {
     const redis = await this.redis();
     await this.rememberMerchant(redis, record.merchantId);
-    const [key, due] = this.keysOf(record.merchantId, record.referenceId);
-    const existing = await redis.pgwInsertIfAbsent(key, due, ...this.writeArgs(record));
+    const [key, due, history] = this.keysOf(record.merchantId, record.referenceId);
+    const place: [string, string] = [String(Date.parse(record.updatedAt)), record.referenceId];
+    const existing = await redis.pgwInsertIfAbsent(key, due, history, ...this.writeArgs(record), ...place);
     return typeof existing === 'string' ? parse(existing) : undefined;
   }
 
@@ -103,14 +113,14 @@ export class RedisStore implements DisbursementStore {
     change: (current: Disbursement) => Disbursement | undefined,
   ): Promise<Disbursement | undefined> {
     const redis = await this.redis();
-    const [key, due] = this.keysOf(merchantId, referenceId);
+    const [key, due, history] = this.keysOf(merchantId, referenceId);
     let stored = await redis.get(key);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       if (stored === null) return undefined;
       const current = parse(stored);
       const next = change(current);
       if (!next) return current;
-      const outcome = await redis.pgwReplaceIf(key, due, ...this.writeArgs(next), stored);
+      const outcome = await redis.pgwReplaceIf(key, due, history, ...this.writeArgs(next), stored);
       if (outcome === 1) return next;
       stored = typeof outcome === 'string' ? outcome : null;
     }
@@ -119,11 +129,11 @@ export class RedisStore implements DisbursementStore {
 
   async remove(merchantId: string, referenceId: string, expected: (current: Disbursement) => boolean): Promise<void> {
     const redis = await this.redis();
-    const [key, due] = this.keysOf(merchantId, referenceId);
+    const [key, due, history] = this.keysOf(merchantId, referenceId);
     let stored = await redis.get(key);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       if (stored === null || !expected(parse(stored))) return;
-      const outcome = await redis.pgwRemoveIf(key, due, stored);
+      const outcome = await redis.pgwRemoveIf(key, due, history, stored, referenceId);
       if (outcome === 1) return;
       stored = typeof outcome === 'string' ? outcome : null;
     }
@@ -166,6 +176,76 @@ export class RedisStore implements DisbursementStore {
     return chosen.flatMap(({ key }) => found.get(key) ?? []);
   }
 
+  async history(merchantId: string, query: HistoryQuery): Promise<HistoryPage> {
+    this.reads += 1;
+    const redis = await this.redis();
+    const histKey = this.historyKeyOf(merchantId);
+    await this.forgetOldestExpired(redis, merchantId);
+    const { createdFrom: from, createdTo: to } = query.filter;
+    const page = await scanHistory((after, count) => this.readHistory(redis, merchantId, after, count, from, to), query);
+    if (hasRecordFilter(query.filter)) return page;
+    const totalCount = await redis.zcount(histKey, from ?? '-inf', to ?? '+inf');
+    return { ...page, totalCount };
+  }
+
+  /** One stretch of the index, newest first, strictly older than `after`; expired records leave it as they are met. */
+  private async readHistory(
+    redis: ScriptedClient<RedisClient>,
+    merchantId: string,
+    after: HistoryPosition | undefined,
+    count: number,
+    from: number | undefined,
+    to: number | undefined,
+  ): Promise<IndexStretch> {
+    const key = this.historyKeyOf(merchantId);
+    const min = from ?? '-inf';
+    const start = after && (to === undefined || after.at <= to) ? after : undefined;
+    const positions: HistoryPosition[] = [];
+    if (start) {
+      // Same millisecond as the cursor: only the ids after it (Redis lists ties by id, descending).
+      const ties = await redis.zrevrangebyscore(key, start.at, start.at);
+      positions.push(...ties.filter((id) => id < start.referenceId).map((referenceId) => ({ at: start.at, referenceId })));
+    }
+    const max = start ? `(${start.at}` : (to ?? '+inf');
+    if (positions.length < count) {
+      const found = await redis.zrevrangebyscore(key, max, min, 'WITHSCORES', 'LIMIT', 0, count - positions.length);
+      for (let i = 0; i < found.length; i += 2) positions.push({ referenceId: found[i], at: Number(found[i + 1]) });
+    }
+    const stretch = positions.slice(0, count);
+    const exhausted = stretch.length < count;
+    if (stretch.length === 0) return { entries: [], exhausted };
+    const keys = stretch.map((p) => this.recordKey(merchantId, p.referenceId));
+    const values = await redis.mget(keys);
+    const expired = stretch.filter((_, i) => values[i] === null);
+    if (expired.length > 0) {
+      const records = expired.map((p) => this.recordKey(merchantId, p.referenceId));
+      await redis.pgwForgetExpiredHistory(1 + records.length, key, ...records, ...expired.map((p) => p.referenceId));
+    }
+    const entries: HistoryEntry[] = stretch.flatMap((p, i) => {
+      const json = values[i];
+      return json === null ? [] : [{ ...p, record: parse(json) }];
+    });
+    return { entries, last: stretch.at(-1), exhausted };
+  }
+
+  /**
+   * Redis expires records but not members of a set: the oldest entries that may have outlived
+   * their record (older than the retention) are checked a hundred at a time, so counts stay true.
+   */
+  private async forgetOldestExpired(redis: ScriptedClient<RedisClient>, merchantId: string): Promise<void> {
+    const key = this.historyKeyOf(merchantId);
+    const cutoff = Date.now() - Number(this.ttl) * 1000;
+    const old = await redis.zrangebyscore(key, '-inf', cutoff, 'LIMIT', 0, 100);
+    if (old.length === 0) return;
+    const keys = old.map((id) => this.recordKey(merchantId, id));
+    const values = await redis.mget(keys);
+    const gone = old.filter((_, i) => values[i] === null);
+    if (gone.length > 0) {
+      const records = gone.map((id) => this.recordKey(merchantId, id));
+      await redis.pgwForgetExpiredHistory(1 + records.length, key, ...records, ...gone);
+    }
+  }
+
   async healthy(): Promise<boolean> {
     return pingRedis(await this.redis());
   }
@@ -199,8 +279,13 @@ export class RedisStore implements DisbursementStore {
     return `${this.tag(merchantId)}:due`;
   }
 
-  private keysOf(merchantId: string, referenceId: string): [record: string, due: string] {
-    return [this.recordKey(merchantId, referenceId), this.dueKey(merchantId)];
+  /** A merchant's history index, under the merchant's cluster hash tag. */
+  private historyKeyOf(merchantId: string): string {
+    return `${this.tag(merchantId)}:hist`;
+  }
+
+  private keysOf(merchantId: string, referenceId: string): [record: string, due: string, history: string] {
+    return [this.recordKey(merchantId, referenceId), this.dueKey(merchantId), this.historyKeyOf(merchantId)];
   }
 
   /** ARGV of the write scripts: JSON, TTL, and the due score ('' to leave the index). */

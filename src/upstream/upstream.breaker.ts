@@ -1,5 +1,5 @@
 import CircuitBreaker from 'opossum';
-import { DisbursementRequest, ProviderRecord } from '../disbursements/disbursement.model';
+import { DisbursementRequest, ProviderBalance, ProviderRecord } from '../disbursements/disbursement.model';
 import { Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
 
 export type CircuitEndpoint = 'create' | 'status';
@@ -58,6 +58,11 @@ export class BreakingProvider implements ProviderPort {
 
   checkStatus(merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined> {
     return this.circuitsOf(merchant).status.fire(merchant, referenceId).catch(rejectedByCircuit);
+  }
+
+  /** Not behind a circuit: a balance read is cheap, sends nothing, and its failures say nothing about payouts. */
+  balance(merchant: Merchant): Promise<ProviderBalance> {
+    return this.inner.balance(merchant);
   }
 
   shutdown(): void {

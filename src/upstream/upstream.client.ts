@@ -1,8 +1,9 @@
 import { Pool } from 'undici';
 import { Logger } from '../observability/logger';
 import { currentRequestId, noteProviderCall } from '../observability/request.context';
-import { DisbursementRequest, ProviderRecord } from '../disbursements/disbursement.model';
+import { DisbursementRequest, ProviderBalance, ProviderRecord } from '../disbursements/disbursement.model';
 import { Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
+import { parseProviderBalance } from './provider.balance';
 import { parseProviderRecord } from './provider.record';
 import { providerMessage, retryAfterSeconds, transportFailure } from './upstream.errors';
 
@@ -20,7 +21,7 @@ export interface UpstreamClientOptions {
   observe?: (endpoint: Endpoint, status: string, seconds: number) => void;
 }
 
-type Endpoint = 'create_bank' | 'create_mobile_money' | 'check_status';
+type Endpoint = 'create_bank' | 'create_mobile_money' | 'check_status' | 'balance';
 
 interface Answer {
   status: number;
@@ -77,6 +78,32 @@ export class UpstreamClient implements ProviderPort {
     throw failure.kind === 'server-error' ? new ProviderError('unavailable', failure.message, failure.details) : failure;
   }
 
+  async balance(merchant: Merchant): Promise<ProviderBalance> {
+    let answer: Answer;
+    try {
+      answer = await this.send('balance', undefined, merchant, 'GET', '/api/v1/merchants/balance');
+    } catch (error) {
+      // A read changes nothing at the provider, so a failure after sending is simply "unavailable".
+      if (error instanceof ProviderError && error.kind === 'unknown') throw new ProviderError('unavailable', error.message);
+      throw error;
+    }
+    if (answer.status >= 200 && answer.status < 300) {
+      const balance = parseJsonBalance(answer.body);
+      if (!balance)
+        throw new ProviderError('unavailable', `provider answered ${answer.status} to a balance request with no readable balance`);
+      return balance;
+    }
+    const failure = this.failure(answer, merchant, 'balance');
+    if (failure.kind === 'server-error' || failure.kind === 'rejected') {
+      throw new ProviderError(
+        'unavailable',
+        `provider answered ${answer.status} to a balance request: ${failure.message}`,
+        failure.details,
+      );
+    }
+    throw failure;
+  }
+
   /** Ends every connection, and with them calls still running: by now their answers have been given up (shutdown). */
   close(): Promise<void> {
     return this.pool.destroy();
@@ -88,7 +115,7 @@ export class UpstreamClient implements ProviderPort {
    */
   private async send(
     endpoint: Endpoint,
-    referenceId: string,
+    referenceId: string | undefined,
     merchant: Merchant,
     method: 'GET' | 'POST',
     path: string,
@@ -145,6 +172,14 @@ export class UpstreamClient implements ProviderPort {
     if (status >= 400) return new ProviderError('rejected', message, { status, field });
     // A 1xx/3xx to an API call: we cannot tell what happened.
     return new ProviderError('server-error', `provider answered ${status}`, { status });
+  }
+}
+
+function parseJsonBalance(body: string): ProviderBalance | undefined {
+  try {
+    return parseProviderBalance(JSON.parse(body));
+  } catch {
+    return undefined;
   }
 }
 

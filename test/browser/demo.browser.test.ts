@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -65,7 +66,7 @@ describeBrowser('the frontend path in Chromium', () => {
   beforeAll(async () => {
     if (!hasChromium) throw new Error(`Chromium is required in CI: install it at ${CHROMIUM} (apt-get install -y chromium)`);
     [allowed, refused] = await Promise.all([startOrigin(), startOrigin()]);
-    stack = await startStack({ env: { CORS_ORIGINS: allowed.origin, CLIENT_TOKENS: TOKEN } });
+    stack = await startStack({ env: { CORS_ORIGINS: allowed.origin, CLIENT_TOKENS: TOKEN, WALLET_BALANCE_CACHE_MS: '0' } });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     const context = await browser.newContext({ viewport: { width: 420, height: 900 } });
     // Nothing leaves this machine: Apollo Sandbox's CDN and any other outside address are cut off.
@@ -167,6 +168,64 @@ describeBrowser('the frontend path in Chromium', () => {
     expect(await shownError()).toEqual({ code: 'BAD_USER_INPUT', text: 'Please correct amount.' });
     // Nothing on the demo page so far was refused by its CSP or threw.
     expect(pageProblems).toEqual([]);
+  });
+
+  it('is a dashboard: the balance, a CSV batch with a result per row, and the history live with filter and paging', async () => {
+    await openDemo();
+    const balance = () => page.textContent('#balance-amount');
+    await page.waitForFunction(() => /^\d/.test(document.getElementById('balance-amount')?.textContent ?? ''));
+    const before = Number((await balance())!.split(' ')[0]);
+    expect(await balance()).toMatch(/ ZMW$/);
+    await page.getByText('Live', { exact: true }).waitFor();
+
+    const run = randomUUID().slice(0, 8);
+    const lines = ['referenceId,amount,currency,accountNumber,narration'];
+    for (let i = 0; i < 10; i += 1) lines.push(`csv-${run}-${i},10,ZMW,260971234567,"Payroll, line ${i}"`);
+    lines.push(`csv-${run}-failing,10,ZMW,260971234111,`, `csv-${run}-invalid,1.234,ZMW,260971234567,`);
+    await page.setInputFiles('#batch-file', { name: 'payroll.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\r\n')) });
+    await page.click('#batch-send');
+    await page.getByText('11 of 12 payouts recorded', { exact: false }).waitFor();
+    const results = await page.locator('#batch-rows tr').evaluateAll((rows) => rows.map((row) => row.textContent));
+    expect(results).toHaveLength(12);
+    expect(results.slice(0, 10).every((text) => text?.includes('PENDING'))).toBe(true);
+    expect(results[10]).toContain('FAILED');
+    expect(results[11]).toContain('BAD_USER_INPUT');
+
+    // The balance dropped by the 100 paid out.
+    await page.waitForFunction((expected) => document.getElementById('balance-amount')?.textContent === `${expected} ZMW`, before - 100);
+
+    // The history shows the batch newest first, and its payouts turn SUCCESSFUL in place, through the live stream.
+    const shownRefs = () => page.locator('#history-rows tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-ref')));
+    await page.locator(`#history-rows tr[data-ref="csv-${run}-9"] .badge`).getByText('SUCCESSFUL').waitFor({ timeout: 20_000 });
+    const newest = await shownRefs();
+    expect(newest).toHaveLength(10);
+    expect(newest.every((ref) => ref?.startsWith(`csv-${run}-`))).toBe(true);
+
+    await page.selectOption('#history-status', 'FAILED');
+    // Only FAILED payouts: the batch's …111 and the …000 payout sent from the form earlier.
+    await page.waitForFunction(() => {
+      const badges = [...document.querySelectorAll('#history-rows .badge')].map((badge) => badge.textContent);
+      return badges.length === 2 && badges.every((status) => status === 'FAILED');
+    });
+    expect(await shownRefs()).toContain(`csv-${run}-failing`);
+
+    await page.selectOption('#history-status', '');
+    await page.locator(`#history-rows tr[data-ref="csv-${run}-failing"]`).waitFor();
+    const firstPage = await shownRefs();
+    await page.click('#history-next');
+    await page.waitForFunction((first) => document.querySelector('#history-rows tr')?.getAttribute('data-ref') !== first, firstPage[0]);
+    const secondPage = await shownRefs();
+    expect(secondPage.filter((ref) => firstPage.includes(ref))).toEqual([]);
+    // The 11 recorded payouts of the batch are the newest: ten on the first page, the eleventh first on the second.
+    expect([...firstPage, secondPage[0]].sort()).toEqual(
+      [...Array.from({ length: 10 }, (_, i) => `csv-${run}-${i}`), `csv-${run}-failing`].sort(),
+    );
+    await page.click('#history-previous');
+    await page.waitForFunction((first) => document.querySelector('#history-rows tr')?.getAttribute('data-ref') === first, firstPage[0]);
+    expect(pageProblems).toEqual([]);
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true });
   });
 
   it('lets an allowed origin call the gateway and refuses another origin', async () => {

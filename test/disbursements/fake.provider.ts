@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Disbursement, DisbursementRequest, ProviderRecord } from '../../src/disbursements/disbursement.model';
+import { Disbursement, DisbursementRequest, ProviderBalance, ProviderRecord } from '../../src/disbursements/disbursement.model';
 import { Merchant, ProviderError, ProviderPort } from '../../src/disbursements/disbursement.ports';
 import { DisbursementService } from '../../src/disbursements/disbursement.service';
 import { PubSubEvents } from '../../src/events/pubsub.events';
@@ -35,6 +35,11 @@ export class FakeProvider implements ProviderPort {
       throw next.fail;
     }
     return this.have(request, next);
+  }
+
+  /** The domain's create and status rules never read the balance. */
+  async balance(): Promise<ProviderBalance> {
+    return { amount: '0' };
   }
 
   async checkStatus(_merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined> {

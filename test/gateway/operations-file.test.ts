@@ -12,9 +12,13 @@ describe('examples/operations.graphql', () => {
     const names = document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION && d.name ? [d.name.value] : []));
     expect(names.sort()).toEqual([
       'CreateBankDisbursement',
+      'CreateBankDisbursements',
       'CreateMobileMoneyDisbursement',
+      'CreateMobileMoneyDisbursements',
       'GetDisbursement',
+      'GetDisbursementHistory',
       'GetDisbursements',
+      'GetWalletBalance',
       'WatchDisbursement',
       'WatchDisbursements',
     ]);

@@ -87,6 +87,7 @@ describe('DisbursementService.watch and watchMerchant', () => {
     provider: {
       create: () => Promise.reject(new Error('not used')),
       checkStatus: () => Promise.reject(new Error('not used')),
+      balance: () => Promise.reject(new Error('not used')),
     },
     upstreamTimeoutMs: 1000,
     reconcile: { unknownAfterMs: 1000, pendingAfterMs: 1000, maxDelayMs: 1000 },

@@ -21,6 +21,9 @@ describe('MemoryStore retention', () => {
     expect(recent?.referenceId).toBe('recent');
     expect(fresh?.referenceId).toBe('new');
     expect(await store.due(new Date(10_000), 10)).toEqual([]);
+    const history = await store.history('merchant-1', { limit: 10, filter: {} });
+    expect(history.entries.map((e) => e.referenceId).sort()).toEqual(['new', 'recent']);
+    expect(history.totalCount).toBe(2);
   });
 
   it('counts retention from the last write, not the first', async () => {

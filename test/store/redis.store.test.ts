@@ -78,6 +78,29 @@ describeRedis('RedisStore', () => {
       expect(await made.store.due(new Date(at(2)), 10)).toEqual([a1, b1]);
     });
 
+    it("keeps each merchant's history in a sorted set under its hash tag, which expired records leave", async () => {
+      const [gone, kept] = [record({ updatedAt: '2026-01-01T00:00:00.000Z' }), record({ updatedAt: '2026-01-01T00:00:01.000Z' })];
+      await made.store.insertIfAbsent(gone);
+      await made.store.insertIfAbsent(kept);
+      const histKey = `${made.prefix}{${gone.merchantId}}:hist`;
+      const goneKey = `${made.prefix}{${gone.merchantId}}:d:${gone.referenceId}`;
+      await withRedis(async (client) => {
+        expect(await client.zrange(histKey, 0, -1, 'WITHSCORES')).toEqual([
+          gone.referenceId,
+          String(Date.UTC(2026, 0, 1)),
+          kept.referenceId,
+          String(Date.UTC(2026, 0, 1, 0, 0, 1)),
+        ]);
+        expect(await client.ttl(histKey)).toBeGreaterThan(3000);
+        await client.pexpire(goneKey, 1);
+        while ((await client.exists(goneKey)) === 1) await new Promise((r) => setTimeout(r, 5));
+        const page = await made.store.history(gone.merchantId, { limit: 10, filter: {} });
+        expect(page.entries.map((e) => e.record)).toEqual([kept]);
+        expect(page.totalCount).toBe(1);
+        expect(await client.zscore(histKey, gone.referenceId)).toBeNull();
+      });
+    });
+
     it('reads many records with one MGET', async () => {
       const records = [record(), record(), record()];
       for (const r of records) await made.store.insertIfAbsent(r);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { HistoryPage } from '../../src/disbursements/disbursement.history';
 import { Disbursement } from '../../src/disbursements/disbursement.model';
 import { DisbursementStore } from '../../src/disbursements/disbursement.ports';
 
@@ -249,6 +250,70 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
       it('answers nothing for a limit below one', async () => {
         await store.insertIfAbsent(record({ nextCheckAt: at(0) }));
         expect(await store.due(new Date(at(1000)), 0)).toEqual([]);
+      });
+    });
+
+    describe('history', () => {
+      const all = { limit: 100, filter: {} };
+      const ids = (page: HistoryPage) => page.entries.map((e) => e.referenceId);
+      /** Stored first at `ms`: its place in the history. */
+      const claimedAt = (referenceId: string, ms: number, overrides: Partial<Disbursement> = {}) =>
+        store.insertIfAbsent(record({ referenceId, updatedAt: at(ms), ...overrides }));
+
+      it('lists newest first by first write, ties by referenceId, with records as stored, and counts them', async () => {
+        await claimedAt('a', 10);
+        await claimedAt('c', 20);
+        await claimedAt('b', 20);
+        await claimedAt('d', 5);
+        const page = await store.history('merchant-1', all);
+        expect(ids(page)).toEqual(['c', 'b', 'a', 'd']);
+        expect(page.entries[0]).toEqual({ at: Date.parse(at(20)), referenceId: 'c', record: await store.get('merchant-1', 'c') });
+        expect(page).toMatchObject({ hasMore: false, totalCount: 4 });
+      });
+
+      it('pages from a cursor without skipping or repeating, whatever arrives or changes meanwhile', async () => {
+        for (let i = 0; i < 9; i += 1) await claimedAt(`r${i}`, Math.floor(i / 3));
+        const first = await store.history('merchant-1', { ...all, limit: 4 });
+        expect(ids(first)).toEqual(['r8', 'r7', 'r6', 'r5']);
+        expect(first.hasMore).toBe(true);
+        await claimedAt('later', 100);
+        await store.update('merchant-1', 'r4', (r) => ({ ...r, status: 'SUCCESSFUL', updatedAt: at(200), version: 2 }));
+        const second = await store.history('merchant-1', { ...all, limit: 4, after: first.endPosition });
+        expect(ids(second)).toEqual(['r4', 'r3', 'r2', 'r1']);
+        expect(second.entries[0].record.status).toBe('SUCCESSFUL');
+        const third = await store.history('merchant-1', { ...all, limit: 4, after: second.endPosition });
+        expect(ids(third)).toEqual(['r0']);
+        expect(third.hasMore).toBe(false);
+      });
+
+      it('keeps merchants apart, and drops removed records', async () => {
+        await claimedAt('mine', 1);
+        await claimedAt('gone', 2);
+        await claimedAt('theirs', 3, { merchantId: 'merchant-2' });
+        await store.remove('merchant-1', 'gone', () => true);
+        expect(ids(await store.history('merchant-1', all))).toEqual(['mine']);
+        expect(ids(await store.history('merchant-2', all))).toEqual(['theirs']);
+        expect(ids(await store.history('merchant-3', all))).toEqual([]);
+      });
+
+      it('filters by time (counted) and by status, channel and prefix (not counted)', async () => {
+        await claimedAt('x-1', 1, { status: 'FAILED' });
+        await claimedAt('x-2', 2, { status: 'PENDING', channel: 'BANK' });
+        await claimedAt('y-3', 3, { status: 'FAILED' });
+        await claimedAt('x-4', 4, { status: 'FAILED' });
+        const window = { createdFrom: Date.parse(at(2)), createdTo: Date.parse(at(3)) };
+        expect(await store.history('merchant-1', { limit: 10, filter: window })).toMatchObject({ totalCount: 2, hasMore: false });
+        expect(ids(await store.history('merchant-1', { limit: 10, filter: window }))).toEqual(['y-3', 'x-2']);
+        const failedX = await store.history('merchant-1', { limit: 1, filter: { statuses: ['FAILED'], referenceIdPrefix: 'x-' } });
+        expect(ids(failedX)).toEqual(['x-4']);
+        expect(failedX.totalCount).toBeUndefined();
+        const next = await store.history('merchant-1', {
+          limit: 1,
+          after: failedX.endPosition,
+          filter: { statuses: ['FAILED'], referenceIdPrefix: 'x-' },
+        });
+        expect(ids(next)).toEqual(['x-1']);
+        expect(ids(await store.history('merchant-1', { limit: 10, filter: { channel: 'BANK' } }))).toEqual(['x-2']);
       });
     });
 

@@ -1,0 +1,75 @@
+import { GatewayError } from './disbursement.errors';
+import { Merchant, ProviderError, ProviderPort } from './disbursement.ports';
+
+export interface WalletBalance {
+  amount: string;
+  /** Unset when the provider does not name it. */
+  currency?: string;
+  /** When the provider gave this figure (a cached figure keeps its own time). */
+  asOf: Date;
+}
+
+export interface WalletBalancesOptions {
+  provider: Pick<ProviderPort, 'balance'>;
+  /** How long one answer is served to every caller of the merchant. Default 5000. */
+  ttlMs?: number;
+  now?: () => number;
+}
+
+interface Entry {
+  value?: WalletBalance;
+  expiresAt: number;
+  pending?: Promise<WalletBalance>;
+}
+
+/**
+ * The merchant's wallet balance from the provider, kept a few seconds per merchant in this
+ * process so a dashboard refreshing on every payout costs the provider one call per few seconds;
+ * concurrent callers share one request. Failures are not kept: the next call asks again.
+ */
+export class WalletBalances {
+  private readonly entries = new Map<string, Entry>();
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: WalletBalancesOptions) {
+    this.ttlMs = opts.ttlMs ?? 5000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  get(merchant: Merchant): Promise<WalletBalance> {
+    const entry = this.entries.get(merchant.id);
+    if (entry?.value && entry.expiresAt > this.now()) return Promise.resolve(entry.value);
+    if (entry?.pending) return entry.pending;
+    const pending = this.fetch(merchant);
+    this.entries.set(merchant.id, { ...entry, expiresAt: entry?.expiresAt ?? 0, pending });
+    return pending;
+  }
+
+  private async fetch(merchant: Merchant): Promise<WalletBalance> {
+    try {
+      const answer = await this.opts.provider.balance(merchant);
+      const value: WalletBalance = { ...answer, asOf: new Date(this.now()) };
+      this.entries.set(merchant.id, { value, expiresAt: this.now() + this.ttlMs });
+      return value;
+    } catch (error) {
+      this.entries.delete(merchant.id);
+      throw balanceError(error);
+    }
+  }
+}
+
+function balanceError(error: unknown): GatewayError {
+  if (error instanceof ProviderError && error.kind === 'auth') {
+    return new GatewayError(
+      'UPSTREAM_AUTH_FAILED',
+      "The payout provider refused the gateway's merchant credentials; the operator has been alerted.",
+    );
+  }
+  if (error instanceof ProviderError && error.kind === 'rate-limited') {
+    return new GatewayError('RATE_LIMITED', 'The payout provider is rate limiting this merchant; retry later.', {
+      retryAfter: error.details.retryAfter,
+    });
+  }
+  return new GatewayError('UPSTREAM_UNAVAILABLE', 'The payout provider could not tell the wallet balance right now; retry later.');
+}
