@@ -1,9 +1,13 @@
 /** The operations of examples/operations.graphql (a test keeps the two the same): always their own label. */
 export const EXAMPLE_OPERATIONS: readonly string[] = [
   'CreateBankDisbursement',
+  'CreateBankDisbursements',
   'CreateMobileMoneyDisbursement',
+  'CreateMobileMoneyDisbursements',
   'GetDisbursement',
+  'GetDisbursementHistory',
   'GetDisbursements',
+  'GetWalletBalance',
   'WatchDisbursement',
   'WatchDisbursements',
 ];

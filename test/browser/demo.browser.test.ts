@@ -210,6 +210,8 @@ describeBrowser('the frontend path in Chromium', () => {
     expect(await shownRefs()).toContain(`csv-${run}-failing`);
 
     await page.selectOption('#history-status', '');
+    // The FAILED view also shows the batch's failing row: wait for the unfiltered page itself.
+    await page.waitForFunction(() => document.querySelectorAll('#history-rows tr').length === 10);
     await page.locator(`#history-rows tr[data-ref="csv-${run}-failing"]`).waitFor();
     const firstPage = await shownRefs();
     await page.click('#history-next');
