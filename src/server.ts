@@ -1,3 +1,4 @@
+import { GraphQLServing } from './graphql/gateway.context';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -80,7 +81,8 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
   const jwt = jwksUrl ? JwtVerifier.remote({ ...config.jwt, jwksUrl, cooldownMs: config.jwt.jwksCooldownMs }) : undefined;
   const auth = new ClientAuth({ merchants, jwt, openAccess: merchants.openAccess && !config.jwt.jwksUrl, logger });
   const allowedOrigins = new Set(config.corsOrigins);
-  const ws = attachGraphQLWs(httpServer, {
+  // One set of dependencies for both transports, so HTTP and websockets cannot drift apart.
+  const serving: GraphQLServing = {
     schema,
     service,
     wallet,
@@ -91,19 +93,10 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
     logger,
     metrics,
     introspection: config.introspection,
-    allowedOrigins,
-  });
+  };
+  const ws = attachGraphQLWs(httpServer, { ...serving, allowedOrigins });
   const graphql = new GraphQLHttpHandler({
-    schema,
-    service,
-    wallet,
-    batches,
-    history,
-    auth,
-    rateLimit,
-    logger,
-    metrics,
-    introspection: config.introspection,
+    ...serving,
     landingPage: config.landingPage,
     plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), { serverWillStart: async () => ({ drainServer: () => ws.dispose() }) }],
   });
