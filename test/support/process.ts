@@ -46,7 +46,8 @@ export async function launchGateway(env: Record<string, string>): Promise<Gatewa
     url: `http://127.0.0.1:${port}`,
     graphqlUrl: `http://127.0.0.1:${port}/graphql`,
     stop: () => {
-      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+      // A process ended by a signal (SIGKILL in a test) keeps exitCode null: it has exited all the same.
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       return exited;
@@ -59,7 +60,7 @@ export async function launchGateway(env: Record<string, string>): Promise<Gatewa
 /** Kills whatever a test file left running and keeps its output for the leak check. */
 afterAll(() => {
   for (const p of running) {
-    if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
     capturedLogs.push(p.output());
   }
   running.clear();
