@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { keyPart } from '../store/redis.store';
 import { closeRedis, connectRedis, firstAttempt, RedisClient, RedisErrorHandler, RedisTarget } from '../store/redis.connection';
 import { LeasedRelayJob, RelayJob, RelayQueue } from './relay.queue';
 
@@ -9,9 +10,6 @@ export interface RedisRelayQueueOptions {
   retentionSeconds: number;
   onError?: RedisErrorHandler;
 }
-
-/** ':' separates the parts of a key and '{' '}' mark the hash tag, so ids escape them, as the store's keys do. */
-const keyPart = (id: string) => id.replace(/%/g, '%25').replace(/:/g, '%3A').replace(/\{/g, '%7B').replace(/\}/g, '%7D');
 
 /*
  * A job is a hash `<prefix>{relay}:job:<merchantId>:<referenceId>` {job: JSON, attempts, lease}; the
