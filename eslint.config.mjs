@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'dist-bench/', 'coverage/', 'test-artifacts/', '*.js', '*.mjs'] },
+  { ignores: ['node_modules/', 'dist/', 'dist-bench/', 'coverage/', 'test-artifacts/', '*.js', '*.mjs', '*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -13,7 +13,19 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // Methods implementing an async port stay async even when this implementation never awaits.
       '@typescript-eslint/require-await': 'off',
+      // One message per situation: every GatewayError comes from a named constructor in the errors module.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='GatewayError']",
+          message: 'Build gateway errors with a constructor from src/disbursements/disbursement.errors.ts.',
+        },
+      ],
     },
+  },
+  {
+    files: ['src/disbursements/disbursement.errors.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
   },
   {
     // jest's asymmetric matchers (expect.any, expect.objectContaining) are typed `any`, and

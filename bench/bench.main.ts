@@ -24,6 +24,7 @@ const GATEWAY_CHILD = join(__dirname, 'gateway.child.js');
 const SANDBOX_CHILD = join(__dirname, 'sandbox.child.js');
 const STUB_CHILD = join(__dirname, 'stub.child.js');
 const FLOOR_CHILD = join(__dirname, 'floor.child.js');
+const APOLLO_CHILD = join(__dirname, 'apollo.child.js');
 
 interface Part {
   section: Section;
@@ -43,7 +44,9 @@ async function attempt(title: string, run: () => Promise<Part>): Promise<Part> {
     process.exitCode = 1;
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
     console.error(`[bench] ${title} failed: ${message}`);
-    return { section: { title, tables: [], notes: [`failed: ${error instanceof Error ? error.message : String(error)}`] } };
+    return {
+      section: { title, tables: [], notes: [`failed: ${error instanceof Error ? error.message : String(error)}`] },
+    };
   }
 }
 
@@ -62,7 +65,9 @@ async function main(): Promise<void> {
 
   const tag = randomBytes(3).toString('hex');
   const ids = new ReferenceIds(`b${tag}`);
-  log(`${settings.quick ? 'quick' : 'full'} run ${tag}: node ${process.version}${settings.profile ? ', with CPU profile' : ''}`);
+  log(
+    `${settings.quick ? 'quick' : 'full'} run ${tag}: node ${process.version}${settings.profile ? ', with CPU profile' : ''}`,
+  );
   const sandbox = await startChild(SANDBOX_CHILD, {});
   const stub = await startChild(STUB_CHILD, {});
   // Gateways talk to the sandbox unless told otherwise (part 1 and the profile use the stub); their log lines go to /dev/null.
@@ -73,7 +78,9 @@ async function main(): Promise<void> {
     if (settings.memoryOnly) {
       const successfulStub = await startChild(STUB_CHILD, { BENCH_STUB_STATUS: 'Successful' });
       try {
-        parts.push(await attempt('5. Memory', () => runMemoryBench(settings, startGateway, successfulStub.url, ids, log)));
+        parts.push(
+          await attempt('5. Memory', () => runMemoryBench(settings, startGateway, successfulStub.url, ids, log)),
+        );
       } finally {
         await successfulStub.close();
       }
@@ -81,11 +88,12 @@ async function main(): Promise<void> {
       parts.push(
         await attempt('1. Mutation cost', async () => {
           const floor = await startChild(FLOOR_CHILD, { BENCH_UPSTREAM_URL: stub.url });
+          const apollo = await startChild(APOLLO_CHILD, { BENCH_UPSTREAM_URL: stub.url });
           const gateway = await startGateway({ BENCH_UPSTREAM_URL: stub.url });
           try {
-            return await runMutationBench(settings, { stub, floor, gateway }, ids, log);
+            return await runMutationBench(settings, { stub, floor, apollo, gateway }, ids, log);
           } finally {
-            await Promise.all([gateway.close(), floor.close()]);
+            await Promise.all([gateway.close(), apollo.close(), floor.close()]);
           }
         }),
       );
@@ -122,12 +130,15 @@ async function main(): Promise<void> {
     '# Payout gateway benchmarks',
     `Written by \`${command}\` (bench/bench.main.ts). Figures from one machine, loopback only; compare runs on the same machine only.`,
     markdownTable(machineTable(command, startedAt, seconds, loadAtStart)),
-    '## Targets (issues 8 and 17; printed, never asserted)',
+    '## Targets (issues 8, 17 and 24; printed, never asserted)',
     markdownTable(targetsTable(targets)),
     ...(charts.length > 0 ? [`![charts](${report}.svg)`] : []),
     ...sections.map(sectionMarkdown),
   ].join('\n\n');
-  const svg = charts.length > 0 ? chartsSvg(charts, `${command} · ${startedAt.toISOString()} · node ${process.version}`) : undefined;
+  const svg =
+    charts.length > 0
+      ? chartsSvg(charts, `${command} · ${startedAt.toISOString()} · node ${process.version}`)
+      : undefined;
   const files = await writeReport(RESULTS_DIR, report, `${markdown}\n`, svg);
   console.log(`\n## Targets\n\n${markdownTable(targetsTable(targets))}\n`);
   log(`wrote ${[files.markdown, files.svg].filter(Boolean).join(' and ')} in ${Math.round(seconds)} s`);

@@ -51,13 +51,19 @@ export function sectionMarkdown(section: Section): string {
 
 export function targetsTable(targets: TargetCheck[]): Table {
   const verdict = (met: boolean | undefined) => (met === undefined ? 'not measured' : met ? 'met' : 'not met');
-  return { headers: ['target', 'wanted', 'this run', ''], rows: targets.map((t) => [t.what, t.target, t.result, verdict(t.met)]) };
+  return {
+    headers: ['target', 'wanted', 'this run', ''],
+    rows: targets.map((t) => [t.what, t.target, t.result, verdict(t.met)]),
+  };
 }
 
 /** Which source the figures came from; read-only git, and nothing when git is not there. */
 function sourceRevision(): string {
   try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],

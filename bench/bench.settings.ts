@@ -83,7 +83,9 @@ export function commandOf(settings: BenchSettings): string {
     settings.redisUrl ? 'REDIS_URL=…' : '',
     settings.fanout.callbacksPerSec === 2_000 ? '' : `BENCH_FANOUT_RATE=${settings.fanout.callbacksPerSec}`,
     settings.memoryOnly && settings.memory.payouts !== 200_000 ? `BENCH_MEMORY_PAYOUTS=${settings.memory.payouts}` : '',
-    settings.memoryOnly && settings.memory.nodeFlags.length > 0 ? `BENCH_GATEWAY_NODE_FLAGS='${settings.memory.nodeFlags.join(' ')}'` : '',
+    settings.memoryOnly && settings.memory.nodeFlags.length > 0
+      ? `BENCH_GATEWAY_NODE_FLAGS='${settings.memory.nodeFlags.join(' ')}'`
+      : '',
   ].filter((v) => v !== '');
   const part = settings.memoryOnly ? ' -- memory' : settings.mutationOnly ? ' -- mutation' : '';
   return [...vars, `npm run bench${part}`].join(' ');

@@ -26,7 +26,9 @@ export interface ProcessStats {
 
 type ParentMessage = { type: 'stats'; collectGarbage: boolean } | { type: 'close' };
 type ChildMessage =
-  { type: 'ready'; url: string; callbackPath: string } | { type: 'failed'; message: string } | { type: 'stats'; stats: ProcessStats };
+  | { type: 'ready'; url: string; callbackPath: string }
+  | { type: 'failed'; message: string }
+  | { type: 'stats'; stats: ProcessStats };
 
 function isMessage<T extends { type: string }>(value: unknown): value is T {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
@@ -101,7 +103,9 @@ export function serveParent(url: string, callbackPath: string, close: () => Prom
     if (!isMessage<ParentMessage>(message)) return;
     if (message.type === 'stats') {
       const { collectGarbage } = message;
-      answering = answering.then(async () => send({ type: 'stats', stats: await processStats(collectGarbage, pauses) }));
+      answering = answering.then(async () =>
+        send({ type: 'stats', stats: await processStats(collectGarbage, pauses) }),
+      );
     }
     if (message.type === 'close' && !closing) {
       closing = true;
@@ -181,7 +185,10 @@ export async function startChild(
   });
 
   const ready = await new Promise<Extract<ChildMessage, { type: 'ready' }>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`${script} did not start within ${START_TIMEOUT_MS} ms`)),
+      START_TIMEOUT_MS,
+    );
     const settle = () => {
       clearTimeout(timer);
       child.off('message', onMessage);

@@ -5,7 +5,14 @@ import { Chart, Section, TargetCheck } from './bench.report';
 import { fmt, kib, percentile, waitUntil } from './bench.stats';
 import { CallbackSigner, newWebhookSecret, SignedCallback } from './callback.signer';
 import { GatewayStarter, ProcessStats, Usage, usageBetween } from './child.ipc';
-import { CallbackTarget, createPayouts, deliverAtRate, Delivery, NEVER_SETTLES_ACCOUNT, subscriberClient } from './gateway.client';
+import {
+  CallbackTarget,
+  createPayouts,
+  deliverAtRate,
+  Delivery,
+  NEVER_SETTLES_ACCOUNT,
+  subscriberClient,
+} from './gateway.client';
 import { ReferenceIds } from './mutation.bench';
 
 const WATCH_ONE = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { referenceId status } }`;
@@ -17,7 +24,12 @@ interface Update {
 }
 
 /** Subscribers are opened `batch` at a time, each batch waited for, so loopback never sees a connection flood. */
-async function openInBatches(count: number, batch: number, open: (index: number) => void, settled: () => number): Promise<void> {
+async function openInBatches(
+  count: number,
+  batch: number,
+  open: (index: number) => void,
+  settled: () => number,
+): Promise<void> {
   for (let start = 0; start < count; start += batch) {
     const end = Math.min(count, start + batch);
     for (let i = start; i < end; i += 1) open(i);
@@ -109,9 +121,13 @@ class PayoutWatchers {
       {
         next: ({ data }) => {
           const received = performance.now();
-          // The first event is the payout's current (Pending) state: the subscription is live.
-          if (data?.disbursementUpdated.status !== 'SUCCESSFUL') {
-            if (!isReady) this.ready += 1;
+          const status = data?.disbursementUpdated.status;
+          // The first event is the payout's current state: PENDING, the subscription is live and can await SUCCESSFUL.
+          if (status !== 'SUCCESSFUL') {
+            if (!isReady) {
+              if (status === 'PENDING') this.ready += 1;
+              else this.failed += 1;
+            }
             isReady = true;
             return;
           }
@@ -358,7 +374,8 @@ export async function runFanoutBench(
   const behind = rows
     .filter((r) => r.sentPerSec < 0.9 * rate)
     .map(
-      (r) => `${fmt(r.subscribers, 0)} subscribers: ${fmt(r.sentPerSec, 0)}/s with the gateway loop ${pct(r.gateway.loopUtilization)} busy`,
+      (r) =>
+        `${fmt(r.subscribers, 0)} subscribers: ${fmt(r.sentPerSec, 0)}/s with the gateway loop ${pct(r.gateway.loopUtilization)} busy`,
     );
   const largest = rows.find((r) => r.subscribers === 10_000);
   const targets: TargetCheck[] = [
@@ -462,7 +479,7 @@ export async function runFanoutBench(
       notes: [
         'Latency: from just before the signed callback is sent to the gateway until the subscriber in this process has parsed the update (one clock).',
         `Memory: the gateway's RSS, and its JS heap + external memory, after a forced GC with every subscriber live, minus the same before any connected (payouts created; read before ${fmt(WARMUP_SUBSCRIBERS, 0)} warm-up subscribers were served and closed, so what the warm-up left, such as compiled code, counts against the subscribers), divided by live subscribers. RSS is what the OS charges; heap + external is live memory without allocator slack.`,
-        "A fresh gateway child per row; the sandbox keeps these payouts Pending (account …222), so only the bench's own signed callbacks arrive.",
+        "A fresh gateway child per row; the sandbox keeps these payouts Pending (account …222), so only the bench's own signed callbacks arrive; its wallet never runs dry, and a payout not created PENDING stops the run.",
         ...(behind.length > 0
           ? [
               `The gateway did not keep up with ${fmt(rate, 0)} callbacks/s (${behind.join('; ')}): callbacks queued, so latency there is mostly waiting in that queue.`,

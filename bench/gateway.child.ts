@@ -19,6 +19,8 @@ async function main(): Promise<void> {
     MERCHANT_API_KEY: 'sandbox-key',
     CLIENT_TOKENS: BENCH_CLIENT_TOKEN,
     CLIENT_RATE_LIMIT_PER_MIN: '0',
+    // The bench measures the gateway, not its provider budget.
+    UPSTREAM_RATE_LIMIT_PER_MIN: '0',
     // Every simulated client connects from 127.0.0.1: thousands of watchers are not one abusive address.
     MAX_CONNECTIONS_PER_IP: '0',
     WEBHOOK_SECRET: env.BENCH_WEBHOOK_SECRET,

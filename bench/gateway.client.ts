@@ -28,7 +28,10 @@ export function isFailedCreate(body: string): boolean {
   return body.includes('"errors"') || !body.includes('"createMobileMoneyDisbursement":{');
 }
 
-/** Creates the payouts through the gateway, `concurrency` at a time; throws when any fails (the run would be meaningless). */
+/**
+ * Creates the payouts through the gateway, `concurrency` at a time; throws when any fails or is not PENDING
+ * (the run would be meaningless: a payout created FAILED, e.g. by a wallet run dry, never turns SUCCESSFUL).
+ */
 export async function createPayouts(
   gatewayUrl: string,
   referenceIds: readonly string[],
@@ -48,7 +51,8 @@ export async function createPayouts(
         body: createBody(referenceId, accountNumber),
       });
       const text = await res.body.text();
-      if (res.statusCode !== 200 || isFailedCreate(text)) failures.push(`${referenceId}: ${res.statusCode} ${text.slice(0, 200)}`);
+      if (res.statusCode !== 200 || isFailedCreate(text) || !text.includes('"status":"PENDING"'))
+        failures.push(`${referenceId}: ${res.statusCode} ${text.slice(0, 200)}`);
     }
   };
   try {
@@ -90,7 +94,12 @@ export class CallbackTarget {
   /** Answers the status code, or 0 when the request itself failed. */
   async post(callback: SignedCallback): Promise<number> {
     try {
-      const res = await this.pool.request({ method: 'POST', path: this.path, headers: callback.headers, body: callback.body });
+      const res = await this.pool.request({
+        method: 'POST',
+        path: this.path,
+        headers: callback.headers,
+        body: callback.body,
+      });
       await res.body.dump();
       return res.statusCode;
     } catch {
@@ -133,5 +142,9 @@ export async function deliverAtRate(
   }
   const statuses = await Promise.all(answers);
   const accepted = statuses.filter((s) => s >= 200 && s < 300).length;
-  return { accepted, refused: statuses.length - accepted, perSec: statuses.length / ((performance.now() - start) / 1000) };
+  return {
+    accepted,
+    refused: statuses.length - accepted,
+    perSec: statuses.length / ((performance.now() - start) / 1000),
+  };
 }

@@ -21,14 +21,20 @@ export class ReferenceIds {
   }
 }
 
-type Kind = 'direct' | 'floor' | 'gateway';
-const KINDS: readonly Kind[] = ['direct', 'floor', 'gateway'];
-const LABELS: Record<Kind, string> = { direct: 'direct (provider stub)', floor: 'bare-proxy floor', gateway: 'gateway' };
+type Kind = 'direct' | 'floor' | 'apollo' | 'gateway';
+const KINDS: readonly Kind[] = ['direct', 'floor', 'apollo', 'gateway'];
+const LABELS: Record<Kind, string> = {
+  direct: 'direct (provider stub)',
+  floor: 'bare-proxy floor',
+  apollo: 'Apollo floor',
+  gateway: 'gateway',
+};
 
-/** The three processes of part 1: each is measured alone, the stub serves the other two as well. */
+/** The four processes of part 1: each is measured alone, the stub serves the other three as well. */
 export interface MutationTargets {
   stub: ChildHandle;
   floor: ChildHandle;
+  apollo: ChildHandle;
   gateway: ChildHandle;
 }
 
@@ -52,7 +58,13 @@ function directLoad(stubUrl: string, ids: ReferenceIds, connections: number, sec
 }
 
 /** The GraphQL create, with the client token, to the gateway or to the floor (which ignores the token). */
-export function gatewayLoad(url: string, ids: ReferenceIds, connections: number, seconds: number, kind = 'gql'): Promise<LoadResult> {
+export function gatewayLoad(
+  url: string,
+  ids: ReferenceIds,
+  connections: number,
+  seconds: number,
+  kind = 'gql',
+): Promise<LoadResult> {
   const headers = { 'content-type': 'application/json', ...AUTH_HEADERS };
   return runLoad({
     url: `${url}/graphql`,
@@ -63,7 +75,13 @@ export function gatewayLoad(url: string, ids: ReferenceIds, connections: number,
   });
 }
 
-function loadOf(kind: Kind, targets: MutationTargets, ids: ReferenceIds, connections: number, seconds: number): Promise<LoadResult> {
+function loadOf(
+  kind: Kind,
+  targets: MutationTargets,
+  ids: ReferenceIds,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
   if (kind === 'direct') return directLoad(targets.stub.url, ids, connections, seconds);
   return gatewayLoad(targets[kind].url, ids, connections, seconds, kind);
 }
@@ -118,7 +136,7 @@ async function measured(
 
 const failures = (load: LoadResult) => load.non2xx + load.errors + load.badBodies;
 
-/** Each round runs the three in a different order, so no target always runs first (warmest, or coolest, machine). */
+/** Each round runs the four in a different order, so no target always runs first (warmest, or coolest, machine). */
 const rotation = (round: number): Kind[] => KINDS.map((_, i) => KINDS[(i + round) % KINDS.length]);
 
 /**
@@ -145,6 +163,7 @@ export async function runMutationBench(
   const peakRss: Record<Kind, number> = {
     direct: (await targets.stub.stats()).maxRssBytes,
     floor: (await targets.floor.stats()).maxRssBytes,
+    apollo: (await targets.apollo.stats()).maxRssBytes,
     gateway: (await targets.gateway.stats()).maxRssBytes,
   };
 
@@ -156,6 +175,9 @@ export async function runMutationBench(
   const vsDirect = perSec('gateway') / perSec('direct');
   const vsFloor = perSec('gateway') / perSec('floor');
   const p99VsFloor = p99('gateway') / p99('floor');
+  const vsApollo = perSec('gateway') / perSec('apollo');
+  const cpuVsApollo = cpu('gateway') / cpu('apollo');
+  const p99VsApollo = p99('gateway') / p99('apollo');
   const allFailures = all.reduce((sum, r) => sum + failures(r.load), 0);
 
   const roundRow = (r: Round) => [
@@ -195,6 +217,18 @@ export async function runMutationBench(
           rows: [[`${fmt(vsDirect, 3)}×`, `${fmt(vsFloor, 2)}×`, `${fmt(p99VsFloor, 2)}×`]],
         },
         {
+          title: 'Gateway / Apollo floor (medians of the same rounds)',
+          headers: ['CPU per payout', 'req/s', 'p50', 'p99'],
+          rows: [
+            [
+              `${fmt(cpuVsApollo, 2)}×`,
+              `${fmt(vsApollo, 2)}×`,
+              `${fmt(med('gateway', (r) => r.load.p50Ms) / med('apollo', (r) => r.load.p50Ms), 2)}×`,
+              `${fmt(p99VsApollo, 2)}×`,
+            ],
+          ],
+        },
+        {
           title: 'Rounds',
           headers: [
             'round',
@@ -212,7 +246,7 @@ export async function runMutationBench(
       ],
       notes: [
         `${connections} connections (autocannon), ${rounds} rounds × ${seconds} s per target after ${warmupSeconds} s warm-up each; the order rotates every round; every request a mobile money create with a new referenceId.`,
-        'direct: a minimal Node stub of the provider (bench/stub.child.ts) answering the create with a Pending record, no sandbox logic. floor: node:http in, one undici POST to the stub, JSON out (bench/floor.child.ts). gateway: its defaults (LOG_LEVEL info, log lines written to /dev/null), a client token (CLIENT_TOKENS), the quota off (CLIENT_RATE_LIMIT_PER_MIN=0), memory store, pointed at the stub.',
+        'direct: a minimal Node stub of the provider (bench/stub.child.ts) answering the create with a Pending record, no sandbox logic. floor: node:http in, one undici POST to the stub, JSON out (bench/floor.child.ts). Apollo floor: node:http in, Apollo Server 5 executeHTTPGraphQLRequest over a one-mutation schema, one undici POST to the stub (bench/apollo.child.ts): what the framework alone costs. gateway: its defaults (LOG_LEVEL info, log lines written to /dev/null), a client token (CLIENT_TOKENS), the quota off (CLIENT_RATE_LIMIT_PER_MIN=0), memory store, pointed at the stub.',
         'CPU per payout: process.cpuUsage (user + system) of the measured process over the round / answered requests; the stub for direct. Peak RSS: getrusage maxRSS over the process life.',
         'All processes share the same cores: the load generator, the stub and the measured process compete, so the ratios say more than the absolute figures.',
         'failures = non-2xx + connection errors + 200s carrying GraphQL errors; ' +
@@ -221,12 +255,35 @@ export async function runMutationBench(
     },
     targets: [
       {
+        what: 'CPU per payout, gateway / Apollo floor',
+        target: '≤ 1.5×',
+        result: `${fmt(cpuVsApollo, 2)}× (${fmt(cpu('gateway'), 3)} vs ${fmt(cpu('apollo'), 3)} ms)`,
+        met: cpuVsApollo <= 1.5,
+      },
+      {
+        what: 'req/s, gateway / Apollo floor',
+        target: '≥ 0.6×',
+        result: `${fmt(vsApollo, 2)}× (${fmt(perSec('gateway'), 0)} vs ${fmt(perSec('apollo'), 0)} req/s)`,
+        met: vsApollo >= 0.6,
+      },
+      {
+        what: 'p99, gateway / Apollo floor',
+        target: '≤ 2×',
+        result: `${fmt(p99VsApollo, 2)}× (${fmt(p99('gateway'), 1)} vs ${fmt(p99('apollo'), 1)} ms)`,
+        met: p99VsApollo <= 2,
+      },
+      {
         what: 'gateway throughput vs the bare-proxy floor',
         target: '≥ 0.5×',
         result: `${fmt(vsFloor, 2)}× (${fmt(perSec('gateway'), 0)} vs ${fmt(perSec('floor'), 0)} req/s; ${fmt(vsDirect, 3)}× direct)`,
         met: vsFloor >= 0.5,
       },
-      { what: 'gateway CPU per payout', target: '≤ 0.25 ms', result: `${fmt(cpu('gateway'), 3)} ms`, met: cpu('gateway') <= 0.25 },
+      {
+        what: 'gateway CPU per payout',
+        target: '≤ 0.25 ms',
+        result: `${fmt(cpu('gateway'), 3)} ms`,
+        met: cpu('gateway') <= 0.25,
+      },
       {
         what: 'gateway p99 vs the floor p99',
         target: '≤ 2×',
@@ -238,7 +295,7 @@ export async function runMutationBench(
       title: 'Mutation throughput',
       unit: 'payouts / s',
       groups: KINDS.map((kind) => ({ label: LABELS[kind], values: [{ series: 'req/s', value: perSec(kind) }] })),
-      target: { value: perSec('floor') * 0.5, label: 'target 0.5× floor' },
+      target: { value: perSec('apollo') * 0.6, label: 'target 0.6× Apollo floor' },
     },
   };
 }

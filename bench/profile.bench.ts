@@ -29,7 +29,13 @@ interface CpuProfile {
 
 function isCpuProfile(value: unknown): value is CpuProfile {
   const v = value as Partial<CpuProfile> | null;
-  return typeof v === 'object' && v !== null && Array.isArray(v.nodes) && Array.isArray(v.samples) && Array.isArray(v.timeDeltas);
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    Array.isArray(v.nodes) &&
+    Array.isArray(v.samples) &&
+    Array.isArray(v.timeDeltas)
+  );
 }
 
 const ROOT_URL = pathToFileURL(PACKAGE_ROOT).href + '/';
@@ -150,7 +156,9 @@ export async function runProfile(
       {
         title: 'Top 15 functions by self time',
         headers: ['#', 'function', 'where', 'self ms', 'of busy time'],
-        rows: functions.slice(0, 15).map((f, i) => [`${i + 1}`, `\`${f.name}\``, f.location, fmt(f.ms, 0), share(f.ms)]),
+        rows: functions
+          .slice(0, 15)
+          .map((f, i) => [`${i + 1}`, `\`${f.name}\``, f.location, fmt(f.ms, 0), share(f.ms)]),
       },
       {
         title: 'Self time by package',

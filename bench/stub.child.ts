@@ -10,7 +10,13 @@ import { failStart, serveParent } from './child.ipc';
 const STATUS = process.env.BENCH_STUB_STATUS ?? 'Pending';
 
 function answer(req: IncomingMessage, res: ServerResponse, raw: string): void {
-  let request: { referenceId?: unknown; amount?: unknown; currency?: unknown; accountNumber?: unknown; narration?: unknown };
+  let request: {
+    referenceId?: unknown;
+    amount?: unknown;
+    currency?: unknown;
+    accountNumber?: unknown;
+    narration?: unknown;
+  };
   try {
     request = JSON.parse(raw) as typeof request;
   } catch {

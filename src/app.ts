@@ -1,6 +1,3 @@
-import { DisbursementBatches } from './disbursements/disbursement.batch';
-import { DisbursementHistory } from './disbursements/disbursement.history';
-import { WalletBalances } from './disbursements/wallet.balance';
 import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
 import { randomBytes } from 'node:crypto';
 import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
@@ -10,14 +7,18 @@ import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { createLogger, Logger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
-import { createRelayQueue } from './relay/relay.queue.factory';
+import { currentTraceparent } from './observability/tracing';
+import type { TracingSdk } from './observability/tracing.sdk';
 import { RelaySender } from './relay/relay.sender';
 import { RelayWorker } from './relay/relay.worker';
 import { SandboxHandle, startSandbox } from './sandbox/sandbox.server';
 import { listen, serve } from './server';
-import { createStorage } from './store/store.factory';
+import { createRelayQueue, createStorage } from './app.storage';
+import { loadManifest } from './graphql/trusted.manifest';
 import { BreakingProvider } from './upstream/upstream.breaker';
+import { BudgetedProvider } from './upstream/provider.budget';
 import { UpstreamClient } from './upstream/upstream.client';
+import { SecretScrubber } from './upstream/secret.scrubber';
 
 /** How long creates in flight may still finish at shutdown before they are answered OUTCOME_UNKNOWN; under the HTTP drain's 10 s. */
 const CREATE_GRACE_MS = 8_000;
@@ -30,6 +31,8 @@ export interface AppOptions {
   trustedProvider?: boolean;
   /** Overrides CREATE_GRACE_MS (tests). */
   createGraceMs?: number;
+  /** The OpenTelemetry SDK main.ts started (tracing.start.ts); its last spans are sent at close. */
+  tracing?: TracingSdk;
 }
 
 export interface Gateway {
@@ -41,6 +44,8 @@ export interface Gateway {
   logger: Logger;
   /** Every secret the gateway knows; none may appear in a response or a log line. */
   secrets: readonly string[];
+  /** The METRICS_PORT listener's address (/metrics, /healthz, /readyz), when there is one. */
+  metricsUrl?: string;
   /** The callback address the provider is given for a merchant. */
   callbackUrl(merchantId: string): string;
   /** Store round trips so far (batching shows here). */
@@ -66,20 +71,37 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ? (opts.config.webhookSecret ?? opts.config.sandbox.webhookSecret ?? `whsec_${randomBytes(24).toString('base64')}`)
     : opts.config.webhookSecret;
   const merchants = MerchantRegistry.fromConfig(opts.config, embedded || opts.trustedProvider === true);
-  const secrets = [...merchants.secrets(), ...webhookSecretForms(webhookSecret), ...webhookSecretForms(opts.config.relay.secret)];
+  const secrets = [
+    ...merchants.secrets(),
+    ...webhookSecretForms(webhookSecret),
+    ...webhookSecretForms(opts.config.relay.secret),
+  ];
   const logger = createLogger({ level: opts.config.logLevel, secrets, destination: opts.logDestination });
   // The embedded sandbox doubles as a development identity provider: `npm run token` signs with this key.
   const devKey = embedded ? await loadOrCreateDevKey() : undefined;
   const sandbox = embedded
-    ? await startSandbox({ ...opts.config.sandbox, webhookSecret, logger, jwks: devKey && { keys: [devKey.publicJwk] } })
+    ? await startSandbox({
+        ...opts.config.sandbox,
+        webhookSecret,
+        logger,
+        jwks: devKey && { keys: [devKey.publicJwk] },
+      })
     : undefined;
   try {
     const config = { ...opts.config, upstreamBaseUrl: sandbox?.url ?? opts.config.upstreamBaseUrl, webhookSecret };
     const developmentJwksUrl = sandbox && `${sandbox.url}/.well-known/jwks.json`;
-    const gateway = await startGateway(config, merchants, logger, secrets, opts.createGraceMs ?? CREATE_GRACE_MS, developmentJwksUrl);
+    const gateway = await startGateway(
+      config,
+      merchants,
+      logger,
+      secrets,
+      opts.createGraceMs ?? CREATE_GRACE_MS,
+      developmentJwksUrl,
+    );
     if (sandbox) {
       logger.info(`embedded sandbox provider at ${sandbox.url}`);
-      if (!config.jwt.jwksUrl) logger.info(`development JWTs accepted: mint one with npm run token (key in ${DEV_KEY_FILE})`);
+      if (!config.jwt.jwksUrl)
+        logger.info(`development JWTs accepted: mint one with npm run token (key in ${DEV_KEY_FILE})`);
     }
     return {
       gateway,
@@ -87,6 +109,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       async close() {
         await gateway.close();
         await sandbox?.close();
+        await opts.tracing?.shutdown();
       },
     };
   } catch (error) {
@@ -104,6 +127,8 @@ async function startGateway(
   developmentJwksUrl?: string,
 ): Promise<Gateway> {
   if (!config.upstreamBaseUrl) throw new Error('the gateway needs an upstream base URL');
+  // Read before the port is bound: a manifest that cannot be used stops startup with nothing to close.
+  const trustedOperations = config.trustedDocuments && loadManifest(config.trustedDocuments.path);
   const listening = await listen(config);
   const { port } = listening;
   const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
@@ -120,12 +145,20 @@ async function startGateway(
   });
   const storage = createStorage(config, logger, metrics);
   const { store, events } = storage;
-  const provider = new BreakingProvider(upstream, {
+  const breaking = new BreakingProvider(upstream, {
     resetTimeoutMs: config.breakerResetMs,
     onStateChange: (merchantId, endpoint, state) => {
       logger.warn({ merchant: merchantId, endpoint, state }, 'provider circuit changed');
       metrics.providerCircuitOpen.set({ merchant: merchantId, endpoint }, state === 'open' ? 1 : 0);
     },
+  });
+  // Outside the breaker: what the budget holds back never reaches the provider, nor counts as its failure.
+  const provider = new BudgetedProvider(breaking, {
+    ledger: storage.budget,
+    providerUrl: config.upstreamBaseUrl,
+    perMinute: config.upstreamRateLimitPerMin,
+    onSpend: (merchant, purpose) => metrics.providerBudgetSpent.inc({ merchant, purpose }),
+    onRefuse: (merchant, purpose, reason) => metrics.providerBudgetRefused.inc({ merchant, purpose, reason }),
   });
   const relayQueue = createRelayQueue(config, logger);
   const relaySender = new RelaySender({
@@ -136,7 +169,8 @@ async function startGateway(
   const relay = new RelayWorker({
     queue: relayQueue,
     sender: relaySender,
-    store,
+    // The service is built just below; attempts are noted only once relays run, after start-up.
+    noteAttempt: (merchantId, referenceId, attempt) => service.noteRelayAttempt(merchantId, referenceId, attempt),
     logger,
     maxAttempts: config.relay.maxAttempts,
     retryBaseMs: config.relay.retryBaseMs,
@@ -148,6 +182,7 @@ async function startGateway(
     events,
     provider,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
+    walletBalanceCacheMs: config.walletBalanceCacheMs,
     reconcile: {
       unknownAfterMs: config.reconcile.unknownAfterMs,
       pendingAfterMs: config.reconcile.pendingAfterMs,
@@ -157,8 +192,25 @@ async function startGateway(
       metrics.finalPayouts.inc({ status: record.status });
       relay
         .enqueue(record)
-        .catch((error: unknown) => logger.error({ err: error, referenceId: record.referenceId }, 'relay could not be queued'));
+        .catch((error: unknown) =>
+          logger.error({ err: error, referenceId: record.referenceId }, 'relay could not be queued'),
+        );
     },
+    payoutDayTimeZone: config.payoutDayTimeZone,
+    onControl: (event) => {
+      metrics.payoutControls.inc({ action: event.action, ...(event.limit && { limit: event.limit }) });
+      logger.info(
+        {
+          merchant: event.merchantId,
+          referenceId: event.referenceId,
+          actor: event.actor ?? null,
+          action: event.action,
+          limit: event.limit,
+        },
+        'payout control',
+      );
+    },
+    traceparent: currentTraceparent,
     onMismatch: (mismatch) => {
       metrics.callbackMismatches.inc();
       logger.warn(mismatch, 'callback contradicted by the provider; its answer applied');
@@ -171,7 +223,14 @@ async function startGateway(
     intervalMs: config.reconcile.intervalMs,
     onError: (error) => logger.error({ err: error }, 'reconciler round failed'),
   });
-  const callbacks = new CallbackReceiver({ service, merchants, webhookSecret: config.webhookSecret, logger, metrics });
+  const callbacks = new CallbackReceiver({
+    service,
+    merchants,
+    webhookSecret: config.webhookSecret,
+    logger,
+    metrics,
+    scrubber: new SecretScrubber(secrets),
+  });
   const server = await serve(listening, {
     config,
     logger,
@@ -181,13 +240,8 @@ async function startGateway(
     service,
     reconciler,
     callbacks,
-    wallet: new WalletBalances({ provider, ttlMs: config.walletBalanceCacheMs }),
-    batches: new DisbursementBatches({
-      create: (merchant, request, requestId) => service.create(merchant, request, requestId),
-      getMany: (merchant, referenceIds) => service.getMany(merchant, referenceIds),
-    }),
-    history: new DisbursementHistory(store),
     developmentJwksUrl,
+    trustedOperations,
   });
   reconciler.start();
   relay.start();
@@ -200,6 +254,7 @@ async function startGateway(
     merchants,
     logger,
     secrets,
+    metricsUrl: server.metricsPort === undefined ? undefined : `http://127.0.0.1:${server.metricsPort}`,
     callbackUrl,
     storeReads: () => store.reads,
     async close() {
@@ -210,7 +265,7 @@ async function startGateway(
       await relay.stop();
       await relaySender.close();
       await relayQueue.close();
-      provider.shutdown();
+      breaking.shutdown();
       await upstream.close();
       await storage.close();
     },

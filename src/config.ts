@@ -1,5 +1,6 @@
-import { RedisTarget } from './store/redis.connection';
+import { RedisTarget } from './redis/redis.connection';
 import { z } from 'zod';
+import { isTimeZone } from './disbursements/payout.controls';
 
 /** A setting that stops startup; its message is the one line printed. */
 export class ConfigError extends Error {}
@@ -17,146 +18,337 @@ const list = z
       .filter((s) => s.length > 0),
   );
 
+/** A setting's meaning, and what being unset means when that is not simply its default. */
+const doc = <T extends z.ZodType>(schema: T, description: string, unset?: string): T =>
+  schema.meta({ description, ...(unset && { unset }) });
+
+const listen = {
+  PORT: doc(port.default(4000), 'port the gateway listens on (0: any free port)'),
+  HOST: doc(z.string().min(1).default('0.0.0.0'), 'address the gateway listens on'),
+  PUBLIC_URL: doc(
+    z.url({ protocol: /^https?$/ }).optional(),
+    'address at which the provider reaches this gateway (callbacks)',
+    '`http://localhost:$PORT`',
+  ),
+  CORS_ORIGINS: doc(
+    list,
+    'comma-separated browser origins allowed to call the gateway, over HTTP and websockets',
+    'none but same-origin',
+  ),
+  HTTP_HEADERS_TIMEOUT_MS: doc(
+    z.coerce.number().int().min(1).default(10_000),
+    'a connection whose request headers take longer is dropped (slow-header attacks)',
+  ),
+  HTTP_REQUEST_TIMEOUT_MS: doc(
+    z.coerce.number().int().min(1).default(30_000),
+    'the same for the whole request, body included (websockets are not affected once open)',
+  ),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: doc(
+    z.coerce.number().int().min(1).default(65_000),
+    "idle keep-alive connections are closed after it; keep it above your load balancer's idle timeout",
+  ),
+  MAX_CONNECTIONS_PER_IP: doc(
+    nonNegativeInt.default(256),
+    'open connections (HTTP and websockets) per client address (0: no cap); behind a balancer raise it or use 0',
+  ),
+  GRAPHQL_INTROSPECTION: doc(z.stringbool().default(true), 'schema introspection'),
+  GRAPHQL_LANDING_PAGE: doc(z.stringbool().default(true), 'the Apollo Sandbox page at `GET /graphql`'),
+  METRICS_PORT: doc(
+    port.optional(),
+    'serve `/metrics`, `/healthz` and `/readyz` on this port, a listener of their own kept off the API (0: any free port)',
+    '`/metrics` is served on the API port',
+  ),
+  LOG_LEVEL: doc(
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    'pino log level',
+  ),
+};
+
+const provider = {
+  UPSTREAM_BASE_URL: doc(
+    z.url({ protocol: /^https?$/ }).optional(),
+    'provider base address',
+    'start the embedded sandbox and use it',
+  ),
+  MERCHANT_API_KEY: doc(
+    optionalText,
+    'merchant key sent as `x-api-key`',
+    'required with UPSTREAM_BASE_URL (or MERCHANTS_FILE)',
+  ),
+  WEBHOOK_SECRET: doc(
+    optionalText,
+    'Standard Webhooks secret (`whsec_...`) that verifies callbacks',
+    'callbacks are claims, confirmed with check-status before they decide anything',
+  ),
+  UPSTREAM_TIMEOUT_MS: doc(
+    z.coerce.number().int().min(1).default(15000),
+    'how long a provider call may take before its outcome counts as unknown',
+  ),
+  UPSTREAM_RATE_LIMIT_PER_MIN: doc(
+    nonNegativeInt.default(100),
+    'provider calls the gateway makes per merchant key per minute, across replicas; status checks get at most half (0: no budget; a provider 429 still pauses)',
+  ),
+  UPSTREAM_BREAKER_RESET_MS: doc(
+    z.coerce.number().int().min(1).default(10000),
+    "how long a merchant's provider circuit stays open before a trial call",
+  ),
+  WALLET_BALANCE_CACHE_MS: doc(
+    nonNegativeInt.default(5000),
+    'how long one `walletBalance` answer is served per merchant (0: ask every time; concurrent askers still share one call)',
+  ),
+};
+
+const access = {
+  CLIENT_TOKENS: doc(
+    list,
+    'comma-separated bearer tokens that clients present',
+    'open access, allowed only with the embedded sandbox',
+  ),
+  MERCHANTS_FILE: doc(
+    optionalText,
+    'several merchants: a JSON array of `{"id", "apiKey", "clientTokens": [...], "webhookSecret"?}`; each client sees only its merchant\'s payouts',
+    'one merchant, `default`',
+  ),
+  CLIENT_RATE_LIMIT_PER_MIN: doc(
+    nonNegativeInt.default(600),
+    'operations each client may send per minute (0: no limit)',
+  ),
+  JWT_JWKS_URL: doc(
+    z.url({ protocol: /^https?$/ }).optional(),
+    "identity provider's key set: bearer JWTs accepted beside shared tokens",
+    "no JWTs, except the embedded sandbox's development keys",
+  ),
+  JWT_ISSUER: doc(optionalText, 'required `iss` of those JWTs', 'required with JWT_JWKS_URL'),
+  JWT_AUDIENCE: doc(optionalText, 'required `aud` of those JWTs', 'required with JWT_JWKS_URL'),
+  JWT_MERCHANT_CLAIM: doc(
+    z.string().trim().min(1).default('merchant_id'),
+    "claim that names the caller's merchant (a merchant id: `default` without MERCHANTS_FILE)",
+  ),
+  JWT_JWKS_COOLDOWN_MS: doc(
+    nonNegativeInt.default(30_000),
+    'least time between two key set fetches, failed ones too (a token with an unknown `kid` fetches again after it)',
+  ),
+  JWT_JWKS_MAX_STALE_SECONDS: doc(
+    z.coerce.number().int().min(0).default(86_400),
+    "how long the last good key set keeps verifying tokens while the identity provider's key set cannot be fetched",
+  ),
+};
+
+const storage = {
+  REDIS_URL: doc(
+    z.url({ protocol: /^rediss?$/ }).optional(),
+    'shared store, pub/sub and quotas for several replicas',
+    'in memory',
+  ),
+  REDIS_CLUSTER_NODES: doc(
+    z
+      .string()
+      .regex(/^\s*[\w.-]+:\d{1,5}\s*(,\s*[\w.-]+:\d{1,5}\s*)*$/, 'must be host:port,host:port,...')
+      .optional(),
+    '`host:port,host:port,...` of a Redis Cluster, instead of REDIS_URL',
+    'no cluster',
+  ),
+  REDIS_KEY_PREFIX: doc(
+    z
+      .string()
+      .regex(/^[\w:.-]{1,64}$/, 'must be 1-64 letters, digits or _ : . -')
+      .default('pgw:'),
+    'start of every Redis key and channel (deployments can share a Redis)',
+  ),
+  RECORD_RETENTION_SECONDS: doc(
+    z.coerce
+      .number()
+      .int()
+      .min(60)
+      .default(7 * 24 * 3600),
+    'how long records and idempotency claims are kept after their last change (memory or Redis)',
+  ),
+  EVENT_RETENTION_SECONDS: doc(
+    z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 24 * 3600)
+      .default(24 * 3600),
+    "how long each merchant's payout changes are kept for `disbursementEvents(after:)` to replay (1 s to 7 days)",
+  ),
+  MEMORY_MAX_RECORDS: doc(
+    z.coerce.number().int().min(1).default(100_000),
+    'without Redis: payouts one process holds at most (the oldest final ones go first; none final: creates refused)',
+  ),
+};
+
+const reconcileAndRelay = {
+  RECONCILE_INTERVAL_MS: doc(
+    z.coerce.number().int().min(10).default(1000),
+    'how often the reconciler looks for payouts due a status check',
+  ),
+  RECONCILE_UNKNOWN_AFTER_MS: doc(
+    z.coerce.number().int().min(1).default(2000),
+    'first status check after an unknown outcome (doubles, up to 10 min)',
+  ),
+  RECONCILE_PENDING_AFTER_MS: doc(
+    z.coerce.number().int().min(1).default(60000),
+    'how long a PENDING payout may wait for its callback before the provider is asked',
+  ),
+  RELAY_WEBHOOK_SECRET: doc(
+    z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'must be whsec_ followed by base64')
+      .optional(),
+    "`whsec_...` secret the gateway signs relays to a client's `callbackUrl` with",
+    'relays are sent unsigned',
+  ),
+  RELAY_MAX_ATTEMPTS: doc(
+    z.coerce.number().int().min(1).max(30).default(8),
+    'relay attempts before a relay is given up',
+  ),
+  RELAY_RETRY_BASE_MS: doc(z.coerce.number().int().min(1).default(1000), 'first relay backoff (it doubles)'),
+  RELAY_TIMEOUT_MS: doc(
+    z.coerce.number().int().min(1).default(5000),
+    'how long one relay attempt may take; a replica holds a relay for twice this before another may take it',
+  ),
+  RELAY_POLL_INTERVAL_MS: doc(
+    z.coerce.number().int().min(10).default(1000),
+    'how often each replica looks for due relays (including those a lost replica left)',
+  ),
+  RELAY_ALLOW_PRIVATE_NETWORKS: doc(
+    z.stringbool().optional(),
+    'let relays reach loopback, private, link-local and other non-public addresses',
+    'false; true with the embedded sandbox',
+  ),
+};
+
+const controls = {
+  PAYOUT_CONTROLS: doc(
+    optionalText,
+    'the single merchant\'s payout controls as JSON (`approvalAbove`, `maxAmount`, `dailyLimit`, `userDailyLimit` per currency; `approvalTtlSeconds`); `MERCHANTS_FILE` entries carry their own `"controls"`',
+    'no controls: every payout is sent at once',
+  ),
+  PAYOUT_DAY_TIMEZONE: doc(
+    z.string().trim().refine(isTimeZone, 'must be an IANA time zone such as UTC or Africa/Lusaka').default('UTC'),
+    'IANA time zone whose calendar day the daily payout limits count',
+  ),
+};
+
+const operations = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: doc(
+    z.url({ protocol: /^https?$/ }).optional(),
+    'OTLP/HTTP collector base address; traces go to `<it>/v1/traces`. Any of the OTEL_ variables here but the protocol, sampler argument and SDK switch turns tracing on',
+    'no tracing: the SDK is not even loaded',
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: doc(
+    z.url({ protocol: /^https?$/ }).optional(),
+    'full OTLP/HTTP address for traces, used as is (wins over OTEL_EXPORTER_OTLP_ENDPOINT)',
+  ),
+  OTEL_EXPORTER_OTLP_PROTOCOL: doc(
+    z.enum(['http/json', 'http/protobuf']).optional(),
+    'OTLP/HTTP encoding of exported traces (grpc is not offered)',
+    '`http/json`',
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: doc(
+    z.enum(['http/json', 'http/protobuf']).optional(),
+    'the same for traces only (wins over OTEL_EXPORTER_OTLP_PROTOCOL)',
+  ),
+  OTEL_SERVICE_NAME: doc(optionalText, '`service.name` of every span', '`payout-gateway`'),
+  OTEL_TRACES_SAMPLER: doc(
+    z
+      .enum([
+        'always_on',
+        'always_off',
+        'traceidratio',
+        'parentbased_always_on',
+        'parentbased_always_off',
+        'parentbased_traceidratio',
+      ])
+      .optional(),
+    'which traces are kept',
+    '`parentbased_always_on` (a sampled client traceparent is followed)',
+  ),
+  OTEL_TRACES_SAMPLER_ARG: doc(
+    z.coerce.number().min(0).max(1).optional(),
+    'the ratio of the traceidratio samplers, 0 to 1',
+  ),
+  OTEL_TRACES_EXPORTER: doc(
+    z.enum(['otlp', 'none']).optional(),
+    '`otlp` turns tracing on with the defaults; `none` turns it off',
+  ),
+  OTEL_SDK_DISABLED: doc(z.stringbool().optional(), '`true` turns tracing off whatever else is set', 'false'),
+  TRUSTED_DOCUMENTS: doc(
+    optionalText,
+    "path of a trusted documents manifest (Apollo's persisted query manifest or GraphQL Code Generator's `persisted-documents.json`): only its operations run",
+    'any operation runs',
+  ),
+  TRUSTED_DOCUMENTS_MODE: doc(
+    z.enum(['enforce', 'log']).default('enforce'),
+    '`enforce`: refuse operations not in TRUSTED_DOCUMENTS; `log`: run them, but log and count them',
+  ),
+};
+
+const sandbox = {
+  SANDBOX_PORT: doc(port.default(4010), 'port of the embedded sandbox (0: any free port)'),
+  SANDBOX_SETTLE_MS: doc(nonNegativeInt.default(2000), 'delay before the sandbox settles a payout and calls back'),
+  SANDBOX_RATE_LIMIT_PER_MIN: doc(nonNegativeInt.default(120), 'sandbox requests per key per minute (0: no limit)'),
+  SANDBOX_WEBHOOK_SECRET: doc(
+    optionalText,
+    'secret the sandbox signs callbacks with',
+    'generated at start and shared with the gateway',
+  ),
+  SANDBOX_PROVIDER_SHAPES: doc(
+    z.stringbool().default(false),
+    "`true`: the sandbox answers in the real provider's shapes (`AirtelMoney`, `MtnMoney`, `ZamtelKwacha`; a balance without currency)",
+  ),
+  SANDBOX_LATENCY_MS: doc(nonNegativeInt.default(0), 'latency the sandbox adds to every answer'),
+  SANDBOX_OPENING_BALANCE: doc(
+    z
+      .string()
+      .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be an amount such as 1000000 or 2500.50')
+      .transform(Number)
+      .default(1_000_000),
+    "the sandbox wallet's opening balance per key",
+  ),
+};
+
+/** Every setting, by topic: the one place a setting's name, type, default and meaning are written (docs/configuration.md is generated from it). */
+export const SETTINGS = {
+  'Listening, HTTP and GraphQL': listen,
+  'The provider': provider,
+  'Clients and access': access,
+  'Payout controls': controls,
+  'Storage and replicas': storage,
+  'Reconciliation and relays': reconcileAndRelay,
+  'Traces and trusted documents': operations,
+  'The embedded sandbox': sandbox,
+};
+
 const envSchema = z.object({
-  PORT: port.default(4000),
-  HOST: z.string().min(1).default('0.0.0.0'),
-  UPSTREAM_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  MERCHANT_API_KEY: optionalText,
-  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  WEBHOOK_SECRET: optionalText,
-  CLIENT_TOKENS: list,
-  MERCHANTS_FILE: optionalText,
-  CLIENT_RATE_LIMIT_PER_MIN: nonNegativeInt.default(600),
-  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(15000),
-  CORS_ORIGINS: list,
-  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
-  REDIS_CLUSTER_NODES: z
-    .string()
-    .regex(/^\s*[\w.-]+:\d{1,5}\s*(,\s*[\w.-]+:\d{1,5}\s*)*$/, 'must be host:port,host:port,...')
-    .optional(),
-  REDIS_KEY_PREFIX: z
-    .string()
-    .regex(/^[\w:.-]{1,64}$/, 'must be 1-64 letters, digits or _ : . -')
-    .default('pgw:'),
-  RECORD_RETENTION_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .default(7 * 24 * 3600),
-  MEMORY_MAX_RECORDS: z.coerce.number().int().min(1).default(100_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  RECONCILE_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
-  RECONCILE_UNKNOWN_AFTER_MS: z.coerce.number().int().min(1).default(2000),
-  RECONCILE_PENDING_AFTER_MS: z.coerce.number().int().min(1).default(60000),
-  UPSTREAM_BREAKER_RESET_MS: z.coerce.number().int().min(1).default(10000),
-  RELAY_WEBHOOK_SECRET: z
-    .string()
-    .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'must be whsec_ followed by base64')
-    .optional(),
-  RELAY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(8),
-  RELAY_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000),
-  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
-  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(65_000),
-  MAX_CONNECTIONS_PER_IP: nonNegativeInt.default(256),
-  RELAY_ALLOW_PRIVATE_NETWORKS: z.stringbool().optional(),
-  RELAY_TIMEOUT_MS: z.coerce.number().int().min(1).default(5000),
-  RELAY_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
-  WALLET_BALANCE_CACHE_MS: nonNegativeInt.default(5000),
-  GRAPHQL_INTROSPECTION: z.stringbool().default(true),
-  GRAPHQL_LANDING_PAGE: z.stringbool().default(true),
-  JWT_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
-  JWT_ISSUER: optionalText,
-  JWT_AUDIENCE: optionalText,
-  JWT_MERCHANT_CLAIM: z.string().trim().min(1).default('merchant_id'),
-  JWT_JWKS_COOLDOWN_MS: nonNegativeInt.default(30_000),
-  SANDBOX_PORT: port.default(4010),
-  SANDBOX_SETTLE_MS: nonNegativeInt.default(2000),
-  SANDBOX_RATE_LIMIT_PER_MIN: nonNegativeInt.default(120),
-  SANDBOX_WEBHOOK_SECRET: optionalText,
-  SANDBOX_LATENCY_MS: nonNegativeInt.default(0),
-  SANDBOX_OPENING_BALANCE: z
-    .string()
-    .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be an amount such as 1000000 or 2500.50')
-    .transform(Number)
-    .default(1_000_000),
+  ...listen,
+  ...provider,
+  ...access,
+  ...controls,
+  ...storage,
+  ...reconcileAndRelay,
+  ...operations,
+  ...sandbox,
 });
 
-export interface SandboxConfig {
-  port: number;
-  host: string;
-  settleMs: number;
-  rateLimitPerMin: number;
-  /** Standard Webhooks secret (`whsec_...`); unset: callbacks are sent unsigned. */
-  webhookSecret?: string;
-  latencyMs: number;
-  /** Every key's wallet starts with it. */
-  openingBalance: number;
-}
+/** The OTEL_ variables whose presence turns tracing on (the SDK reads them itself). */
+const TRACING_VARIABLES = [
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_SERVICE_NAME',
+  'OTEL_TRACES_SAMPLER',
+  'OTEL_TRACES_EXPORTER',
+] as const;
 
-export interface JwtConfig {
-  /** The identity provider's key set; unset: no JWTs (except the embedded sandbox's development keys). */
-  jwksUrl?: string;
-  issuer?: string;
-  audience?: string;
-  merchantClaim: string;
-  /** Least time between two key set fetches, so unknown `kid`s cannot make the gateway hammer the provider. */
-  jwksCooldownMs: number;
-}
-
-export interface Config {
-  port: number;
-  host: string;
-  /** Unset: the embedded sandbox is started and used. */
-  upstreamBaseUrl?: string;
-  merchantApiKey?: string;
-  /** Unset: `http://localhost:<the port actually bound>`. */
-  publicUrl?: string;
-  webhookSecret?: string;
-  clientTokens: string[];
-  merchantsFile?: string;
-  clientRateLimitPerMin: number;
-  upstreamTimeoutMs: number;
-  corsOrigins: string[];
-  /** REDIS_URL, or the REDIS_CLUSTER_NODES of a Redis Cluster; unset: everything in memory. */
-  redis?: RedisTarget;
-  /** Every Redis key and channel starts with it, so gateways of other deployments can share a Redis. */
-  redisKeyPrefix: string;
-  /** How long records and idempotency claims are kept after their last change, in memory or in Redis. */
-  retentionSeconds: number;
-  /** Without Redis: records one process holds at most (the oldest final ones go first; none final: creates refused). */
-  memoryMaxRecords: number;
-  logLevel: string;
-  reconcile: { intervalMs: number; unknownAfterMs: number; pendingAfterMs: number };
-  breakerResetMs: number;
-  /** Node's http server limits, and open connections per client address (0: no cap). */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxConnectionsPerIp: number };
-  /** How long one wallet balance answer is served per merchant (0: ask the provider every time, still one call for concurrent askers). */
-  walletBalanceCacheMs: number;
-  /** Schema introspection and the Apollo Sandbox page at GET /graphql; turn both off in production if you wish. */
-  introspection: boolean;
-  landingPage: boolean;
-  relay: {
-    secret?: string;
-    maxAttempts: number;
-    retryBaseMs: number;
-    /** Lets relays reach loopback, private and link-local addresses; by default only with the embedded sandbox. */
-    allowPrivateNetworks: boolean;
-    /** Bounds one relay attempt; a replica holds a job for twice this before another may take it. */
-    timeoutMs: number;
-    /** How often each replica looks for due relays, including those a lost replica left. */
-    pollMs: number;
-  };
-  jwt: JwtConfig;
-  sandbox: SandboxConfig;
-}
-
-/** `host:port,host:port` → the nodes a cluster client starts from. */
-function clusterNodes(list: string): { host: string; port: number }[] {
-  return list.split(',').map((node) => {
+/** REDIS_URL, or the nodes a cluster client starts from (`host:port,host:port`); undefined: everything in memory. */
+function redisTarget(url: string | undefined, clusterNodes: string | undefined): RedisTarget | undefined {
+  if (!clusterNodes) return url;
+  const cluster = clusterNodes.split(',').map((node) => {
     const [host, port] = node.trim().split(':');
     return { host, port: Number(port) };
   });
+  return { cluster };
 }
 
 /** Reads and validates the environment; throws a ConfigError naming the first bad setting. */
@@ -177,6 +369,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError('Invalid setting HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
+  const jwtChecks = { JWT_ISSUER: e.JWT_ISSUER, JWT_AUDIENCE: e.JWT_AUDIENCE };
+  const missingJwtChecks = e.JWT_JWKS_URL
+    ? Object.keys(jwtChecks).filter((name) => !jwtChecks[name as keyof typeof jwtChecks])
+    : [];
+  if (missingJwtChecks.length > 0) {
+    // A shared (multi-tenant) identity provider signs tokens for other applications with the same keys.
+    throw new ConfigError(`Missing setting ${missingJwtChecks.join(' and ')}: required when JWT_JWKS_URL is set`);
+  }
+  if (e.PAYOUT_CONTROLS && e.MERCHANTS_FILE) {
+    throw new ConfigError(
+      'Invalid setting PAYOUT_CONTROLS: with MERCHANTS_FILE, give each merchant its "controls" in that file',
+    );
+  }
+  return toConfig(e);
+}
+
+/** The settings arranged as the gateway's parts take them. */
+function toConfig(e: z.infer<typeof envSchema>) {
   return {
     port: e.PORT,
     host: e.HOST,
@@ -188,10 +398,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     merchantsFile: e.MERCHANTS_FILE,
     clientRateLimitPerMin: e.CLIENT_RATE_LIMIT_PER_MIN,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    upstreamRateLimitPerMin: e.UPSTREAM_RATE_LIMIT_PER_MIN,
+    metricsPort: e.METRICS_PORT,
+    /** OpenTelemetry traces: on when an OTEL_ variable asks for them; off, the SDK is never loaded. */
+    tracing: {
+      enabled:
+        e.OTEL_SDK_DISABLED !== true &&
+        e.OTEL_TRACES_EXPORTER !== 'none' &&
+        TRACING_VARIABLES.some((name) => e[name] !== undefined),
+      protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/json',
+    },
+    trustedDocuments: e.TRUSTED_DOCUMENTS ? { path: e.TRUSTED_DOCUMENTS, mode: e.TRUSTED_DOCUMENTS_MODE } : undefined,
     corsOrigins: e.CORS_ORIGINS,
-    redis: e.REDIS_CLUSTER_NODES ? { cluster: clusterNodes(e.REDIS_CLUSTER_NODES) } : e.REDIS_URL,
+    /** PAYOUT_CONTROLS as written (JSON); the merchant registry parses it, naming the merchant. */
+    payoutControls: e.PAYOUT_CONTROLS,
+    payoutDayTimeZone: e.PAYOUT_DAY_TIMEZONE,
+    redis: redisTarget(e.REDIS_URL, e.REDIS_CLUSTER_NODES),
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     retentionSeconds: e.RECORD_RETENTION_SECONDS,
+    /** How long each merchant's change log keeps a change, for `disbursementEvents(after:)` to replay. */
+    eventRetentionSeconds: e.EVENT_RETENTION_SECONDS,
     memoryMaxRecords: e.MEMORY_MAX_RECORDS,
     logLevel: e.LOG_LEVEL,
     reconcile: {
@@ -224,6 +450,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       audience: e.JWT_AUDIENCE,
       merchantClaim: e.JWT_MERCHANT_CLAIM,
       jwksCooldownMs: e.JWT_JWKS_COOLDOWN_MS,
+      jwksMaxStaleMs: e.JWT_JWKS_MAX_STALE_SECONDS * 1000,
     },
     sandbox: {
       port: e.SANDBOX_PORT,
@@ -233,6 +460,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       webhookSecret: e.SANDBOX_WEBHOOK_SECRET,
       latencyMs: e.SANDBOX_LATENCY_MS,
       openingBalance: e.SANDBOX_OPENING_BALANCE,
+      providerShapes: e.SANDBOX_PROVIDER_SHAPES,
     },
   };
 }
+
+export type Config = ReturnType<typeof toConfig>;
+export type SandboxConfig = Config['sandbox'];
+export type JwtConfig = Config['jwt'];

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
-import { App, startApp } from './app';
+import type { App } from './app';
 import { Config, ConfigError, loadConfig } from './config';
+import { startTracing } from './observability/tracing.start';
 
 /** Longer than the HTTP drain grace (10 s), so a clean drain always finishes first. */
 const SHUTDOWN_DEADLINE_MS = 15_000;
@@ -11,7 +12,10 @@ async function main(): Promise<void> {
   let app: App;
   try {
     config = loadConfig();
-    app = await startApp({ config });
+    // Before the gateway's modules load, so the SDK can hook ioredis; nothing is loaded when tracing is off.
+    const tracing = await startTracing(config.tracing);
+    const { startApp } = await import('./app.js');
+    app = await startApp({ config, tracing });
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -23,6 +27,10 @@ async function main(): Promise<void> {
   const { logger } = gateway;
   const shown = config.host === '0.0.0.0' ? 'localhost' : config.host;
   logger.info(`ready: GraphQL and Apollo Sandbox at http://${shown}:${gateway.port}/graphql`);
+  if (gateway.metricsUrl)
+    logger.info(
+      `metrics and health on their own listener at ${gateway.metricsUrl.replace('127.0.0.1', shown)}/metrics`,
+    );
 
   let stopping = false;
   /**

@@ -8,22 +8,24 @@ import { MerchantRegistry } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config } from './config';
 import { handleDemo } from './demo/demo.route';
-import { ErrorCode } from './disbursements/disbursement.errors';
+import { badRequest, internalError } from './disbursements/disbursement.errors';
 import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
-import { WalletBalances } from './disbursements/wallet.balance';
-import { DisbursementBatches } from './disbursements/disbursement.batch';
-import { DisbursementHistory } from './disbursements/disbursement.history';
 import { buildGatewaySchema } from './graphql/gateway.schema';
 import { GraphQLHttpHandler } from './graphql/graphql.http';
 import { attachGraphQLWs } from './graphql/graphql.ws';
+import { acceptsMultipartSubscription, serveMultipart } from './graphql/graphql.multipart';
+import { GraphQLOperations } from './graphql/graphql.operations';
+import { createSseHandler } from './graphql/graphql.sse';
+import { TrustedDocuments } from './graphql/trusted.documents';
+import { TrustedOperation } from './graphql/trusted.manifest';
 import { HttpError } from './http/http.body';
 import { applyCors } from './http/http.cors';
 import { limitConnectionsPerAddress } from './http/http.connections';
 import { sendGraphQLError, sendJson } from './http/http.reply';
 import { Logger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
-import { Storage } from './store/store.factory';
+import { Storage } from './app.storage';
 
 export interface ServerParts {
   config: Config;
@@ -36,9 +38,8 @@ export interface ServerParts {
   service: DisbursementService;
   reconciler: Reconciler;
   callbacks: CallbackReceiver;
-  wallet: WalletBalances;
-  batches: DisbursementBatches;
-  history: DisbursementHistory;
+  /** TRUSTED_DOCUMENTS, read at startup (trusted.manifest.ts). */
+  trustedOperations?: readonly TrustedOperation[];
 }
 
 export interface Listening {
@@ -66,6 +67,8 @@ export async function listen(config: Pick<Config, 'port' | 'host' | 'http'>): Pr
 }
 
 export interface Serving {
+  /** The port of the METRICS_PORT listener, when there is one. */
+  metricsPort?: number;
   /** Report not ready from now on (shutdown has begun). */
   stopAccepting(): void;
   /** Stops GraphQL over HTTP and websockets (draining requests in flight) and the HTTP server. */
@@ -74,31 +77,61 @@ export interface Serving {
 
 /** Serves on a bound server: GraphQL over HTTP and graphql-ws on /graphql, the callback receiver, health, metrics, demo. */
 export async function serve({ httpServer }: Listening, parts: ServerParts): Promise<Serving> {
-  const { config, logger, merchants, metrics, storage, service, wallet, batches, history, reconciler, callbacks } = parts;
+  const { config, logger, merchants, metrics, storage, service, reconciler, callbacks } = parts;
   const { store, events, rateLimit } = storage;
   const schema = buildGatewaySchema(events.pubSub, { allowPrivateNetworks: config.relay.allowPrivateNetworks });
   const jwksUrl = config.jwt.jwksUrl ?? parts.developmentJwksUrl;
-  const jwt = jwksUrl ? JwtVerifier.remote({ ...config.jwt, jwksUrl, cooldownMs: config.jwt.jwksCooldownMs }) : undefined;
+  const jwt = jwksUrl
+    ? JwtVerifier.remote({
+        ...config.jwt,
+        jwksUrl,
+        cooldownMs: config.jwt.jwksCooldownMs,
+        maxStaleMs: config.jwt.jwksMaxStaleMs,
+        onFetch: (ok, reason) => {
+          if (!ok) logger.warn({ reason }, 'JWT key set fetch failed; the last good set serves while it lasts');
+        },
+      })
+    : undefined;
   const auth = new ClientAuth({ merchants, jwt, openAccess: merchants.openAccess && !config.jwt.jwksUrl, logger });
   const allowedOrigins = new Set(config.corsOrigins);
+  const trustedDocuments =
+    parts.trustedOperations &&
+    new TrustedDocuments(parts.trustedOperations, {
+      mode: config.trustedDocuments?.mode ?? 'enforce',
+      introspection: config.introspection,
+      logger,
+      metrics,
+    });
+  if (trustedDocuments) metrics.operationLabels.useOnly(trustedDocuments.names);
   // One set of dependencies for both transports, so HTTP and websockets cannot drift apart.
   const serving: GraphQLServing = {
     schema,
     service,
-    wallet,
-    batches,
-    history,
     auth,
     rateLimit,
     logger,
     metrics,
     introspection: config.introspection,
+    trustedDocuments,
   };
-  const ws = attachGraphQLWs(httpServer, { ...serving, allowedOrigins });
+  // One core of rules for graphql-ws, multipart HTTP and server-sent events; Apollo serves plain HTTP with the same rules.
+  const operations = new GraphQLOperations(serving);
+  const ws = attachGraphQLWs(httpServer, operations, { allowedOrigins });
+  const sse = createSseHandler(operations);
   const graphql = new GraphQLHttpHandler({
     ...serving,
     landingPage: config.landingPage,
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), { serverWillStart: async () => ({ drainServer: () => ws.dispose() }) }],
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer }),
+      {
+        serverWillStart: async () => ({
+          drainServer: async () => {
+            operations.endAll();
+            await ws.dispose();
+          },
+        }),
+      },
+    ],
   });
   await graphql.start();
   let shuttingDown = false;
@@ -114,25 +147,42 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
     return { ready: Object.values(checks).every(Boolean), checks };
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://gateway');
-    if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
+  /** Health and metrics; true when `url` was one of them. /metrics only where `withMetrics`. */
+  async function healthAndMetrics(res: ServerResponse, url: URL, withMetrics: boolean): Promise<boolean> {
+    if (url.pathname === '/healthz') {
+      sendJson(res, 200, { status: 'ok' });
+      return true;
+    }
     if (url.pathname === '/readyz') {
       const state = await readiness();
-      return sendJson(res, state.ready ? 200 : 503, state);
+      sendJson(res, state.ready ? 200 : 503, state);
+      return true;
     }
-    if (url.pathname === '/metrics') {
+    if (url.pathname === '/metrics' && withMetrics) {
       metrics.reconcilerBacklog.set(reconciler.backlog);
       const text = await metrics.registry.metrics();
       res.writeHead(200, { 'content-type': metrics.registry.contentType });
       res.end(text);
-      return;
+      return true;
     }
+    return false;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://gateway');
+    // With METRICS_PORT, /metrics is served only there: never with the API.
+    if (await healthAndMetrics(res, url, config.metricsPort === undefined)) return;
     if (url.pathname === '/demo' || url.pathname.startsWith('/demo/')) return handleDemo(req, res);
-    if (url.pathname.startsWith('/callbacks/')) return callbacks.handle(req, res, url.pathname.slice('/callbacks/'.length));
+    if (url.pathname.startsWith('/callbacks/'))
+      return callbacks.handle(req, res, url.pathname.slice('/callbacks/'.length));
     if (url.pathname === '/graphql') {
       if (applyCors(req, res, allowedOrigins)) return;
+      if (acceptsMultipartSubscription(req)) return serveMultipart(operations, req, res);
       return graphql.handle(req, res, url);
+    }
+    if (url.pathname === '/graphql/stream') {
+      if (applyCors(req, res, allowedOrigins)) return;
+      return sse(req, res);
     }
     sendJson(res, 404, { error: 'Not found' });
   }
@@ -140,19 +190,47 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       if (error instanceof HttpError) {
-        if (!res.headersSent) sendGraphQLError(res, error.status, ErrorCode.BAD_REQUEST, error.message);
+        if (!res.headersSent) sendGraphQLError(res, error.status, badRequest(error.message));
         return;
       }
       logger.error({ err: error }, 'request failed');
-      if (!res.headersSent) sendGraphQLError(res, 500, ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error');
+      if (!res.headersSent) sendGraphQLError(res, 500, internalError());
       else res.destroy();
     });
   });
 
+  const metricsServer = config.metricsPort === undefined ? undefined : createServer();
+  metricsServer?.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://gateway');
+    healthAndMetrics(res, url, true)
+      .then((served) => {
+        if (!served) sendJson(res, 404, { error: 'Not found' });
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'metrics request failed');
+        if (!res.headersSent) sendJson(res, 500, { error: 'Internal server error' });
+      });
+  });
+  if (metricsServer) {
+    await new Promise<void>((resolve, reject) => {
+      metricsServer.once('error', reject);
+      metricsServer.listen(config.metricsPort, config.host, () => resolve());
+    });
+  }
+
   return {
+    metricsPort: metricsServer && (metricsServer.address() as AddressInfo).port,
     stopAccepting() {
       shuttingDown = true;
     },
-    close: () => graphql.stop(),
+    close: async () => {
+      await graphql.stop();
+      if (metricsServer) {
+        await new Promise<void>((resolve) => {
+          metricsServer.close(() => resolve());
+          metricsServer.closeAllConnections();
+        });
+      }
+    },
   };
 }

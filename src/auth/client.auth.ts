@@ -1,18 +1,22 @@
 import { createHash } from 'node:crypto';
-import { GatewayError } from '../disbursements/disbursement.errors';
+import { credentialsUncheckable, forbidden, GatewayError, unauthenticated } from '../disbursements/disbursement.errors';
+import { Actor, ANONYMOUS } from '../disbursements/payout.controls';
+import { throttle } from '../observability/log.throttle';
 import { Logger } from '../observability/logger';
 import { clientKey } from './client.rate-limit';
 import { JwtRefusal, JwtVerifier, looksLikeJwt } from './jwt.verifier';
 import { MerchantAccount, MerchantRegistry } from './merchant.registry';
 
 /** What a caller may do; a JWT carries some of them, a shared token all. */
-export const SCOPES = { read: 'payouts:read', write: 'payouts:write' } as const;
+export const SCOPES = { read: 'payouts:read', write: 'payouts:write', approve: 'payouts:approve' } as const;
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
 const ALL_SCOPES: ReadonlySet<string> = new Set(Object.values(SCOPES));
 
 /** An authenticated caller. */
 export interface Principal {
   merchant: MerchantAccount;
+  /** Who is acting: what the payout controls and the history name. */
+  actor: Actor;
   scopes: ReadonlySet<string>;
   /** When the credential stops being accepted (ms since the epoch); shared tokens never expire. */
   acceptedUntil?: number;
@@ -33,31 +37,33 @@ export interface ClientAuthOptions {
 
 const bearerOf = (authorization: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
 
-const unauthenticated = (message = 'Missing or invalid client credentials: send Authorization: Bearer <token>') => ({
-  refused: new GatewayError('UNAUTHENTICATED', message),
-});
+const refusedAs = (error: GatewayError): Authentication => ({ refused: error });
 
 /**
  * Client credentials → principal, for HTTP and websockets alike: a shared token (MerchantRegistry)
  * or a JWT from the identity provider, whose merchant claim must name a merchant of this gateway.
  */
 export class ClientAuth {
+  /** A key set outage meets every JWT request: a few lines a minute say so. */
+  private readonly outageLine = throttle(5, 60_000);
+
   constructor(private readonly opts: ClientAuthOptions) {}
 
   async authenticate(authorization: string | undefined, remoteAddress: string | undefined): Promise<Authentication> {
     const { merchants, jwt, openAccess } = this.opts;
     const token = bearerOf(authorization);
-    const everything = (merchant: MerchantAccount) => ({
-      principal: { merchant, scopes: ALL_SCOPES, quotaKey: clientKey(authorization, remoteAddress) },
+    const everything = ({ merchant, actor }: { merchant: MerchantAccount; actor: Actor }) => ({
+      principal: { merchant, actor, scopes: ALL_SCOPES, quotaKey: clientKey(authorization, remoteAddress) },
     });
     if (token !== undefined && !merchants.openAccess) {
-      const shared = merchants.authenticate(authorization);
+      const shared = merchants.identify(authorization);
       if (shared) return everything(shared);
     }
     // Under open access a JWT is still checked, so a developer sees what their token would be allowed.
-    if (token !== undefined && jwt && looksLikeJwt(token)) return this.fromJwt(jwt, token, authorization, remoteAddress);
+    if (token !== undefined && jwt && looksLikeJwt(token))
+      return this.fromJwt(jwt, token, authorization, remoteAddress);
     const single = openAccess ? merchants.authenticate(undefined) : undefined;
-    return single ? everything(single) : unauthenticated();
+    return single ? everything({ merchant: single, actor: ANONYMOUS }) : refusedAs(unauthenticated());
   }
 
   private async fromJwt(
@@ -72,13 +78,18 @@ export class ClientAuth {
     } catch (error) {
       if (!(error instanceof JwtRefusal)) throw error;
       if (error.keysUnavailable) {
-        this.opts.logger.warn('JWT key set unreachable: bearer JWTs are refused until it answers');
-        return { refused: new GatewayError('SERVICE_UNAVAILABLE', 'The gateway cannot check tokens right now; retry later') };
+        const { pass, suppressed } = this.outageLine();
+        if (pass)
+          this.opts.logger.warn(
+            { ...(suppressed > 0 && { suppressed }) },
+            'JWT key set unavailable: bearer JWTs get 503 until it answers',
+          );
+        return refusedAs(credentialsUncheckable());
       }
-      return unauthenticated(`Invalid token: ${error.message}`);
+      return refusedAs(unauthenticated(`Invalid token: ${error.message}`));
     }
     const merchant = verified.merchantId === undefined ? undefined : this.opts.merchants.byId(verified.merchantId);
-    if (!merchant) return { refused: new GatewayError('FORBIDDEN', 'The token names no merchant served by this gateway') };
+    if (!merchant) return refusedAs(forbidden('The token names no merchant served by this gateway'));
     // One user keeps one quota across token refreshes.
     const quotaKey =
       verified.subject !== undefined
@@ -87,6 +98,14 @@ export class ClientAuth {
             .digest('base64url')
             .slice(0, 22)}`
         : clientKey(authorization, remoteAddress);
-    return { principal: { merchant, scopes: verified.scopes, acceptedUntil: verified.acceptedUntil, quotaKey } };
+    // iss + sub is the person; a token without sub is its own actor (distinct credentials, distinct actors).
+    const actor: Actor = {
+      id: `jwt:${createHash('sha256')
+        .update(verified.subject !== undefined ? `${verified.issuer ?? ''}\n${verified.subject}` : token)
+        .digest('base64url')
+        .slice(0, 22)}`,
+      name: verified.subject ?? 'unnamed token',
+    };
+    return { principal: { merchant, actor, scopes: verified.scopes, acceptedUntil: verified.acceptedUntil, quotaKey } };
   }
 }

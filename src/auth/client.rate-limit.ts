@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import { RedisClient } from '../store/redis.connection';
+import { RedisClient } from '../redis/redis.connection';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 /** The client a request counts against: its token (hashed), or its address when access is open. */
 export function clientKey(authorization: string | undefined, remoteAddress: string | undefined): string {
   const token = /^Bearer\s+(\S+)/i.exec(authorization ?? '')?.[1];
-  return token ? `t:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}` : `ip:${remoteAddress ?? 'unknown'}`;
+  return token
+    ? `t:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}`
+    : `ip:${remoteAddress ?? 'unknown'}`;
 }
 
 /** Operations per client per minute (rate-limiter-flexible); `undefined` limiter means no limit. */
@@ -30,11 +32,11 @@ export class ClientRateLimit {
     );
   }
 
-  /** Seconds to wait when the client is over its quota, otherwise undefined. */
-  async retryAfter(key: string): Promise<number | undefined> {
+  /** Takes `points` (one per operation, one more per payout beyond the first); seconds to wait when over the quota, otherwise undefined. */
+  async retryAfter(key: string, points = 1): Promise<number | undefined> {
     if (!this.limiter) return undefined;
     try {
-      await this.limiter.consume(key);
+      await this.limiter.consume(key, points);
       return undefined;
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));

@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
 import { DEV_ALGORITHM, DEV_KEY_FILE, loadOrCreateDevKey } from './jwt.dev-key';
 
-const USAGE = 'usage: npm run token -- --merchant default --scope "payouts:read payouts:write" [--ttl 3600] [--subject dev-user]';
+const USAGE =
+  'usage: npm run token -- --merchant default --scope "payouts:read payouts:write" [--ttl 3600] [--sub alice]';
 
 /**
  * `npm run token`: a development JWT signed with the key the embedded sandbox serves. Issuer,
@@ -17,6 +18,8 @@ async function main(): Promise<void> {
       merchant: { type: 'string', default: 'default' },
       scope: { type: 'string', default: 'payouts:read payouts:write' },
       ttl: { type: 'string', default: '3600' },
+      // --sub names the person, so two people (a requester and an approver) can be played on one machine.
+      sub: { type: 'string' },
       subject: { type: 'string', default: 'dev-user' },
     },
   });
@@ -28,7 +31,7 @@ async function main(): Promise<void> {
     .setProtectedHeader({ alg: DEV_ALGORITHM, kid: privateJwk.kid, typ: 'JWT' })
     .setIssuer(jwt.issuer ?? 'payout-gateway-dev')
     .setAudience(jwt.audience ?? 'payout-gateway')
-    .setSubject(values.subject)
+    .setSubject(values.sub ?? values.subject)
     .setJti(randomUUID())
     .setIssuedAt()
     .setExpirationTime(`${ttl}s`)

@@ -1,7 +1,20 @@
-import { createRemoteJWKSet, errors, jwtVerify, JWTVerifyGetKey } from 'jose';
+import { errors, jwtVerify, JWTVerifyGetKey } from 'jose';
+import { KeySetUnavailable, RemoteKeySet, RemoteKeySetOptions } from './jwt.key-set';
 
 /** Asymmetric signatures only: `none` and HS* (a shared secret, or a public key misused as one) never verify. */
-export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+export const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 /** Clock skew allowed between the identity provider and the gateway, for `exp`, `nbf` and `iat`. */
 export const CLOCK_TOLERANCE_S = 30;
@@ -45,6 +58,7 @@ function scopesOf(payload: Record<string, unknown>): Set<string> {
 }
 
 function refusalOf(error: unknown): JwtRefusal {
+  if (error instanceof KeySetUnavailable) return new JwtRefusal(error.message, true);
   if (error instanceof errors.JWTExpired) return new JwtRefusal('the token has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'nbf' || error.claim === 'iat') return new JwtRefusal('the token is not valid yet');
@@ -56,8 +70,13 @@ function refusalOf(error: unknown): JwtRefusal {
     return new JwtRefusal(`the token's algorithm is not accepted (only ${JWT_ALGORITHMS.join(', ')})`);
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys)
     return new JwtRefusal("the token's signing key is not in the identity provider's key set");
-  if (error instanceof errors.JWSSignatureVerificationFailed) return new JwtRefusal("the token's signature does not verify");
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError))
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return new JwtRefusal("the token's signature does not verify");
+  if (
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    !(error instanceof errors.JOSEError)
+  )
     return new JwtRefusal("the identity provider's key set cannot be fetched right now", true);
   return new JwtRefusal('the token is malformed');
 }
@@ -66,19 +85,32 @@ function refusalOf(error: unknown): JwtRefusal {
 export class JwtVerifier {
   constructor(private readonly opts: JwtVerifierOptions) {}
 
-  /** Keys fetched from `jwksUrl`, cached, and fetched again for an unknown `kid` at most once per cooldown. */
-  static remote(opts: Omit<JwtVerifierOptions, 'keys'> & { jwksUrl: string; cooldownMs: number }): JwtVerifier {
-    const keys = createRemoteJWKSet(new URL(opts.jwksUrl), {
-      cooldownDuration: opts.cooldownMs,
-      cacheMaxAge: 10 * 60_000,
-      timeoutDuration: 5_000,
+  /**
+   * Keys fetched from `jwksUrl` (RemoteKeySet): refreshed every 10 minutes and for an unknown `kid`,
+   * at most once per cooldown, the last good set serving through an outage for up to `maxStaleMs`.
+   */
+  static remote(
+    opts: Omit<JwtVerifierOptions, 'keys'> & {
+      jwksUrl: string;
+      cooldownMs: number;
+      maxStaleMs: number;
+      onFetch?: RemoteKeySetOptions['onFetch'];
+    },
+  ): JwtVerifier {
+    const keys = new RemoteKeySet({
+      url: opts.jwksUrl,
+      cooldownMs: opts.cooldownMs,
+      maxAgeMs: 10 * 60_000,
+      maxStaleMs: opts.maxStaleMs,
+      timeoutMs: 5_000,
+      onFetch: opts.onFetch,
     });
-    return new JwtVerifier({ ...opts, keys });
+    return new JwtVerifier({ ...opts, keys: keys.getKey });
   }
 
   /** The token's claims that matter here; throws a JwtRefusal. */
   async verify(token: string): Promise<VerifiedJwt> {
-    let payload: Record<string, unknown> & { exp?: number; iss?: string; sub?: string };
+    let payload: Record<string, unknown> & { exp?: number; iat?: number; iss?: string; sub?: string };
     try {
       ({ payload } = await jwtVerify(token, this.opts.keys, {
         algorithms: JWT_ALGORITHMS,
@@ -90,6 +122,10 @@ export class JwtVerifier {
       }));
     } catch (error) {
       throw refusalOf(error);
+    }
+    // jose checks `iat` only against a maximum age; a token issued in the future is refused here.
+    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_S) {
+      throw new JwtRefusal('the token is not valid yet (issued in the future)');
     }
     const merchant = payload[this.opts.merchantClaim];
     return {

@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { Config, ConfigError } from '../config';
 import { Merchant } from '../disbursements/disbursement.ports';
+import { Actor, ANONYMOUS, PayoutControls } from '../disbursements/payout.controls';
+import { parseControls, parseControlsJson } from './payout-controls.schema';
 
 export interface MerchantAccount extends Merchant {
   /** Unguessable path segment of this merchant's callback address, stable across replicas. */
@@ -11,12 +13,23 @@ export interface MerchantAccount extends Merchant {
   webhookSecret?: string;
 }
 
+const clientToken = z.string().min(16, 'client tokens must be at least 16 characters');
+
 const merchantsFileSchema = z
   .array(
     z.object({
       id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'id must be 1-64 letters, digits, _ or -'),
       apiKey: z.string().min(1),
-      clientTokens: z.array(z.string().min(16, 'client tokens must be at least 16 characters')).min(1),
+      clientTokens: z
+        .array(
+          z.union([
+            clientToken,
+            // A named token: the name is who acts with it (payout controls, history), never the token.
+            z.strictObject({ token: clientToken, name: z.string().trim().min(1).max(64) }),
+          ]),
+        )
+        .min(1),
+      controls: z.unknown().optional(),
       webhookSecret: z
         .string()
         .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'webhookSecret must be whsec_ followed by base64')
@@ -30,6 +43,24 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 interface Entry {
   merchant: MerchantAccount;
   tokenDigests: Buffer[];
+  /** Who acts with each token, in the same order. */
+  actors: Actor[];
+}
+
+interface MerchantSpec {
+  id: string;
+  apiKey: string;
+  clientTokens: { token: string; name?: string }[];
+  webhookSecret?: string;
+  controls?: PayoutControls;
+}
+
+/** A shared token's actor: its name (or its position), and an id derived from, never equal to, the token. */
+function tokenActor(merchantId: string, token: string, name: string | undefined, index: number): Actor {
+  return {
+    id: `token:${createHash('sha256').update(`${merchantId}\n${token}`).digest('base64url').slice(0, 22)}`,
+    name: name ?? `token-${index + 1}`,
+  };
 }
 
 /** Client credentials → merchant. Tokens are compared as digests in constant time. */
@@ -39,17 +70,27 @@ export class MerchantRegistry {
   private readonly byMerchantId = new Map<string, MerchantAccount>();
   private readonly secretValues: string[];
 
-  private constructor(merchants: { id: string; apiKey: string; clientTokens: string[]; webhookSecret?: string }[]) {
+  private constructor(merchants: MerchantSpec[]) {
     this.entries = merchants.map((m) => {
       const callbackToken = createHmac('sha256', m.apiKey).update(`callbacks:${m.id}`).digest('base64url');
-      const merchant = { id: m.id, apiKey: m.apiKey, callbackToken, webhookSecret: m.webhookSecret };
+      const merchant = {
+        id: m.id,
+        apiKey: m.apiKey,
+        callbackToken,
+        webhookSecret: m.webhookSecret,
+        controls: m.controls,
+      };
       this.byCallbackToken.set(callbackToken, merchant);
       this.byMerchantId.set(m.id, merchant);
-      return { merchant, tokenDigests: m.clientTokens.map(digest) };
+      return {
+        merchant,
+        tokenDigests: m.clientTokens.map((t) => digest(t.token)),
+        actors: m.clientTokens.map((t, i) => tokenActor(m.id, t.token, t.name, i)),
+      };
     });
     // The callback token and webhook secret authenticate the provider's callbacks: credentials like the others.
     this.secretValues = merchants
-      .flatMap((m) => [m.apiKey, ...m.clientTokens, ...webhookSecretForms(m.webhookSecret)])
+      .flatMap((m) => [m.apiKey, ...m.clientTokens.map((t) => t.token), ...webhookSecretForms(m.webhookSecret)])
       .concat([...this.byCallbackToken.keys()]);
   }
 
@@ -60,7 +101,9 @@ export class MerchantRegistry {
       try {
         raw = JSON.parse(readFileSync(config.merchantsFile, 'utf8'));
       } catch (error) {
-        throw new ConfigError(`Invalid setting MERCHANTS_FILE: cannot read JSON (${(error as Error).message.split('\n')[0]})`);
+        throw new ConfigError(
+          `Invalid setting MERCHANTS_FILE: cannot read JSON (${(error as Error).message.split('\n')[0]})`,
+        );
       }
       const parsed = merchantsFileSchema.safeParse(raw);
       if (!parsed.success) {
@@ -69,7 +112,8 @@ export class MerchantRegistry {
       }
       const ids = parsed.data.map((m) => m.id);
       const repeatedId = ids.find((id, i) => ids.indexOf(id) !== i);
-      if (repeatedId) throw new ConfigError(`Invalid setting MERCHANTS_FILE: merchant id "${repeatedId}" is listed more than once`);
+      if (repeatedId)
+        throw new ConfigError(`Invalid setting MERCHANTS_FILE: merchant id "${repeatedId}" is listed more than once`);
       // One provider key under two merchants would let each read, squat and be told of the other's referenceIds.
       const keys = parsed.data.map((m) => m.apiKey);
       const repeatedKey = keys.findIndex((key, i) => keys.indexOf(key) !== i);
@@ -79,11 +123,16 @@ export class MerchantRegistry {
           `Invalid setting MERCHANTS_FILE: merchants "${first}" and "${parsed.data[repeatedKey].id}" have the same apiKey; each merchant needs its own`,
         );
       }
-      const tokens = parsed.data.flatMap((m) => m.clientTokens);
+      const specs: MerchantSpec[] = parsed.data.map((m) => ({
+        ...m,
+        clientTokens: m.clientTokens.map((t) => (typeof t === 'string' ? { token: t } : t)),
+        controls: m.controls === undefined ? undefined : parseControls(m.controls, 'MERCHANTS_FILE', m.id),
+      }));
+      const tokens = specs.flatMap((m) => m.clientTokens.map((t) => t.token));
       // A token under two merchants would authenticate as whichever came last: one merchant acting as another.
       if (new Set(tokens).size !== tokens.length)
         throw new ConfigError('Invalid setting MERCHANTS_FILE: a client token is listed more than once');
-      return new MerchantRegistry(parsed.data);
+      return new MerchantRegistry(specs);
     }
     if (config.clientTokens.length === 0 && !upstreamIsEmbeddedSandbox && !config.jwt.jwksUrl) {
       throw new ConfigError(
@@ -91,7 +140,11 @@ export class MerchantRegistry {
       );
     }
     const apiKey = config.merchantApiKey ?? 'sandbox-key';
-    return new MerchantRegistry([{ id: 'default', apiKey, clientTokens: config.clientTokens }]);
+    const controls =
+      config.payoutControls === undefined ? undefined : parseControlsJson(config.payoutControls, 'default');
+    return new MerchantRegistry([
+      { id: 'default', apiKey, clientTokens: config.clientTokens.map((token) => ({ token })), controls },
+    ]);
   }
 
   /** No client credentials are configured: everyone acts as the single merchant. */
@@ -105,14 +158,21 @@ export class MerchantRegistry {
 
   /** The merchant a bearer credential belongs to; undefined when it is missing or wrong. */
   authenticate(authorization: string | undefined): MerchantAccount | undefined {
-    if (this.openAccess) return this.entries[0].merchant;
+    return this.identify(authorization)?.merchant;
+  }
+
+  /** The merchant and the actor of a bearer credential (the anonymous actor under open access). */
+  identify(authorization: string | undefined): { merchant: MerchantAccount; actor: Actor } | undefined {
+    if (this.openAccess) return { merchant: this.entries[0].merchant, actor: ANONYMOUS };
     const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
     if (!token) return undefined;
     const presented = digest(token);
-    let found: MerchantAccount | undefined;
+    let found: { merchant: MerchantAccount; actor: Actor } | undefined;
     // Every digest is compared, so timing tells nothing about which merchant or token came close.
     for (const entry of this.entries) {
-      for (const d of entry.tokenDigests) if (timingSafeEqual(d, presented)) found = entry.merchant;
+      entry.tokenDigests.forEach((d, i) => {
+        if (timingSafeEqual(d, presented)) found = { merchant: entry.merchant, actor: entry.actors[i] };
+      });
     }
     return found;
   }

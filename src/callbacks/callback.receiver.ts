@@ -6,7 +6,9 @@ import { HttpError, readBody } from '../http/http.body';
 import { sendJson } from '../http/http.reply';
 import { Logger } from '../observability/logger';
 import { GatewayMetrics } from '../observability/metrics';
+import { contextFromHeaders, linksTo, Span, SpanKind, traced } from '../observability/tracing';
 import { parseProviderRecord, unwrapEnvelope } from '../upstream/provider.record';
+import { SecretScrubber } from '../upstream/secret.scrubber';
 
 /** Callbacks are single records; anything larger is not one. */
 const CALLBACK_BODY_LIMIT = 32 * 1024;
@@ -18,6 +20,8 @@ export interface CallbackReceiverOptions {
   webhookSecret?: string;
   logger: Logger;
   metrics: GatewayMetrics;
+  /** Every secret the gateway holds comes out of a callback's text before the domain sees it. */
+  scrubber: SecretScrubber;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -43,7 +47,28 @@ export class CallbackReceiver {
     return this.webhooks.get(merchant.id);
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+  /**
+   * One span per callback received: a trace of its own (the provider calls minutes after the create),
+   * linked to the create's trace stored with the record. Its path token is never an attribute.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+    return traced(
+      'callback received',
+      {
+        kind: SpanKind.SERVER,
+        parent: contextFromHeaders(req.headers),
+        attributes: { 'http.request.method': req.method ?? '' },
+      },
+      (span) => this.receive(req, res, token, span),
+    );
+  }
+
+  private async receive(
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: string,
+    span: Span | undefined,
+  ): Promise<void> {
     const { logger, metrics } = this.opts;
     const refuse = (status: number, result: string, error: string) => {
       metrics.callbacks.inc({ result });
@@ -80,12 +105,23 @@ export class CallbackReceiver {
       if (error instanceof SyntaxError) return refuse(400, 'malformed', 'Body is not JSON');
       throw error;
     }
-    const record = parseProviderRecord(unwrapEnvelope(body));
+    const parsed = parseProviderRecord(unwrapEnvelope(body));
+    const record = parsed && this.opts.scrubber.record(parsed);
     if (!record) return refuse(400, 'malformed', 'Body is not a disbursement record (referenceId and status required)');
 
-    const outcome = await this.opts.service.applyCallback(merchant, record, { deliveryId, verified: webhook !== undefined });
+    const outcome = await this.opts.service.applyCallback(merchant, record, {
+      deliveryId,
+      verified: webhook !== undefined,
+    });
     metrics.callbacks.inc({ result: outcome.result });
     const stored = 'record' in outcome ? outcome.record : undefined;
+    span?.addLinks(linksTo(stored?.traceparent));
+    span?.setAttributes({
+      'merchant.id': merchant.id,
+      'payout.reference_id': record.referenceId,
+      'callback.result': outcome.result,
+      'callback.verified': webhook !== undefined,
+    });
     // The payout's own request id joins this line to the mutation that created it.
     logger.info(
       {
@@ -99,7 +135,8 @@ export class CallbackReceiver {
       'callback received',
     );
     // Not confirmed yet: nothing was stored, and the provider delivers it again later.
-    if (outcome.result === 'retry_later') return sendJson(res, 503, { error: 'Try again later' }, { 'retry-after': '30' });
+    if (outcome.result === 'retry_later')
+      return sendJson(res, 503, { error: 'Try again later' }, { 'retry-after': '30' });
     sendJson(res, 200, { received: true });
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The dashboard part of the demo page, served as /demo/dashboard.js: the wallet balance, the
- * payout history (live through `disbursementUpdates`, with a status filter and paging) and a
+ * payout history (live through `disbursementEvents`, resumed after the last change when the socket
+ * comes back, with a status filter and paging) and a
  * CSV upload sent as one batch. Plain browser JavaScript, no library; server data is only ever
  * set as textContent. It reads the bearer token from the payout form's field.
  */
@@ -10,39 +11,19 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
   const PAGE_SIZE = 10;
   const MAX_ROWS = 100;
   const BALANCE = 'query GetWalletBalance { walletBalance { amount currency asOf } }';
-  const HISTORY = 'query GetDisbursementHistory($first: Int, $after: String, $filter: DisbursementFilter) { disbursementHistory(first: $first, after: $after, filter: $filter) { edges { cursor node { referenceId status message amount currency accountNumber channel updatedAt } } pageInfo { hasNextPage endCursor } totalCount } }';
-  const UPDATES = 'subscription WatchDisbursements { disbursementUpdates { referenceId status message amount currency accountNumber channel updatedAt } }';
+  const HISTORY = 'query GetDisbursementHistory($first: Int, $after: String, $filter: DisbursementFilter) { disbursementHistory(first: $first, after: $after, filter: $filter) { edges { cursor node { referenceId status message amount currency accountNumber channel updatedAt history { actor } } } pageInfo { hasNextPage endCursor } totalCount } }';
+  const UPDATES = 'subscription DisbursementEvents($after: String) { disbursementEvents(after: $after) { cursor disbursement { referenceId status message amount currency accountNumber channel updatedAt history { actor } } } }';
   const BATCH = 'mutation CreateMobileMoneyDisbursements($inputs: [MobileMoneyDisbursementInput!]!) { createMobileMoneyDisbursements(inputs: $inputs) { referenceId disbursement { status message } error { code message fields retryAfter } } }';
   const COLUMNS = ['referenceId', 'amount', 'currency', 'accountNumber', 'narration'];
 
   const $ = (id) => document.getElementById(id);
   const token = () => $('token').value.trim();
-  const state = { cursors: [null], page: 0, socket: undefined };
+  // lastChange: the cursor of the last live change shown, to resume after it when the socket comes back.
+  // historyFailed: the table's last load got no answer (the gateway away): it is loaded again on reconnect.
+  const state = { cursors: [null], page: 0, socket: undefined, lastChange: null, historyFailed: false, retries: 0, retry: undefined, subscriptions: 0 };
 
-  function element(tag, text, attributes) {
-    const node = document.createElement(tag);
-    if (text !== undefined) node.textContent = text;
-    Object.entries(attributes || {}).forEach(([name, value]) => node.setAttribute(name, value));
-    return node;
-  }
-
-  async function graphql(operationName, query, variables) {
-    const headers = { 'content-type': 'application/json' };
-    if (token()) headers.authorization = 'Bearer ' + token();
-    try {
-      const response = await fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ operationName, query, variables }) });
-      return await response.json();
-    } catch (error) {
-      return { errors: [{ message: String(error), extensions: { code: 'NO_ANSWER' } }] };
-    }
-  }
-
-  const problem = (body) => {
-    const error = body.errors && body.errors[0];
-    if (!error) return '';
-    const code = error.extensions && error.extensions.code;
-    return code === 'UNAUTHENTICATED' ? 'Enter your bearer token above to see this.' : (code || 'ERROR') + ': ' + error.message;
-  };
+  const { element, problem } = window.DemoKit;
+  const graphql = (operationName, query, variables) => window.DemoKit.graphql(token(), operationName, query, variables);
 
   async function loadBalance() {
     const body = await graphql('GetWalletBalance', BALANCE, {});
@@ -67,13 +48,16 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
     const status = element('td');
     status.append(badge);
     if (node.message) status.title = node.message;
-    tr.append(element('td', node.referenceId), status, element('td', node.amount + ' ' + node.currency), element('td', node.accountNumber), element('td', new Date(node.updatedAt).toLocaleTimeString()));
+    // Who asked for it: the first step with an actor (the create's).
+    const by = (node.history || []).map((event) => event.actor).find(Boolean) || '—';
+    tr.append(element('td', node.referenceId), status, element('td', node.amount + ' ' + node.currency), element('td', node.accountNumber), element('td', by, { 'data-col': 'actor' }), element('td', new Date(node.updatedAt).toLocaleTimeString()));
     return tr;
   }
 
   async function loadHistory() {
     const body = await graphql('GetDisbursementHistory', HISTORY, { first: PAGE_SIZE, after: state.cursors[state.page], filter: filter() });
     const tbody = $('history-rows');
+    state.historyFailed = Boolean(body.errors);
     if (body.errors) {
       tbody.replaceChildren();
       $('history-note').textContent = problem(body);
@@ -105,24 +89,52 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
   }
 
   function listen() {
+    clearTimeout(state.retry);
     if (state.socket) state.socket.close(1000);
     const ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/graphql', 'graphql-transport-ws');
     state.socket = ws;
     const send = (message) => ws.send(JSON.stringify(message));
+    // Every subscribe names the last change shown: after a drop (a restart, a network cut) the gateway replays what was missed.
+    const subscribe = () => {
+      state.subscriptions += 1;
+      send({ id: 'updates-' + state.subscriptions, type: 'subscribe', payload: { operationName: 'DisbursementEvents', query: UPDATES, variables: { after: state.lastChange } } });
+    };
     ws.onopen = () => send({ type: 'connection_init', payload: token() ? { authorization: 'Bearer ' + token() } : {} });
     ws.onmessage = (event) => {
       const message = JSON.parse(event.data);
       if (message.type === 'connection_ack') {
-        send({ id: 'updates', type: 'subscribe', payload: { operationName: 'WatchDisbursements', query: UPDATES } });
+        subscribe();
+        // The replay only brings changes after the cursor: a table that failed to load meanwhile is read again.
+        if (state.historyFailed) loadHistory();
+        state.retries = 0;
         $('history-live').textContent = 'Live';
       } else if (message.type === 'ping') {
         send({ type: 'pong' });
       } else if (message.type === 'next' && message.payload.data) {
-        applyUpdate(message.payload.data.disbursementUpdates);
+        const change = message.payload.data.disbursementEvents;
+        state.lastChange = change.cursor;
+        applyUpdate(change.disbursement);
+      } else if (message.type === 'next' && message.payload.errors) {
+        const codes = message.payload.errors.map((e) => e.extensions && e.extensions.code);
+        if (codes.includes('CURSOR_EXPIRED') || codes.includes('BAD_USER_INPUT')) {
+          // Away too long, or a cursor of another token's merchant: read the page again and follow from now.
+          state.lastChange = null;
+          loadHistory();
+          subscribe();
+        } else {
+          state.retry = setTimeout(subscribe, 2000);
+        }
       }
     };
-    ws.onclose = () => {
-      if (state.socket === ws) $('history-live').textContent = 'Not live: reload to reconnect';
+    ws.onclose = (event) => {
+      if (state.socket !== ws) return;
+      if (event.code === 4403) {
+        $('history-live').textContent = 'Not live: the token was refused';
+        return;
+      }
+      $('history-live').textContent = 'Reconnecting…';
+      state.retry = setTimeout(listen, Math.min(10000, 500 * 2 ** state.retries));
+      state.retries += 1;
     };
   }
 
@@ -209,6 +221,8 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
   function refreshAll() {
     state.cursors = [null];
     state.page = 0;
+    // Another token may be another merchant: its live changes start from now.
+    state.lastChange = null;
     listen();
     return Promise.all([loadBalance(), loadHistory()]);
   }

@@ -8,7 +8,9 @@ export const DEMO_PAGE = String.raw`<!doctype html>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/demo/demo.css">
 <script src="/demo/demo.js" defer></script>
+<script src="/demo/kit.js" defer></script>
 <script src="/demo/dashboard.js" defer></script>
+<script src="/demo/approvals.js" defer></script>
 </head>
 <body>
 <header>
@@ -49,6 +51,34 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     <button type="button" id="rewatch" hidden>Watch again</button>
   </section>
 
+  <section aria-labelledby="allowance-title" data-testid="allowance">
+    <h2 id="allowance-title">What you may send today</h2>
+    <p class="hint">The payout controls of this merchant, for the token above. Empty: no controls.</p>
+    <div class="scroll">
+      <table>
+        <thead><tr><th>Currency</th><th>Largest payout</th><th>Approval above</th><th>Left today (all)</th><th>Left today (you)</th></tr></thead>
+        <tbody id="allowance-rows" data-testid="allowance-rows"></tbody>
+      </table>
+    </div>
+    <p id="allowance-note" class="hint"></p>
+  </section>
+
+  <section aria-labelledby="approvals-title" data-testid="approvals">
+    <h2 id="approvals-title">Awaiting approval <small id="approvals-live" role="status"></small></h2>
+    <p class="hint">Payouts above the approval threshold wait here until a second person (scope <code>payouts:approve</code>) decides. Nobody approves their own.</p>
+    <div class="toolbar">
+      <label>Reason for a rejection (optional) <input id="reject-reason" maxlength="500" autocomplete="off"></label>
+      <button type="button" id="approvals-refresh">Refresh</button>
+    </div>
+    <div class="scroll">
+      <table>
+        <thead><tr><th>Reference</th><th>Asked by</th><th>Amount</th><th>Waiting</th><th></th></tr></thead>
+        <tbody id="approval-rows" data-testid="approval-rows"></tbody>
+      </table>
+    </div>
+    <p id="approvals-note" data-testid="approvals-note" role="status"></p>
+  </section>
+
   <section aria-labelledby="balance-title" data-testid="balance">
     <h2 id="balance-title">Wallet balance</h2>
     <p><strong id="balance-amount" data-testid="balance-amount">…</strong> <small id="balance-note"></small>
@@ -61,6 +91,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
       <label>Status
         <select id="history-status">
           <option value="">All</option>
+          <option>AWAITING_APPROVAL</option>
           <option>PENDING</option>
           <option>SUCCESSFUL</option>
           <option>FAILED</option>
@@ -73,7 +104,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     </div>
     <div class="scroll">
       <table>
-        <thead><tr><th>Reference</th><th>Status</th><th>Amount</th><th>Account</th><th>Updated</th></tr></thead>
+        <thead><tr><th>Reference</th><th>Status</th><th>Amount</th><th>Account</th><th>By</th><th>Updated</th></tr></thead>
         <tbody id="history-rows" data-testid="history-rows"></tbody>
       </table>
     </div>

@@ -4,6 +4,8 @@ import { DEMO_PAGE } from './demo.page';
 import { DEMO_SCRIPT } from './demo.script';
 import { DEMO_STYLES } from './demo.styles';
 import { DASHBOARD_SCRIPT } from './dashboard.script';
+import { APPROVALS_SCRIPT } from './approvals.script';
+import { DEMO_KIT_SCRIPT } from './demo-kit.script';
 
 interface Asset {
   type: string;
@@ -19,7 +21,9 @@ const assets = new Map<string, Asset>([
   ['/demo', page],
   ['/demo/', page],
   ['/demo/demo.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(DEMO_SCRIPT) }],
+  ['/demo/kit.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(DEMO_KIT_SCRIPT) }],
   ['/demo/dashboard.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(DASHBOARD_SCRIPT) }],
+  ['/demo/approvals.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(APPROVALS_SCRIPT) }],
   ['/demo/demo.css', { type: 'text/css; charset=utf-8', body: Buffer.from(DEMO_STYLES) }],
 ]);
 
@@ -27,7 +31,8 @@ const assets = new Map<string, Asset>([
 export function handleDemo(req: IncomingMessage, res: ServerResponse): void {
   const asset = assets.get(new URL(req.url ?? '/', 'http://gateway').pathname);
   if (!asset) return sendJson(res, 404, { error: 'Not found' });
-  if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: 'Method not allowed' }, { allow: 'GET, HEAD' });
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return sendJson(res, 405, { error: 'Method not allowed' }, { allow: 'GET, HEAD' });
   res.writeHead(200, {
     'content-type': asset.type,
     'content-length': asset.body.length,

@@ -6,7 +6,7 @@
 export const DEMO_SCRIPT = String.raw`'use strict';
 
 const TOKEN_KEY = 'payout-demo:token';
-const FIELDS = 'referenceId status message paymentType identifier updatedAt history { status message source at }';
+const FIELDS = 'referenceId status message paymentType identifier updatedAt history { status message source at actor }';
 const CREATE = 'mutation CreateMobileMoneyDisbursement($input: MobileMoneyDisbursementInput!) { createMobileMoneyDisbursement(input: $input) { ' + FIELDS + ' } }';
 const WATCH = 'subscription WatchDisbursement($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { ' + FIELDS + ' } }';
 
@@ -20,6 +20,8 @@ const ERROR_TEXT = {
   UPSTREAM_AUTH_FAILED: () => "The payout provider refused the merchant key. Nothing was sent; the gateway's operator has to fix the key.",
   UPSTREAM_UNAVAILABLE: () => 'The payout provider is unavailable: nothing was sent, safe to retry.',
   OUTCOME_UNKNOWN: () => RETRY_SAME,
+  LIMIT_EXCEEDED: (e) => 'Above what ' + e.extensions.limit + ' allows: ' + e.extensions.remaining + ' left. Nothing was stored or sent.',
+  INVALID_STATE: (e) => 'This payout is ' + e.extensions.status + ': it no longer awaits approval.',
   NO_ANSWER: () => 'No usable answer from the gateway. ' + RETRY_SAME,
 };
 const STATUS_TEXT = {
@@ -27,9 +29,10 @@ const STATUS_TEXT = {
   SUCCESSFUL: () => 'Paid.',
   FAILED: (r) => 'Not paid: ' + (r.message || 'the provider gave no reason') + '.',
   CANCELLED: () => 'Cancelled: not paid.',
+  AWAITING_APPROVAL: () => 'Held for approval by a second person: nothing is sent until then.',
   UNKNOWN: () => 'The gateway is finding out from the provider whether it was sent. Do not pay again with a new reference.',
 };
-const SOURCE_TEXT = { CREATE: 'provider answer', CALLBACK: 'provider callback', STATUS_CHECK: 'status check' };
+const SOURCE_TEXT = { CREATE: 'provider answer', CALLBACK: 'provider callback', STATUS_CHECK: 'status check', CONTROL: 'payout controls' };
 const CLOSE_TEXT = {
   4403: 'The gateway refused the token for live updates, or it expired: paste a fresh one and watch again.',
   4429: 'Too many connection attempts.',
@@ -100,6 +103,7 @@ function render(record) {
   timeline.replaceChildren(...record.history.map((event) => {
     const row = element('li', undefined, { 'data-status': event.status });
     row.append(clock(event.at), ' ', element('strong', event.status), ' ', element('span', SOURCE_TEXT[event.source] || event.source, { class: 'source' }));
+    if (event.actor) row.append(' ', element('span', 'by ' + event.actor, { class: 'actor' }));
     if (event.message) row.append(element('p', event.message));
     return row;
   }));

@@ -23,6 +23,11 @@ button:disabled { opacity: .6; cursor: progress; }
 .badge[data-status=SUCCESSFUL] { background: #dcfce7; color: #166534; }
 .badge[data-status=FAILED], .badge[data-status=CANCELLED] { background: #fee2e2; color: #991b1b; }
 .badge[data-status=UNKNOWN] { background: #e0e7ff; color: #3730a3; }
+.badge[data-status=AWAITING_APPROVAL] { background: #f3e8ff; color: #6b21a8; }
+#timeline li[data-status=AWAITING_APPROVAL]::before { background: #9333ea; }
+.actor { font-weight: 600; }
+.actions { display: flex; gap: .35rem; }
+.actions button { padding: .25rem .6rem; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem; margin: .5rem 0; }
 dt { color: var(--muted); }
 dd { margin: 0; overflow-wrap: anywhere; }

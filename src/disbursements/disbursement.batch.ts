@@ -1,18 +1,20 @@
-import { GatewayError } from './disbursement.errors';
+import { badInput, ErrorCode, GatewayError, outcomeUnknown, providerPaused } from './disbursement.errors';
 import { Disbursement, DisbursementRequest } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
+import { Actor, limitedCurrencies } from './payout.controls';
 
 export const MAX_BATCH_ITEMS = 100;
 
 /** One item of a batch as the edge handed it over: a valid request, or why it is not one. */
-export type BatchItem = { referenceId: string; request: DisbursementRequest } | { referenceId: string; invalid: GatewayError };
+export type BatchItem =
+  { referenceId: string; request: DisbursementRequest } | { referenceId: string; invalid: GatewayError };
 
 /** The outcome of one item, in the batch's order: its record, or the error a single create would have raised. */
 export type BatchResult = { referenceId: string; record: Disbursement } | { referenceId: string; error: GatewayError };
 
 export interface DisbursementBatchesOptions {
   /** The single create, with all its at-most-once guarantees; a batch is nothing more than many of them. */
-  create(merchant: Merchant, request: DisbursementRequest, requestId?: string): Promise<Disbursement>;
+  create(merchant: Merchant, request: DisbursementRequest, requestId?: string, actor?: Actor): Promise<Disbursement>;
   getMany(merchant: Merchant, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]>;
   /** Provider calls running at once for one batch. Default 8. */
   concurrency?: number;
@@ -35,7 +37,12 @@ export class DisbursementBatches {
     this.now = opts.now ?? Date.now;
   }
 
-  async run(merchant: Merchant, items: readonly BatchItem[], requestId?: string): Promise<BatchResult[]> {
+  async run(
+    merchant: Merchant,
+    items: readonly BatchItem[],
+    requestId?: string,
+    actor?: Actor,
+  ): Promise<BatchResult[]> {
     refuseWhole(items);
     const valid = items.flatMap((item) => ('request' in item ? [item.referenceId] : []));
     const known = new Map<string, Disbursement>();
@@ -47,15 +54,23 @@ export class DisbursementBatches {
       while (next < items.length) {
         const index = next;
         next += 1;
-        results[index] = await this.one(merchant, items[index], known.get(items[index].referenceId), requestId);
+        results[index] = await this.one(merchant, items[index], known.get(items[index].referenceId), requestId, actor);
       }
     };
-    const workers = Math.min(this.opts.concurrency ?? 8, items.length);
+    // Under payout controls each item is checked against the limits in input order: one at a time.
+    const concurrency = limitedCurrencies(merchant.controls).length > 0 ? 1 : (this.opts.concurrency ?? 8);
+    const workers = Math.min(concurrency, items.length);
     await Promise.all(Array.from({ length: workers }, worker));
     return results;
   }
 
-  private async one(merchant: Merchant, item: BatchItem, known: Disbursement | undefined, requestId?: string): Promise<BatchResult> {
+  private async one(
+    merchant: Merchant,
+    item: BatchItem,
+    known: Disbursement | undefined,
+    requestId?: string,
+    actor?: Actor,
+  ): Promise<BatchResult> {
     const { referenceId } = item;
     if ('invalid' in item) return { referenceId, error: item.invalid };
     // A settled record is replayed without the provider; anything else may need a provider call.
@@ -63,26 +78,21 @@ export class DisbursementBatches {
     if (retryAfter !== undefined) {
       return {
         referenceId,
-        error: new GatewayError('RATE_LIMITED', 'The payout provider asked for a pause; this payout was not sent. Retry later.', {
-          referenceId,
-          retryAfter,
-        }),
+        error: providerPaused(retryAfter, referenceId),
       };
     }
     try {
-      return { referenceId, record: await this.opts.create(merchant, item.request, requestId) };
+      return { referenceId, record: await this.opts.create(merchant, item.request, requestId, actor) };
     } catch (error) {
       if (!(error instanceof GatewayError)) {
         // Not one of create's own answers: it may have been sent, so the only safe advice is the same referenceId.
         return {
           referenceId,
-          error: new GatewayError('OUTCOME_UNKNOWN', 'This payout may or may not have been sent; retry with the same referenceId.', {
-            referenceId,
-          }),
+          error: outcomeUnknown(referenceId),
         };
       }
       // Only the provider's 429 reaches here as RATE_LIMITED: the client's own quota is checked before any resolver.
-      if (error.code === 'RATE_LIMITED') this.pause(merchant, error.details.retryAfter ?? 1);
+      if (error.code === ErrorCode.RATE_LIMITED) this.pause(merchant, error.details.retryAfter ?? 1);
       return { referenceId, error };
     }
   }
@@ -108,19 +118,16 @@ export class DisbursementBatches {
 /** More than the maximum, or one referenceId twice (which of the two would the client mean?): nothing is sent. */
 function refuseWhole(items: readonly BatchItem[]): void {
   if (items.length > MAX_BATCH_ITEMS) {
-    throw new GatewayError('BAD_USER_INPUT', `A batch holds at most ${MAX_BATCH_ITEMS} payouts; this one has ${items.length}.`, {
-      fields: ['inputs'],
-    });
+    throw badInput(`A batch holds at most ${MAX_BATCH_ITEMS} payouts; this one has ${items.length}.`, ['inputs']);
   }
   const seen = new Map<string, number[]>();
   items.forEach((item, index) => seen.set(item.referenceId, [...(seen.get(item.referenceId) ?? []), index]));
   const repeated = [...seen.values()].filter((indexes) => indexes.length > 1);
   if (repeated.length > 0) {
     const fields = repeated.flat().map((index) => `inputs.${index}.referenceId`);
-    throw new GatewayError(
-      'BAD_USER_INPUT',
+    throw badInput(
       `Each payout of a batch needs its own referenceId; repeated at items ${repeated.map((r) => r.join(' and ')).join(', ')}. Nothing was sent.`,
-      { fields },
+      fields,
     );
   }
 }

@@ -1,8 +1,9 @@
 import { Disbursement, EventSource, ProviderRecord } from './disbursement.model';
 import { DisbursementEvents, DisbursementStore, ProviderPort } from './disbursement.ports';
-import { ReconcilePolicy, rescheduled } from './disbursement.schedule';
-import { applyStatusUpdate } from './disbursement.status';
+import { answered } from './disbursement.answer';
+import { ReconcilePolicy } from './disbursement.schedule';
 import { RecordWriter } from './disbursement.writer';
+import { ControlEvent } from './payout.controls';
 
 /** What every use case works with: the ports, the one writer, the clock and the check policy. */
 export interface DomainContext {
@@ -12,13 +13,16 @@ export interface DomainContext {
   writer: RecordWriter;
   policy: ReconcilePolicy;
   now: () => Date;
+  /** The IANA zone whose calendar day the daily limits count. */
+  dayTimeZone: string;
+  /** Told of every control action (held, approved, rejected, cancelled, expired, refused). */
+  onControl: (event: ControlEvent) => void;
+  /** The trace context of the work under way (W3C traceparent), kept with a new record; undefined when tracing is off. */
+  traceparent?: () => string | undefined;
 }
 
 /** The status rules applied to a stored record, with its next check rescheduled on a status change. */
 export function statusChange(ctx: DomainContext, record: ProviderRecord, source: EventSource, deliveryId?: string) {
-  return (current: Disbursement): Disbursement | undefined => {
-    const now = ctx.now();
-    const next = applyStatusUpdate(current, { record, source, at: now.toISOString(), deliveryId });
-    return next && rescheduled(current, next, now, ctx.policy);
-  };
+  return (current: Disbursement): Disbursement | undefined =>
+    answered(current, { record, source, deliveryId }, ctx.now(), ctx.policy);
 }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainContext } from './disbursement.context';
+import { answered } from './disbursement.answer';
 import {
   fromProviderError,
   outcomeUnknown,
@@ -14,6 +15,9 @@ import { Merchant, ProviderError, StoreUnavailableError } from './disbursement.p
 import { adopted, changed, contentDiffers, markUnknown, newClaim } from './disbursement.record';
 import { isStale, rescheduled, scheduled } from './disbursement.schedule';
 import { applyStatusUpdate } from './disbursement.status';
+import { approvalUndone, heldForApproval } from './approval.records';
+import { planCreate, refusalError, refusalEvent } from './disbursement.limits';
+import { Actor, ANONYMOUS, DEFAULT_APPROVAL_TTL_SECONDS, fromMinor, limitOf } from './payout.controls';
 
 interface InFlight {
   fingerprint: string;
@@ -42,7 +46,12 @@ export class CreateDisbursement {
   ) {}
 
   /** Concurrent identical requests in this process share one provider call and its answer. */
-  run(merchant: Merchant, request: DisbursementRequest, requestId?: string): Promise<Disbursement> {
+  run(
+    merchant: Merchant,
+    request: DisbursementRequest,
+    requestId?: string,
+    actor: Actor = ANONYMOUS,
+  ): Promise<Disbursement> {
     const key = inFlightKey(merchant.id, request.referenceId);
     const fp = fingerprint(request);
     const running = this.inFlight.get(key);
@@ -50,8 +59,33 @@ export class CreateDisbursement {
       if (running.fingerprint !== fp) return Promise.reject(requestConflict(running.request, request));
       return running.result;
     }
+    return this.track(key, fp, request, () => this.createOnce(merchant, request, fp, actor, requestId));
+  }
+
+  /** False once shutdown has begun: no new send may start, so no approval should be stored. */
+  get accepting(): boolean {
+    return !this.closing;
+  }
+
+  /**
+   * Sends a payout whose approval was just stored (the claim it became, "sending"): exactly the
+   * create protocol's send, shared with any identical create running in this process.
+   */
+  sendApproved(merchant: Merchant, claim: Disbursement): Promise<Disbursement> {
+    const request = claim.request as DisbursementRequest;
+    return this.track(inFlightKey(merchant.id, claim.referenceId), claim.fingerprint ?? '', request, () =>
+      this.send(merchant, request, claim),
+    );
+  }
+
+  private track(
+    key: string,
+    fp: string,
+    request: DisbursementRequest,
+    start: () => Promise<Disbursement>,
+  ): Promise<Disbursement> {
     if (this.closing) return Promise.reject(outcomeUnknown(request.referenceId));
-    const work = this.createOnce(merchant, request, fp, requestId).catch((error: unknown) => {
+    const work = start().catch((error: unknown) => {
       // Only reached before anything was sent: once the provider is called, send() owns the outcome.
       if (error instanceof StoreUnavailableError) throw storeUnavailable(request.referenceId);
       throw error;
@@ -78,25 +112,55 @@ export class CreateDisbursement {
     const running = [...this.inFlight.values()].map((f) => f.result.catch(() => undefined));
     if (running.length > 0) {
       const grace = new AbortController();
-      await Promise.race([Promise.all(running), sleep(graceMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
+      await Promise.race([
+        Promise.all(running),
+        sleep(graceMs, undefined, { signal: grace.signal }).catch(() => undefined),
+      ]);
       grace.abort();
     }
     this.closing = true;
     for (const giveUp of this.giveUp) giveUp();
   }
 
-  private async createOnce(merchant: Merchant, request: DisbursementRequest, fp: string, requestId?: string): Promise<Disbursement> {
-    const { store, policy, now } = this.ctx;
-    const claim = scheduled(newClaim(merchant.id, request, fp, now().toISOString(), requestId), now(), policy);
-    const deadline = Date.now() + policy.staleClaimMs;
+  private async createOnce(
+    merchant: Merchant,
+    request: DisbursementRequest,
+    fp: string,
+    actor: Actor,
+    requestId?: string,
+  ): Promise<Disbursement> {
+    const { policy, now } = this.ctx;
+    const plan = this.plan(merchant, request, actor);
+    const fresh = {
+      ...newClaim(merchant.id, request, fp, now().toISOString(), requestId, this.ctx.traceparent?.()),
+      createdBy: actor.name,
+      reservation: plan.reservation,
+    };
+    const claim = plan.awaiting
+      ? heldForApproval(
+          fresh,
+          actor,
+          merchant.controls?.approvalTtlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS,
+          this.threshold(merchant, request),
+          now(),
+        )
+      : scheduled(fresh, now(), policy);
+    const deadline = now().getTime() + policy.staleClaimMs;
     let orphanChecked = false;
     for (;;) {
-      const existing = await store.insertIfAbsent(claim);
-      if (!existing) return this.send(merchant, request, claim);
+      const { existing, refused } = await this.ctx.writer.insert(claim, plan.caps);
+      if (refused) {
+        this.ctx.onControl(refusalEvent(merchant, request, actor, refused.limit));
+        throw refusalError(request, refused);
+      }
+      if (!existing) return plan.awaiting ? this.held(merchant, claim, actor) : this.send(merchant, request, claim);
       if (!existing.request) {
         // A record no create claimed (learnt from a callback): one check-status decides what it is.
         if (orphanChecked)
-          throw upstreamUnavailable(request.referenceId, 'The payout record changed while it was checked; nothing was sent. Retry.');
+          throw upstreamUnavailable(
+            request.referenceId,
+            'The payout record changed while it was checked; nothing was sent. Retry.',
+          );
         orphanChecked = true;
         const adoptedRecord = await this.orphan(merchant, request, fp, existing);
         if (adoptedRecord) return adoptedRecord;
@@ -109,10 +173,31 @@ export class CreateDisbursement {
         if (existing.status !== 'UNKNOWN') return existing;
         return this.resolveUnknown(merchant, request, existing);
       }
-      if (isStale(existing, now(), policy) || Date.now() > deadline) return this.resolveUnknown(merchant, request, existing);
+      if (isStale(existing, now(), policy) || now().getTime() > deadline)
+        return this.resolveUnknown(merchant, request, existing);
       // Another replica is sending this very payout: wait for its answer instead of sending again.
       await sleep(this.claimPollMs);
     }
+  }
+
+  /** maxAmount refuses before anything is stored; its refusal is a control action like the others. */
+  private plan(merchant: Merchant, request: DisbursementRequest, actor: Actor) {
+    try {
+      return planCreate(merchant, request, actor, this.ctx.now(), this.ctx.dayTimeZone);
+    } catch (error) {
+      this.ctx.onControl(refusalEvent(merchant, request, actor, 'maxAmount'));
+      throw error;
+    }
+  }
+
+  private threshold(merchant: Merchant, request: DisbursementRequest): string {
+    return fromMinor(limitOf(merchant.controls, 'approvalAbove', request.currency) ?? 0);
+  }
+
+  /** Stored AWAITING_APPROVAL: subscribers are told, nothing is sent. */
+  private async held(merchant: Merchant, record: Disbursement, actor: Actor): Promise<Disbursement> {
+    this.ctx.onControl({ merchantId: merchant.id, referenceId: record.referenceId, actor: actor.name, action: 'held' });
+    return record;
   }
 
   /**
@@ -129,7 +214,7 @@ export class CreateDisbursement {
     const { referenceId } = request;
     let answer: ProviderRecord | undefined;
     try {
-      answer = await this.ctx.provider.checkStatus(merchant, referenceId);
+      answer = await this.ctx.provider.checkStatus(merchant, referenceId, 'create');
     } catch {
       throw upstreamUnavailable(
         referenceId,
@@ -137,7 +222,11 @@ export class CreateDisbursement {
       );
     }
     if (!answer) {
-      await this.ctx.store.remove(merchant.id, referenceId, (current) => !current.request && current.version === existing.version);
+      await this.ctx.writer.remove(
+        merchant.id,
+        referenceId,
+        (current) => !current.request && current.version === existing.version,
+      );
       return undefined;
     }
     const differs = contentDiffers(request, answer);
@@ -146,9 +235,7 @@ export class CreateDisbursement {
     const { stored } = await this.ctx.writer.change(merchant.id, referenceId, (current) => {
       if (current.request) return undefined;
       const base = adopted(current, request, fp);
-      const now = this.ctx.now();
-      const next = applyStatusUpdate(base, { record: found, source: 'STATUS_CHECK', at: now.toISOString() });
-      return next ? rescheduled(base, next, now, this.ctx.policy) : base;
+      return answered(base, { record: found, source: 'STATUS_CHECK' }, this.ctx.now(), this.ctx.policy) ?? base;
     });
     if (!stored) return undefined;
     if (stored.request && stored.fingerprint !== fp) throw requestConflict(stored.request, request);
@@ -156,11 +243,15 @@ export class CreateDisbursement {
   }
 
   /** An earlier attempt's outcome is unknown: ask the provider before anything is sent again. */
-  private async resolveUnknown(merchant: Merchant, request: DisbursementRequest, existing: Disbursement): Promise<Disbursement> {
+  private async resolveUnknown(
+    merchant: Merchant,
+    request: DisbursementRequest,
+    existing: Disbursement,
+  ): Promise<Disbursement> {
     const { store, policy, now } = this.ctx;
     let answer: ProviderRecord | undefined;
     try {
-      answer = await this.ctx.provider.checkStatus(merchant, request.referenceId);
+      answer = await this.ctx.provider.checkStatus(merchant, request.referenceId, 'create');
     } catch {
       throw outcomeUnknown(request.referenceId);
     }
@@ -170,9 +261,12 @@ export class CreateDisbursement {
     let won = false;
     // The store may run this more than once (Redis retries on a conflicting write): only the last
     // run was stored, so `won` must be what that run decided, or two replicas could both send.
-    const taken = await store.update(merchant.id, request.referenceId, (current) => {
+    const { stored: taken } = await this.ctx.writer.change(merchant.id, request.referenceId, (current) => {
       // A claim still marked as sending is taken over only when its process is gone (stale).
-      won = current.status === 'UNKNOWN' && current.updatedAt === since && (!current.sending || isStale(current, now(), policy));
+      won =
+        current.status === 'UNKNOWN' &&
+        current.updatedAt === since &&
+        (!current.sending || isStale(current, now(), policy));
       return won ? scheduled({ ...current, sending: true, updatedAt: now().toISOString() }, now(), policy) : undefined;
     });
     if (!won || !taken) {
@@ -204,9 +298,14 @@ export class CreateDisbursement {
     const kind = error instanceof ProviderError ? error.kind : 'unknown';
     // A 5xx came after the request arrived; a 400 may be the provider refusing a referenceId it already
     // has (a claim lost with an emptied store): only the provider's own record can tell.
-    if (kind === 'server-error' || kind === 'rejected') return this.askAfterRefusal(merchant, request, claim, error as ProviderError);
+    if (kind === 'server-error' || kind === 'rejected')
+      return this.askAfterRefusal(merchant, request, claim, error as ProviderError);
     if (kind === 'unknown') {
-      await this.markUnknown(merchant, referenceId, error instanceof Error ? error.message : 'the provider call failed');
+      await this.markUnknown(
+        merchant,
+        referenceId,
+        error instanceof Error ? error.message : 'the provider call failed',
+      );
       throw outcomeUnknown(referenceId);
     }
     // auth, rate-limited, unavailable: the provider created nothing.
@@ -228,7 +327,7 @@ export class CreateDisbursement {
     const { referenceId } = request;
     let answer: ProviderRecord | undefined;
     try {
-      answer = await this.ctx.provider.checkStatus(merchant, referenceId);
+      answer = await this.ctx.provider.checkStatus(merchant, referenceId, 'create');
     } catch {
       await this.markUnknown(merchant, referenceId, error.message);
       throw outcomeUnknown(referenceId);
@@ -236,7 +335,10 @@ export class CreateDisbursement {
     if (!answer) {
       await this.releaseClaim(claim);
       if (error.kind === 'server-error')
-        throw upstreamUnavailable(referenceId, 'The payout provider failed and did not create the payout; it is safe to retry.');
+        throw upstreamUnavailable(
+          referenceId,
+          'The payout provider failed and did not create the payout; it is safe to retry.',
+        );
       throw fromProviderError(error, referenceId);
     }
     const differs = contentDiffers(request, answer);
@@ -261,7 +363,8 @@ export class CreateDisbursement {
         accountNumber: answer.accountNumber ?? current.accountNumber,
         narration: answer.narration,
       };
-      const next = applyStatusUpdate(base, { record: answer, source: 'STATUS_CHECK', at }) ?? changed(current, base, at);
+      const next =
+        applyStatusUpdate(base, { record: answer, source: 'STATUS_CHECK', at }) ?? changed(current, base, at);
       return rescheduled(current, next, now, this.ctx.policy);
     });
   }
@@ -275,11 +378,9 @@ export class CreateDisbursement {
   ): Promise<Disbursement> {
     const { referenceId } = request;
     try {
-      const { stored } = await this.ctx.writer.change(merchant.id, referenceId, (current) => {
-        const now = this.ctx.now();
-        const next = applyStatusUpdate(current, { record: answer, source, at: now.toISOString() }) ?? current;
-        return rescheduled(current, { ...next, sending: false }, now, this.ctx.policy);
-      });
+      const { stored } = await this.ctx.writer.change(merchant.id, referenceId, (current) =>
+        answered(current, { record: answer, source }, this.ctx.now(), this.ctx.policy, true),
+      );
       if (stored) return stored;
     } catch {
       // The provider has the payout but it could not be recorded: the claim stays "sending",
@@ -297,9 +398,22 @@ export class CreateDisbursement {
       .catch(() => undefined);
   }
 
+  /**
+   * The provider created nothing: a new claim goes (its reservation with it), so the client may retry;
+   * an approved one goes back to awaiting approval, so it is neither lost nor sent.
+   */
   private async releaseClaim(claim: Disbursement): Promise<void> {
-    await this.ctx.store
-      .remove(claim.merchantId, claim.referenceId, (current) => current.sending && current.fingerprint === claim.fingerprint)
-      .catch(() => undefined);
+    const ours = (current: Disbursement) => current.sending && current.fingerprint === claim.fingerprint;
+    if (claim.approval?.decision === 'APPROVED') {
+      await this.ctx.writer
+        .change(claim.merchantId, claim.referenceId, (current) =>
+          ours(current) && current.approval?.decision === 'APPROVED'
+            ? approvalUndone(current, 'the provider took nothing', this.ctx.now().toISOString())
+            : undefined,
+        )
+        .catch(() => undefined);
+      return;
+    }
+    await this.ctx.writer.remove(claim.merchantId, claim.referenceId, ours).catch(() => undefined);
   }
 }

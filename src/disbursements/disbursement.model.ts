@@ -1,6 +1,8 @@
 /** The gateway's own view of a payout. Amounts are canonical decimal strings, never floats. */
 
 export const DisbursementStatus = {
+  /** Held by the merchant's payout controls: stored, nothing sent, until a second person approves it. */
+  AWAITING_APPROVAL: 'AWAITING_APPROVAL',
   PENDING: 'PENDING',
   SUCCESSFUL: 'SUCCESSFUL',
   FAILED: 'FAILED',
@@ -25,6 +27,8 @@ export const EventSource = {
   CREATE: 'CREATE',
   CALLBACK: 'CALLBACK',
   STATUS_CHECK: 'STATUS_CHECK',
+  /** A person's decision under the payout controls: approve, reject, cancel; or the approval's expiry. */
+  CONTROL: 'CONTROL',
 } as const;
 export type EventSource = (typeof EventSource)[keyof typeof EventSource];
 
@@ -62,6 +66,36 @@ export interface StatusEvent {
   message?: string;
   source: EventSource;
   at: string;
+  /** Who did it (the actor's name); unset for the provider's and the gateway's own steps. */
+  actor?: string;
+}
+
+/** Who asked for a payout and what became of its approval (see payout.controls.ts). */
+export interface ApprovalState {
+  /** The requester's name, as shown. */
+  requestedBy: string;
+  /** The requester's identity, compared so that nobody approves their own payout. */
+  requesterId: string;
+  expiresAt: string;
+  decision?: 'APPROVED' | 'REJECTED' | 'CANCELLED' | 'EXPIRED';
+  decidedBy?: string;
+  decidedAt?: string;
+  reason?: string;
+}
+
+/**
+ * The amount a payout holds against its merchant's daily limits, in minor units (cents). The store
+ * adds it when the record is inserted and takes it back, in the same atomic step, when a write makes
+ * the record FAILED or CANCELLED or removes it (`released` then says it is back).
+ */
+export interface Reservation {
+  /** The calendar day it counts against (YYYY-MM-DD in PAYOUT_DAY_TIMEZONE). */
+  day: string;
+  currency: string;
+  /** The requester's identity, for the per-person counter. */
+  actorId: string;
+  minor: number;
+  released?: boolean;
 }
 
 export interface Disbursement {
@@ -73,6 +107,11 @@ export interface Disbursement {
   fingerprint?: string;
   /** The id of the request that created it, so every later log line of this payout can be joined to it. */
   requestId?: string;
+  /**
+   * The trace context (W3C traceparent) of the work that created it, when tracing is on: the spans
+   * of its later callbacks link to that trace. Optional: records written without it stay valid.
+   */
+  traceparent?: string;
   /** True while a create call to the provider may be in flight for this record. */
   sending: boolean;
   status: DisbursementStatus;
@@ -104,6 +143,12 @@ export interface Disbursement {
   checkAttempts: number;
   /** Deliveries of the final record to the client's own callbackUrl. */
   relay?: RelayState;
+  /** The name of who asked for it, when the gateway knows. */
+  createdBy?: string;
+  /** Set when the payout controls held it for approval. */
+  approval?: ApprovalState;
+  /** Set when it counts against daily limits. */
+  reservation?: Reservation;
 }
 
 export interface RelayAttempt {

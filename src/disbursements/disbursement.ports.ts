@@ -1,10 +1,18 @@
-import type { HistoryPage, HistoryQuery } from './disbursement.history';
-import { Disbursement, DisbursementRequest, ProviderBalance, ProviderRecord } from './disbursement.model';
+import {
+  Disbursement,
+  DisbursementChannel,
+  DisbursementRequest,
+  DisbursementStatus,
+  ProviderBalance,
+  ProviderRecord,
+} from './disbursement.model';
+import { LimitRefusal, PayoutControls, ReservationCaps } from './payout.controls';
 
-/** A merchant as the domain needs it: its id and the key the provider knows it by. */
+/** A merchant as the domain needs it: its id, the key the provider knows it by, and its payout controls. */
 export interface Merchant {
   id: string;
   apiKey: string;
+  controls?: PayoutControls;
 }
 
 /**
@@ -26,11 +34,18 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * Why a status check is made, so the provider budget can tell a create's own checks (which share the
+ * creates' room) from reads that anyone may trigger: a client's refresh, the reconciler, a callback
+ * to confirm, or a callback for a payout the gateway has no record of.
+ */
+export type CheckPurpose = 'create' | 'refresh' | 'reconcile' | 'callback' | 'unknown-reference';
+
 export interface ProviderPort {
   /** Sends a create; never retried by the implementation. Throws ProviderError. */
   create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord>;
-  /** The provider's current record, or undefined when it never saw the referenceId. Throws ProviderError. */
-  checkStatus(merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined>;
+  /** The provider's current record, or undefined when it never saw the referenceId. Throws ProviderError. The domain always says why it asks. */
+  checkStatus(merchant: Merchant, referenceId: string, purpose?: CheckPurpose): Promise<ProviderRecord | undefined>;
   /** The merchant's wallet balance. Throws ProviderError (never `server-error` or `unknown`: a read changes nothing). */
   balance(merchant: Merchant): Promise<ProviderBalance>;
 }
@@ -54,6 +69,15 @@ export class StoreFullError extends StoreUnavailableError {
   }
 }
 
+/** One entry of a merchant's change log: where it sits (`<ms>-<seq>`, ordered) and the record as that change left it. */
+export interface LoggedChange {
+  position: string;
+  record: Disbursement;
+}
+
+/** The position before every change. */
+export const START_POSITION = '0-0';
+
 export interface DisbursementStore {
   get(merchantId: string, referenceId: string): Promise<Disbursement | undefined>;
   /** One read for many ids, in the order asked. */
@@ -63,6 +87,25 @@ export interface DisbursementStore {
    * Throws StoreUnavailableError (StoreFullError when a bounded store has no room) and stores nothing.
    */
   insertIfAbsent(record: Disbursement): Promise<Disbursement | undefined>;
+  /**
+   * insertIfAbsent for a record carrying a `reservation`, and the daily-limit check in the same atomic
+   * step: an existing record is returned as by insertIfAbsent; else when the reservation would take the
+   * merchant's day total (its currency) past `caps.dailyMinor`, or the actor's past `caps.userMinor`,
+   * nothing is stored and the refusal is returned; else both counters grow by it and the record is stored.
+   * Every write that makes a reserved record FAILED or CANCELLED, and every removal of one, gives the
+   * amount back in the same atomic step (see `releasing` in payout.controls.ts).
+   */
+  insertReserving(
+    record: Disbursement,
+    caps: ReservationCaps,
+  ): Promise<{ existing?: Disbursement; refused?: LimitRefusal }>;
+  /** Minor units held on a day in a currency: by the merchant's payouts, and by one actor's. */
+  reserved(
+    merchantId: string,
+    day: string,
+    currency: string,
+    actorId: string,
+  ): Promise<{ merchant: number; actor: number }>;
   /**
    * Atomic read-modify-write of one record. `change` returns the next record, or undefined to leave it.
    * Resolves to the record as stored afterwards (undefined when there is none).
@@ -86,6 +129,16 @@ export interface DisbursementStore {
    * with `scanHistory`. `totalCount` is given when counting needs no record reads.
    */
   history(merchantId: string, query: HistoryQuery): Promise<HistoryPage>;
+  /**
+   * The merchant's change log, written in the same atomic step as each published change (one whose
+   * `version` moved), in the order the store applied them, kept `EVENT_RETENTION_SECONDS` and bounded.
+   * Up to `limit` changes strictly after `position` (any position, kept or not), oldest first.
+   */
+  changesAfter(merchantId: string, position: string, limit: number): Promise<LoggedChange[]>;
+  /** Whether the change at `position` is still kept (false once it is older than the retention). */
+  hasChange(merchantId: string, position: string): Promise<boolean>;
+  /** The position of the merchant's latest change, or `START_POSITION` when none is kept. */
+  latestChange(merchantId: string): Promise<string>;
   /** Store round trips so far, for metrics and to show batching. */
   readonly reads: number;
   /** Whether the store answers; false while its backing service is unreachable. */
@@ -107,4 +160,45 @@ export interface DisbursementEvents {
   listening(merchantId: string, referenceId: string): Promise<void>;
   /** Every change of a merchant's payouts. */
   watchMerchant(merchantId: string): AsyncIterable<Disbursement>;
+  /** As `listening`, for `watchMerchant`: resolves once that watcher hears changes published anywhere. */
+  merchantListening(merchantId: string): Promise<void>;
+}
+
+/**
+ * Where a payout sits in its merchant's history: when the gateway first recorded it (the claim,
+ * in ms) and its referenceId. Newest first; the referenceId orders payouts of the same millisecond.
+ * It never changes, so a cursor stays valid however many payouts arrive after it.
+ */
+export interface HistoryPosition {
+  at: number;
+  referenceId: string;
+}
+
+export interface HistoryFilter {
+  statuses?: readonly DisbursementStatus[];
+  channel?: DisbursementChannel;
+  /** Inclusive bounds on the position's time, in ms. */
+  createdFrom?: number;
+  createdTo?: number;
+  referenceIdPrefix?: string;
+}
+
+export interface HistoryQuery {
+  /** Only payouts older than this position (the cursor of the last one seen). */
+  after?: HistoryPosition;
+  limit: number;
+  filter: HistoryFilter;
+}
+
+export interface HistoryEntry extends HistoryPosition {
+  record: Disbursement;
+}
+
+export interface HistoryPage {
+  entries: HistoryEntry[];
+  hasMore: boolean;
+  /** Where to go on from: the last entry, or the last one looked at when the scan bound ended the page early. */
+  endPosition?: HistoryPosition;
+  /** The merchant's payouts matching the filter, when the store can count them without reading records. */
+  totalCount?: number;
 }

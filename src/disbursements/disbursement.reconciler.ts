@@ -2,24 +2,32 @@ import { DomainContext } from './disbursement.context';
 import { Disbursement, ProviderRecord } from './disbursement.model';
 import { DisbursementStore, Merchant } from './disbursement.ports';
 import { markNeverReceived } from './disbursement.record';
-import { rescheduled, scheduled, stillSending } from './disbursement.schedule';
-import { applyStatusUpdate } from './disbursement.status';
+import { answered } from './disbursement.answer';
+import { scheduled, stillSending } from './disbursement.schedule';
 
 /**
  * The reconciler's step for one due record: ask the provider and apply the answer.
  * A payout the provider never saw is no longer checked (an UNKNOWN one says so in its history):
  * only the client's retry of the same request may send it, after asking the provider once more.
  */
-export async function reconcileStep(ctx: DomainContext, merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined> {
+export async function reconcileStep(
+  ctx: DomainContext,
+  merchant: Merchant,
+  record: Disbursement,
+): Promise<Disbursement | undefined> {
   const { referenceId } = record;
   const { writer, policy } = ctx;
   let answer: ProviderRecord | undefined;
   try {
-    answer = await ctx.provider.checkStatus(merchant, referenceId);
+    answer = await ctx.provider.checkStatus(merchant, referenceId, 'reconcile');
   } catch {
     const now = ctx.now();
     const written = await writer.change(merchant.id, referenceId, (current) =>
-      scheduled({ ...current, sending: stillSending(current, now, policy), checkAttempts: current.checkAttempts + 1 }, now, policy),
+      scheduled(
+        { ...current, sending: stillSending(current, now, policy), checkAttempts: current.checkAttempts + 1 },
+        now,
+        policy,
+      ),
     );
     return written.stored;
   }
@@ -31,8 +39,9 @@ export async function reconcileStep(ctx: DomainContext, merchant: Merchant, reco
       if (current.status === 'UNKNOWN') return markNeverReceived(current, now.toISOString());
       return { ...current, sending: false, nextCheckAt: undefined };
     }
-    const next = applyStatusUpdate(current, { record: found, source: 'STATUS_CHECK', at: now.toISOString() });
-    if (next) return rescheduled(current, { ...next, sending: false }, now, policy);
+    const next = answered(current, { record: found, source: 'STATUS_CHECK' }, now, policy, true);
+    if (next && next.version !== current.version) return next;
+    // The provider's word changed nothing: ask again later, a little later each time.
     return scheduled({ ...current, sending: false, checkAttempts: current.checkAttempts + 1 }, now, policy);
   });
   return written.stored;
@@ -41,6 +50,8 @@ export async function reconcileStep(ctx: DomainContext, merchant: Merchant, reco
 /** What the reconciler asks to settle one due record (the service, which runs `reconcileStep`). */
 export interface ReconcileTarget {
   reconcile(merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined>;
+  /** Takes a due record for this replica until `until`; undefined when another replica took it first. */
+  lease(record: Disbursement, until: Date): Promise<Disbursement | undefined>;
 }
 
 export interface ReconcilerOptions {
@@ -55,6 +66,8 @@ export interface ReconcilerOptions {
   /** How long a replica holds a record it is checking before another may try. */
   leaseMs?: number;
   onError?: (error: unknown) => void;
+  /** The domain's clock (the service's); default the system clock. */
+  now?: () => Date;
 }
 
 /**
@@ -69,7 +82,11 @@ export class Reconciler {
   /** Records that were due in the last round, for metrics. */
   backlog = 0;
 
-  constructor(private readonly opts: ReconcilerOptions) {}
+  private readonly now: () => Date;
+
+  constructor(private readonly opts: ReconcilerOptions) {
+    this.now = opts.now ?? (() => new Date());
+  }
 
   start(): void {
     this.stopped = false;
@@ -85,7 +102,7 @@ export class Reconciler {
   /** One round; returns how many records it checked. */
   async runOnce(): Promise<number> {
     const { store, batchSize = 100, concurrency = 8 } = this.opts;
-    const due = await store.due(new Date(), batchSize);
+    const due = await store.due(this.now(), batchSize);
     this.backlog = due.length;
     let checked = 0;
     for (let i = 0; i < due.length && !this.stopped; i += concurrency) {
@@ -111,14 +128,11 @@ export class Reconciler {
   private async check(record: Disbursement): Promise<boolean> {
     const merchant = this.opts.merchantById(record.merchantId);
     if (!merchant) return false;
-    const leaseUntil = new Date(Date.now() + (this.opts.leaseMs ?? 30_000)).toISOString();
-    let leased = false;
-    // The store may run this more than once (Redis retries on a conflicting write); the last run is what was stored.
-    const current = await this.opts.store.update(record.merchantId, record.referenceId, (r) => {
-      leased = r.nextCheckAt === record.nextCheckAt;
-      return leased ? { ...r, nextCheckAt: leaseUntil } : undefined;
-    });
-    if (!leased || !current) return false;
+    const current = await this.opts.service.lease(
+      record,
+      new Date(this.now().getTime() + (this.opts.leaseMs ?? 30_000)),
+    );
+    if (!current) return false;
     await this.opts.service.reconcile(merchant, current);
     return true;
   }

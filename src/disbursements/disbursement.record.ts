@@ -1,5 +1,12 @@
 import { canonicalDecimal } from './decimal';
-import { Disbursement, DisbursementRequest, EventSource, ProviderRecord, StatusEvent } from './disbursement.model';
+import {
+  Disbursement,
+  DisbursementRequest,
+  EventSource,
+  ProviderRecord,
+  RelayAttempt,
+  StatusEvent,
+} from './disbursement.model';
 
 /**
  * Pure changes of one record. The `version` rule lives here: a change a client can see (a status,
@@ -16,6 +23,23 @@ export function isPublished(before: Disbursement | undefined, after: Disbursemen
   return after !== undefined && (before === undefined || after.version !== before.version);
 }
 
+/**
+ * Whether a record is a client's payout the moment it is stored: one held for approval is; a claim
+ * still sending (its create's answer settles it) and a record learnt only from a callback are not yet.
+ */
+export function shownOnInsert(record: Disbursement): boolean {
+  return !record.sending && record.request !== undefined;
+}
+
+/** A relay attempt noted on the record (no status change, so nothing is published). */
+export function withRelayAttempt(
+  current: Disbursement,
+  relay: { url: string; delivered: boolean; gaveUp: boolean; attempt: RelayAttempt },
+): Disbursement {
+  const { url, delivered, gaveUp, attempt } = relay;
+  return { ...current, relay: { url, delivered, gaveUp, attempts: [...(current.relay?.attempts ?? []), attempt] } };
+}
+
 type NewFields = Omit<Disbursement, 'status' | 'updatedAt' | 'version' | 'history' | 'deliveryIds' | 'checkAttempts'>;
 
 /** A record the provider has said nothing about yet: UNKNOWN, no history, version 0. */
@@ -30,12 +54,14 @@ export function newClaim(
   fingerprint: string,
   at: string,
   requestId?: string,
+  traceparent?: string,
 ): Disbursement {
   return newRecord(
     {
       merchantId,
       referenceId: request.referenceId,
       requestId,
+      ...(traceparent !== undefined && { traceparent }),
       channel: request.channel,
       request,
       fingerprint,
@@ -90,7 +116,10 @@ export function boundedAnswer(answer: ProviderRecord): ProviderRecord {
 const CONTENT = ['amount', 'currency', 'accountNumber'] as const;
 
 /** Request fields whose value the provider's record contradicts (fields the provider left out contradict nothing). */
-export function contentDiffers(request: Pick<DisbursementRequest, (typeof CONTENT)[number]>, answer: ProviderRecord): string[] {
+export function contentDiffers(
+  request: Pick<DisbursementRequest, (typeof CONTENT)[number]>,
+  answer: ProviderRecord,
+): string[] {
   return CONTENT.filter((field) => {
     const theirs = answer[field];
     if (theirs === undefined) return false;
@@ -107,10 +136,15 @@ function noted(current: Disbursement, message: string, source: EventSource, at: 
 export function markUnknown(current: Disbursement, reason: string, at: string): Disbursement {
   // A callback may have settled it meanwhile: then only the claim ends, which no client sees.
   if (current.status !== 'UNKNOWN') return { ...current, sending: false };
-  return changed(current, { ...current, sending: false, history: noted(current, `Outcome unknown: ${reason}`, 'CREATE', at) }, at);
+  return changed(
+    current,
+    { ...current, sending: false, history: noted(current, `Outcome unknown: ${reason}`, 'CREATE', at) },
+    at,
+  );
 }
 
-export const NEVER_RECEIVED = 'The provider has no record of this payout: it was never received. Retry the same request to send it.';
+export const NEVER_RECEIVED =
+  'The provider has no record of this payout: it was never received. Retry the same request to send it.';
 
 /** The provider says it never received this UNKNOWN payout: say so, and stop asking. */
 export function markNeverReceived(current: Disbursement, at: string): Disbursement {

@@ -14,7 +14,13 @@ export interface ReconcilePolicy {
 /** When the reconciler should next look at a record: never once final, sooner while unknown. */
 export function nextCheckAt(record: Disbursement, now: Date, policy: ReconcilePolicy): string | undefined {
   if (isFinal(record.status)) return undefined;
-  const base = record.sending ? policy.staleClaimMs : record.status === 'UNKNOWN' ? policy.unknownAfterMs : policy.pendingAfterMs;
+  // Awaiting approval: nothing to ask the provider; the reconciler comes back when the approval expires.
+  if (record.status === 'AWAITING_APPROVAL') return record.approval?.expiresAt;
+  const base = record.sending
+    ? policy.staleClaimMs
+    : record.status === 'UNKNOWN'
+      ? policy.unknownAfterMs
+      : policy.pendingAfterMs;
   const delay = Math.min(policy.maxDelayMs, base * 2 ** Math.min(record.checkAttempts, 20));
   return new Date(now.getTime() + delay).toISOString();
 }
@@ -35,7 +41,20 @@ export function stillSending(record: Disbursement, now: Date, policy: ReconcileP
 }
 
 /** A status change restarts the backoff; the next check follows from the new state. */
-export function rescheduled(current: Disbursement, next: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
+export function rescheduled(
+  current: Disbursement,
+  next: Disbursement,
+  now: Date,
+  policy: ReconcilePolicy,
+): Disbursement {
   if (next.status === current.status && next.sending === current.sending) return next;
   return scheduled({ ...next, checkAttempts: 0 }, now, policy);
+}
+
+/**
+ * A due record taken by one replica until `until`: its next check moves past the lease, so no other
+ * replica asks about it meanwhile. Undefined when the record is no longer as seen (another took it).
+ */
+export function leased(current: Disbursement, seen: Disbursement, until: Date): Disbursement | undefined {
+  return current.nextCheckAt === seen.nextCheckAt ? { ...current, nextCheckAt: until.toISOString() } : undefined;
 }

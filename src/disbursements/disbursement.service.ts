@@ -1,12 +1,23 @@
+import { BatchItem, BatchResult, DisbursementBatches } from './disbursement.batch';
+import { Change, watchChanges } from './disbursement.changes';
 import { DomainContext } from './disbursement.context';
 import { CreateDisbursement } from './disbursement.create';
 import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
-import { DisbursementEvents, DisbursementStore, Merchant, ProviderPort } from './disbursement.ports';
+import { DisbursementHistory, HistoryRequest } from './disbursement.history';
+import { DisbursementEvents, DisbursementStore, HistoryPage, Merchant, ProviderPort } from './disbursement.ports';
 import { reconcileStep } from './disbursement.reconciler';
-import { ReconcilePolicy } from './disbursement.schedule';
+import { leased, ReconcilePolicy } from './disbursement.schedule';
+import { withRelayAttempt } from './disbursement.record';
 import { CallbackDelivery, CallbackOutcome, StatusUpdateOptions, StatusUpdates } from './disbursement.update';
 import { watchDisbursement } from './disbursement.watch';
 import { RecordWriter } from './disbursement.writer';
+import { WalletBalance, WalletBalances } from './wallet.balance';
+import { approveDisbursement } from './disbursement.approve';
+import { cancelDisbursement } from './disbursement.cancel';
+import { expireStep } from './disbursement.expire';
+import { rejectDisbursement } from './disbursement.reject';
+import { Allowance, payoutAllowance } from './payout.allowance';
+import { Actor, ControlEvent } from './payout.controls';
 
 export interface DisbursementServiceOptions extends StatusUpdateOptions {
   store: DisbursementStore;
@@ -17,20 +28,32 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   /** How often a request waiting on another replica's in-flight create looks again. */
   claimPollMs?: number;
   reconcile: Omit<ReconcilePolicy, 'staleClaimMs'>;
+  /** How long one wallet balance answer is served per merchant (0: ask every time). Default 5000. */
+  walletBalanceCacheMs?: number;
   /** Called once when a payout reaches a final status (metrics, relay to the client's own callbackUrl). */
   onFinal?: (record: Disbursement) => void;
+  /** The IANA zone whose calendar day the daily limits count; default UTC. */
+  payoutDayTimeZone?: string;
+  /** Told of every payout-control action, for its log line and metric. */
+  onControl?: (event: ControlEvent) => void;
   now?: () => Date;
+  /** The trace context of the work under way (W3C traceparent), kept with each new record so its callbacks can link to it. */
+  traceparent?: () => string | undefined;
 }
 
 /**
- * The domain's entry points for the edges, each handed to its use case: creates
- * (disbursement.create.ts), status updates (disbursement.update.ts), the reconciler's step
- * (disbursement.reconciler.ts) and live status (disbursement.watch.ts).
+ * The one entry to the domain for the edges (GraphQL, the callback receiver, the reconciler), each
+ * method handed to its use case: creates (disbursement.create.ts), batches (disbursement.batch.ts),
+ * status updates (disbursement.update.ts), the reconciler's step (disbursement.reconciler.ts), live
+ * status (disbursement.watch.ts), history (disbursement.history.ts) and the wallet (wallet.balance.ts).
  */
 export class DisbursementService {
   private readonly ctx: DomainContext;
   private readonly creates: CreateDisbursement;
   private readonly updates: StatusUpdates;
+  private readonly batches: DisbursementBatches;
+  private readonly histories: DisbursementHistory;
+  private readonly wallets: WalletBalances;
 
   constructor(opts: DisbursementServiceOptions) {
     this.ctx = {
@@ -40,17 +63,62 @@ export class DisbursementService {
       writer: new RecordWriter(opts.store, opts.events, opts.onFinal),
       policy: { ...opts.reconcile, staleClaimMs: opts.upstreamTimeoutMs * 2 },
       now: opts.now ?? (() => new Date()),
+      dayTimeZone: opts.payoutDayTimeZone ?? 'UTC',
+      onControl: opts.onControl ?? (() => undefined),
+      traceparent: opts.traceparent,
     };
     this.creates = new CreateDisbursement(this.ctx, opts.claimPollMs);
     this.updates = new StatusUpdates(this.ctx, opts);
+    this.batches = new DisbursementBatches({
+      create: (merchant, request, requestId, actor) => this.create(merchant, request, requestId, actor),
+      getMany: (merchant, referenceIds) => this.getMany(merchant, referenceIds),
+    });
+    this.histories = new DisbursementHistory(opts.store);
+    this.wallets = new WalletBalances({ provider: opts.provider, ttlMs: opts.walletBalanceCacheMs });
   }
 
   getMany(merchant: Merchant, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]> {
     return this.ctx.store.getMany(merchant.id, referenceIds);
   }
 
-  create(merchant: Merchant, request: DisbursementRequest, requestId?: string): Promise<Disbursement> {
-    return this.creates.run(merchant, request, requestId);
+  /** `actor`: who asks (the payout controls' requester); default the anonymous caller of open access. */
+  create(merchant: Merchant, request: DisbursementRequest, requestId?: string, actor?: Actor): Promise<Disbursement> {
+    return this.creates.run(merchant, request, requestId, actor);
+  }
+
+  approve(merchant: Merchant, referenceId: string, actor: Actor): Promise<Disbursement> {
+    return approveDisbursement(this.ctx, this.creates, merchant, referenceId, actor);
+  }
+
+  reject(merchant: Merchant, referenceId: string, actor: Actor, reason?: string): Promise<Disbursement> {
+    return rejectDisbursement(this.ctx, merchant, referenceId, actor, reason);
+  }
+
+  /** `mayDecide`: the caller is an approver, who may cancel anyone's payout; else only their own. */
+  cancel(merchant: Merchant, referenceId: string, actor: Actor, mayDecide: boolean): Promise<Disbursement> {
+    return cancelDisbursement(this.ctx, merchant, referenceId, actor, mayDecide);
+  }
+
+  allowance(merchant: Merchant, actor: Actor): Promise<Allowance[]> {
+    return payoutAllowance(this.ctx, merchant, actor);
+  }
+
+  /** Many creates in one call: one result per item, in order. */
+  createMany(
+    merchant: Merchant,
+    items: readonly BatchItem[],
+    requestId?: string,
+    actor?: Actor,
+  ): Promise<BatchResult[]> {
+    return this.batches.run(merchant, items, requestId, actor);
+  }
+
+  history(merchant: Merchant, request: HistoryRequest): Promise<HistoryPage> {
+    return this.histories.page(merchant, request);
+  }
+
+  walletBalance(merchant: Merchant): Promise<WalletBalance> {
+    return this.wallets.get(merchant);
   }
 
   refresh(merchant: Merchant, referenceId: string): Promise<Disbursement | undefined> {
@@ -61,7 +129,30 @@ export class DisbursementService {
     return this.updates.applyCallback(merchant, record, delivery);
   }
 
+  /** Takes a due record for this replica until `until`; undefined when another replica took it first. */
+  async lease(record: Disbursement, until: Date): Promise<Disbursement | undefined> {
+    let taken = false;
+    // The store may run the change more than once (Redis retries on a conflicting write): the last run is what was stored.
+    const { stored } = await this.ctx.writer.change(record.merchantId, record.referenceId, (current) => {
+      const next = leased(current, record, until);
+      taken = next !== undefined;
+      return next;
+    });
+    return taken ? stored : undefined;
+  }
+
+  /** Notes one relay attempt on the record it relayed (relay bookkeeping; nothing a subscriber sees). */
+  async noteRelayAttempt(
+    merchantId: string,
+    referenceId: string,
+    relay: Parameters<typeof withRelayAttempt>[1],
+  ): Promise<Disbursement | undefined> {
+    return (await this.ctx.writer.change(merchantId, referenceId, (current) => withRelayAttempt(current, relay)))
+      .stored;
+  }
+
   reconcile(merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined> {
+    if (record.status === 'AWAITING_APPROVAL') return expireStep(this.ctx, merchant, record);
     return reconcileStep(this.ctx, merchant, record);
   }
 
@@ -72,6 +163,11 @@ export class DisbursementService {
   /** Every change of a merchant's payouts, as it happens. */
   watchMerchant(merchant: Merchant): AsyncIterable<Disbursement> {
     return this.ctx.events.watchMerchant(merchant.id);
+  }
+
+  /** Every change of a merchant's payouts with its cursor, after `after` when given (disbursement.changes.ts). */
+  changes(merchant: Merchant, after?: string | null): Promise<AsyncIterableIterator<Change>> {
+    return watchChanges(this.ctx.store, this.ctx.events, merchant, after);
   }
 
   /** Shutdown: creates in flight get `graceMs` to finish, then are answered OUTCOME_UNKNOWN. */

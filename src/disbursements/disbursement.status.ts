@@ -27,6 +27,8 @@ function nextStatus(current: DisbursementStatus, incoming: DisbursementStatus): 
  */
 export function applyStatusUpdate(current: Disbursement, update: StatusUpdate): Disbursement | undefined {
   const { record: incoming, source, at, deliveryId } = update;
+  // The provider was never sent a payout awaiting approval: nothing it says about that referenceId is about this one.
+  if (current.status === 'AWAITING_APPROVAL') return undefined;
   if (deliveryId && current.deliveryIds.includes(deliveryId)) return undefined;
 
   const status = nextStatus(current.status, incoming.status);
@@ -50,7 +52,19 @@ export function applyStatusUpdate(current: Disbursement, update: StatusUpdate): 
   if (!visiblyDiffers(next, current)) return undefined;
 
   if (statusChanged) {
-    next.history = [...current.history, { status, providerStatus: incoming.providerStatus, message: incoming.message, source, at }];
+    // The create's own answer is the requester's doing, unless a second person approved it (their event says so).
+    const actor = source === 'CREATE' && !current.approval ? current.createdBy : undefined;
+    next.history = [
+      ...current.history,
+      {
+        status,
+        providerStatus: incoming.providerStatus,
+        message: incoming.message,
+        source,
+        at,
+        ...(actor && { actor }),
+      },
+    ];
   }
   if (deliveryId) next.deliveryIds = [...current.deliveryIds, deliveryId].slice(-REMEMBERED_DELIVERIES);
   return changed(current, next, at);

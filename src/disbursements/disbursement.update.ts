@@ -1,7 +1,7 @@
 import { DomainContext, statusChange } from './disbursement.context';
 import { fromProviderError } from './disbursement.errors';
 import { Disbursement, DisbursementStatus, isFinal, ProviderRecord } from './disbursement.model';
-import { Merchant } from './disbursement.ports';
+import { Merchant, ProviderError } from './disbursement.ports';
 import { boundedAnswer, contentDiffers, orphanRecord } from './disbursement.record';
 import { scheduled } from './disbursement.schedule';
 
@@ -57,18 +57,27 @@ export class StatusUpdates {
     private readonly opts: StatusUpdateOptions = {},
   ) {}
 
-  /** Asks the provider for the current state and applies it through the status rules. */
+  /**
+   * Asks the provider for the current state and applies it through the status rules. A final
+   * record is answered as stored (the provider's final word does not change), and so is any record
+   * while the provider budget allows no check (checked moments ago, or the merchant's reads spent).
+   */
   async refresh(merchant: Merchant, referenceId: string): Promise<Disbursement | undefined> {
     const current = await this.ctx.store.get(merchant.id, referenceId);
-    if (!current) return undefined;
+    // A final record has nothing more to learn, and nothing was sent for a payout awaiting approval.
+    if (!current || isFinal(current.status) || current.status === 'AWAITING_APPROVAL') return current;
     let answer: ProviderRecord | undefined;
     try {
-      answer = await this.ctx.provider.checkStatus(merchant, referenceId);
+      answer = await this.ctx.provider.checkStatus(merchant, referenceId, 'refresh');
     } catch (error) {
+      if (error instanceof ProviderError && error.kind === 'rate-limited') return current;
       throw fromProviderError(error, referenceId);
     }
     if (!answer) return current;
-    return (await this.ctx.writer.change(merchant.id, referenceId, statusChange(this.ctx, answer, 'STATUS_CHECK'))).stored ?? current;
+    return (
+      (await this.ctx.writer.change(merchant.id, referenceId, statusChange(this.ctx, answer, 'STATUS_CHECK'))).stored ??
+      current
+    );
   }
 
   /**
@@ -77,9 +86,13 @@ export class StatusUpdates {
    * check-status, and the provider's answer wins. A referenceId the gateway has no record of costs
    * one status check and is kept only when the provider has it.
    */
-  async applyCallback(merchant: Merchant, record: ProviderRecord, delivery: CallbackDelivery): Promise<CallbackOutcome> {
+  async applyCallback(
+    merchant: Merchant,
+    record: ProviderRecord,
+    delivery: CallbackDelivery,
+  ): Promise<CallbackOutcome> {
     const current = await this.ctx.store.get(merchant.id, record.referenceId);
-    if (!current) return this.unknownReference(merchant, record);
+    if (!current) return this.unknownReference(merchant, record, delivery.verified);
     const trusted = delivery.verified && contentDiffers(current, record).length === 0;
     if (!trusted && isFinal(record.status)) return this.confirm(merchant, record);
     const { stored, changed } = await this.ctx.writer.change(
@@ -87,7 +100,7 @@ export class StatusUpdates {
       record.referenceId,
       statusChange(this.ctx, record, 'CALLBACK', delivery.verified ? delivery.deliveryId : undefined),
     );
-    if (!stored) return this.unknownReference(merchant, record);
+    if (!stored) return this.unknownReference(merchant, record, delivery.verified);
     return { result: changed ? 'applied' : 'unchanged', record: stored, changed };
   }
 
@@ -96,12 +109,18 @@ export class StatusUpdates {
     const { referenceId } = claimed;
     let answer: ProviderRecord | undefined;
     try {
-      answer = await this.ctx.provider.checkStatus(merchant, referenceId);
+      answer = await this.ctx.provider.checkStatus(merchant, referenceId, 'callback');
     } catch {
       return { result: 'retry_later' };
     }
     const agrees = answer?.status === claimed.status;
-    if (!agrees) this.opts.onMismatch?.({ merchantId: merchant.id, referenceId, claimed: claimed.status, provider: answer?.status });
+    if (!agrees)
+      this.opts.onMismatch?.({
+        merchantId: merchant.id,
+        referenceId,
+        claimed: claimed.status,
+        provider: answer?.status,
+      });
     if (!answer) {
       const current = await this.ctx.store.get(merchant.id, referenceId);
       return current ? { result: 'overruled', record: current, changed: false } : { result: 'unknown_reference' };
@@ -115,12 +134,24 @@ export class StatusUpdates {
     return { result: agrees ? 'confirmed' : 'overruled', record: stored, changed };
   }
 
-  /** A callback for a payout this gateway has no record of: kept, from the provider's own answer, only if the provider has it. */
-  private async unknownReference(merchant: Merchant, claimed: ProviderRecord): Promise<CallbackOutcome> {
+  /**
+   * A callback for a payout this gateway has no record of: kept, from the provider's own answer, only
+   * if the provider has it. An unverified one could come from anyone, so its check is an
+   * `unknown-reference` one, which the provider budget allows only a few of a minute per merchant.
+   */
+  private async unknownReference(
+    merchant: Merchant,
+    claimed: ProviderRecord,
+    verified: boolean,
+  ): Promise<CallbackOutcome> {
     if (!this.takeOrphanQuota(merchant.id)) return { result: 'retry_later' };
     let answer: ProviderRecord | undefined;
     try {
-      answer = await this.ctx.provider.checkStatus(merchant, claimed.referenceId);
+      answer = await this.ctx.provider.checkStatus(
+        merchant,
+        claimed.referenceId,
+        verified ? 'callback' : 'unknown-reference',
+      );
     } catch {
       return { result: 'retry_later' };
     }
@@ -134,8 +165,12 @@ export class StatusUpdates {
       });
     const found = boundedAnswer(answer);
     const now = this.ctx.now();
-    await this.ctx.store.insertIfAbsent(scheduled(orphanRecord(merchant.id, found, now.toISOString()), now, this.ctx.policy));
-    const { stored, changed } = await this.ctx.writer.change(merchant.id, found.referenceId, statusChange(this.ctx, found, 'STATUS_CHECK'));
+    await this.ctx.writer.insert(scheduled(orphanRecord(merchant.id, found, now.toISOString()), now, this.ctx.policy));
+    const { stored, changed } = await this.ctx.writer.change(
+      merchant.id,
+      found.referenceId,
+      statusChange(this.ctx, found, 'STATUS_CHECK'),
+    );
     if (!stored) return { result: 'unknown_reference' };
     return { result: changed ? 'applied' : 'unchanged', record: stored, changed };
   }

@@ -1,6 +1,7 @@
 import { Disbursement, isFinal } from './disbursement.model';
 import { DisbursementEvents, DisbursementStore } from './disbursement.ports';
-import { isPublished } from './disbursement.record';
+import { isPublished, shownOnInsert } from './disbursement.record';
+import { LimitRefusal, ReservationCaps } from './payout.controls';
 
 export interface Written {
   /** The record as stored afterwards; undefined when there is none. */
@@ -9,9 +10,17 @@ export interface Written {
   changed: boolean;
 }
 
+export interface Inserted {
+  /** The record already stored under that referenceId; nothing was written. */
+  existing?: Disbursement;
+  /** A payout limit refused the record; nothing was written. */
+  refused?: LimitRefusal;
+}
+
 /**
- * The one way a record changes: stored atomically, then published when its version moved, then
- * reported once to `onFinal` when it has just become final.
+ * The one way a record is written: stored atomically, then published when a client can see the
+ * change (its version moved, or a new record is already a client's payout), then reported once to
+ * `onFinal` when it has just become final. Use cases never write through the store themselves.
  */
 export class RecordWriter {
   constructor(
@@ -20,7 +29,11 @@ export class RecordWriter {
     private readonly onFinal?: (record: Disbursement) => void,
   ) {}
 
-  async change(merchantId: string, referenceId: string, change: (current: Disbursement) => Disbursement | undefined): Promise<Written> {
+  async change(
+    merchantId: string,
+    referenceId: string,
+    change: (current: Disbursement) => Disbursement | undefined,
+  ): Promise<Written> {
     let before: Disbursement | undefined;
     let after: Disbursement | undefined;
     // The store may run `change` more than once (Redis retries on a conflicting write): only the last run counts.
@@ -35,5 +48,24 @@ export class RecordWriter {
       if (before && !isFinal(before.status) && isFinal(stored.status)) this.onFinal?.(stored);
     }
     return { stored, changed };
+  }
+
+  /**
+   * A new record, stored only when none exists under its referenceId; with `caps`, only within the
+   * payout limits, reserved in the same atomic step.
+   */
+  async insert(record: Disbursement, caps?: ReservationCaps): Promise<Inserted> {
+    const inserted = caps
+      ? await this.store.insertReserving(record, caps)
+      : { existing: await this.store.insertIfAbsent(record) };
+    if (inserted.existing || inserted.refused) return inserted;
+    // Stored already: a failed publish must not turn it into an error, and a subscriber reads the current state first.
+    if (shownOnInsert(record)) await this.events.publish(record).catch(() => undefined);
+    return {};
+  }
+
+  /** Removes a record no client has seen (a claim the provider never acted on) while `expected` still holds for it. */
+  remove(merchantId: string, referenceId: string, expected: (current: Disbursement) => boolean): Promise<void> {
+    return this.store.remove(merchantId, referenceId, expected);
   }
 }

@@ -1,4 +1,4 @@
-import { GatewayError } from './disbursement.errors';
+import { balanceUnavailable, GatewayError, providerAuthFailed, providerRateLimited } from './disbursement.errors';
 import { Merchant, ProviderError, ProviderPort } from './disbursement.ports';
 
 export interface WalletBalance {
@@ -60,16 +60,8 @@ export class WalletBalances {
 }
 
 function balanceError(error: unknown): GatewayError {
-  if (error instanceof ProviderError && error.kind === 'auth') {
-    return new GatewayError(
-      'UPSTREAM_AUTH_FAILED',
-      "The payout provider refused the gateway's merchant credentials; the operator has been alerted.",
-    );
-  }
-  if (error instanceof ProviderError && error.kind === 'rate-limited') {
-    return new GatewayError('RATE_LIMITED', 'The payout provider is rate limiting this merchant; retry later.', {
-      retryAfter: error.details.retryAfter,
-    });
-  }
-  return new GatewayError('UPSTREAM_UNAVAILABLE', 'The payout provider could not tell the wallet balance right now; retry later.');
+  if (error instanceof ProviderError && error.kind === 'auth') return providerAuthFailed();
+  if (error instanceof ProviderError && error.kind === 'rate-limited')
+    return providerRateLimited(error.details.retryAfter);
+  return balanceUnavailable();
 }

@@ -2,6 +2,7 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import { setMaxListeners } from 'node:events';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementEvents } from '../disbursements/disbursement.ports';
+import { SpanKind, traced, tracingOn } from '../observability/tracing';
 
 type Topics = {
   /** id: `${merchantId}:${referenceId}`; one topic per payout so a change wakes only its watchers. */
@@ -27,6 +28,16 @@ export class PubSubEvents implements DisbursementEvents {
   }
 
   async publish(record: Disbursement): Promise<void> {
+    if (!tracingOn()) return this.send(record);
+    const attributes = {
+      'merchant.id': record.merchantId,
+      'payout.reference_id': record.referenceId,
+      'payout.status': record.status,
+    };
+    return traced('publish disbursement', { kind: SpanKind.PRODUCER, attributes }, async () => this.send(record));
+  }
+
+  private send(record: Disbursement): void {
     this.pubSub.publish('disbursement', `${record.merchantId}:${record.referenceId}`, record);
     this.pubSub.publish('merchant', record.merchantId, record);
   }
@@ -37,6 +48,8 @@ export class PubSubEvents implements DisbursementEvents {
 
   /** In one process a started listener hears every later publish at once. */
   async listening(_merchantId: string, _referenceId: string): Promise<void> {}
+
+  async merchantListening(_merchantId: string): Promise<void> {}
 
   watchMerchant(merchantId: string): AsyncIterable<Disbursement> {
     return this.pubSub.subscribe('merchant', merchantId);

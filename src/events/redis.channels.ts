@@ -1,4 +1,4 @@
-import { RedisClient, RedisErrorHandler } from '../store/redis.connection';
+import { RedisClient, RedisErrorHandler } from '../redis/redis.connection';
 
 /** A DOM-style event target whose events travel over Redis channels. */
 export interface ChannelTarget<E extends CustomEvent> {

@@ -1,6 +1,13 @@
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { Disbursement } from '../disbursements/disbursement.model';
-import { closeRedis, connectRedis, pingRedis, RedisClient, RedisErrorHandler, RedisTarget } from '../store/redis.connection';
+import {
+  closeRedis,
+  connectRedis,
+  pingRedis,
+  RedisClient,
+  RedisErrorHandler,
+  RedisTarget,
+} from '../redis/redis.connection';
 import { PubSubEvents } from './pubsub.events';
 import { ChannelTarget, createShardedEventTarget } from './redis.channels';
 
@@ -28,7 +35,8 @@ function underPrefix(target: Target, prefix: string): Target {
   return {
     addEventListener: (type, callback) => target.addEventListener(channelOf(prefix, type), callback),
     removeEventListener: (type, callback) => target.removeEventListener(channelOf(prefix, type), callback),
-    dispatchEvent: (event) => target.dispatchEvent(new CustomEvent(channelOf(prefix, event.type), { detail: event.detail })),
+    dispatchEvent: (event) =>
+      target.dispatchEvent(new CustomEvent(channelOf(prefix, event.type), { detail: event.detail })),
   };
 }
 
@@ -87,7 +95,14 @@ export class RedisEvents extends PubSubEvents {
    * order, so once our own subscription to the same channel is acknowledged, the watcher's is active.
    */
   override async listening(merchantId: string, referenceId: string): Promise<void> {
-    const channel = channelOf(this.prefix, `disbursement:${merchantId}:${referenceId}`);
+    await this.subscribed(channelOf(this.prefix, `disbursement:${merchantId}:${referenceId}`));
+  }
+
+  override async merchantListening(merchantId: string): Promise<void> {
+    await this.subscribed(channelOf(this.prefix, `merchant:${merchantId}`));
+  }
+
+  private async subscribed(channel: string): Promise<void> {
     if (this.sharded) await this.subscriber.ssubscribe(channel);
     else await this.subscriber.subscribe(channel);
   }

@@ -4,7 +4,8 @@ import { DecimalScalar } from './decimal.scalar';
 @InputType({ description: 'A payout to a bank account (provider spec 2.1).' })
 export class BankDisbursementInput {
   @Field(() => String, {
-    description: 'Your unique id for this payout, 1-64 printable characters. Retrying with the same id never pays twice.',
+    description:
+      'Your unique id for this payout, 1-64 printable characters. Retrying with the same id never pays twice.',
   })
   referenceId!: string;
 
@@ -38,6 +39,9 @@ export class BankDisbursementInput {
   @Field(() => String, { nullable: true })
   email?: string;
 
-  @Field(() => String, { nullable: true, description: 'Your own address: the gateway POSTs the final record there, signed.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Your own address: the gateway POSTs the final record there, signed.',
+  })
   callbackUrl?: string;
 }

@@ -5,7 +5,9 @@ const SIGNED_DECIMAL = /^-?\d+(\.\d+)?$/;
 /** Exactly the digits: no surrounding space, newline or byte-order mark is quietly dropped. */
 function parse(raw: string): string {
   if (!SIGNED_DECIMAL.test(raw))
-    throw new GraphQLError(`Decimal cannot represent ${JSON.stringify(raw.slice(0, 40))}: expected a number such as "150.75"`);
+    throw new GraphQLError(
+      `Decimal cannot represent ${JSON.stringify(raw.slice(0, 40))}: expected a number such as "150.75"`,
+    );
   return raw;
 }
 

@@ -10,7 +10,10 @@ import { GatewayContext } from './gateway.context';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
 
 /** Validates every input on its own, so one bad item is that item's error and not the batch's. */
-function itemsOf<T extends { referenceId: string }>(inputs: T[], validate: (input: T, path: string) => DisbursementRequest): BatchItem[] {
+function itemsOf<T extends { referenceId: string }>(
+  inputs: T[],
+  validate: (input: T, path: string) => DisbursementRequest,
+): BatchItem[] {
   return inputs.map((input, index) => {
     try {
       return { referenceId: input.referenceId, request: validate(input, `inputs.${index}`) };
@@ -25,7 +28,9 @@ function itemsOf<T extends { referenceId: string }>(inputs: T[], validate: (inpu
 function toResult(result: BatchResult, index: number): DisbursementResult {
   if ('record' in result) return { referenceId: result.referenceId, disbursement: toView(result.record) };
   const { code, message, details } = result.error;
-  const fields = details.fields?.map((f) => (f.startsWith('input.') ? `inputs.${index}.${f.slice('input.'.length)}` : f));
+  const fields = details.fields?.map((f) =>
+    f.startsWith('input.') ? `inputs.${index}.${f.slice('input.'.length)}` : f,
+  );
   return { referenceId: result.referenceId, error: { code, message, fields, retryAfter: details.retryAfter } };
 }
 
@@ -40,7 +45,12 @@ export class DisbursementBatchResolver {
     @Arg('inputs', () => [MobileMoneyDisbursementInput]) inputs: MobileMoneyDisbursementInput[],
     @Ctx() ctx: GatewayContext,
   ): Promise<DisbursementResult[]> {
-    const results = await ctx.batches.run(ctx.merchant, itemsOf(inputs, validateMobileMoney), ctx.requestId);
+    const results = await ctx.service.createMany(
+      ctx.merchant,
+      itemsOf(inputs, validateMobileMoney),
+      ctx.requestId,
+      ctx.actor,
+    );
     return results.map(toResult);
   }
 
@@ -49,10 +59,11 @@ export class DisbursementBatchResolver {
     @Arg('inputs', () => [BankDisbursementInput]) inputs: BankDisbursementInput[],
     @Ctx() ctx: GatewayContext,
   ): Promise<DisbursementResult[]> {
-    const results = await ctx.batches.run(
+    const results = await ctx.service.createMany(
       ctx.merchant,
       itemsOf(inputs, (input, path) => validateBank(input, this.bankValidation, path)),
       ctx.requestId,
+      ctx.actor,
     );
     return results.map(toResult);
   }

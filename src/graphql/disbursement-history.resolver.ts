@@ -16,7 +16,7 @@ export class DisbursementHistoryResolver {
     @Arg('filter', () => DisbursementFilter, { nullable: true }) filter: DisbursementFilter | null,
     @Ctx() ctx: GatewayContext,
   ): Promise<DisbursementConnection> {
-    const page = await ctx.history.page(ctx.merchant, {
+    const page = await ctx.service.history(ctx.merchant, {
       first: first ?? 20,
       after: after ? decodeCursor(after) : undefined,
       filter: {

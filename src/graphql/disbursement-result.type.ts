@@ -16,7 +16,9 @@ export class DisbursementError {
   retryAfter?: number;
 }
 
-@ObjectType({ description: 'The outcome of one payout of a batch, in the order of the inputs: its record or its error.' })
+@ObjectType({
+  description: 'The outcome of one payout of a batch, in the order of the inputs: its record or its error.',
+})
 export class DisbursementResult {
   @Field(() => ID)
   referenceId!: string;

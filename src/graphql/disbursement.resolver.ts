@@ -45,12 +45,16 @@ export class DisbursementResolver {
     });
   }
 
-  @Mutation(() => Disbursement, { description: 'Pays out to a bank account. Safe to retry with the same input: it is sent at most once.' })
+  @Mutation(() => Disbursement, {
+    description: 'Pays out to a bank account. Safe to retry with the same input: it is sent at most once.',
+  })
   async createBankDisbursement(
     @Arg('input', () => BankDisbursementInput) input: BankDisbursementInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<Disbursement> {
-    return toView(await ctx.service.create(ctx.merchant, validateBank(input, this.bankValidation), ctx.requestId));
+    return toView(
+      await ctx.service.create(ctx.merchant, validateBank(input, this.bankValidation), ctx.requestId, ctx.actor),
+    );
   }
 
   @Mutation(() => Disbursement, {
@@ -60,6 +64,6 @@ export class DisbursementResolver {
     @Arg('input', () => MobileMoneyDisbursementInput) input: MobileMoneyDisbursementInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<Disbursement> {
-    return toView(await ctx.service.create(ctx.merchant, validateMobileMoney(input), ctx.requestId));
+    return toView(await ctx.service.create(ctx.merchant, validateMobileMoney(input), ctx.requestId, ctx.actor));
   }
 }

@@ -1,6 +1,12 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { DecimalScalar } from './decimal.scalar';
-import { DisbursementChannel, DisbursementStatus, EventSource, PaymentType } from './disbursement.enums';
+import {
+  ApprovalDecision,
+  DisbursementChannel,
+  DisbursementStatus,
+  EventSource,
+  PaymentType,
+} from './disbursement.enums';
 
 @ObjectType({ description: 'A status the payout went through.' })
 export class DisbursementEvent {
@@ -18,6 +24,34 @@ export class DisbursementEvent {
 
   @Field(() => Date)
   at!: Date;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Who did it (a JWT's sub, or a shared token's name); null for the provider's and the gateway's own steps.",
+  })
+  actor?: string;
+}
+
+@ObjectType({ description: 'A payout held by the payout controls until a second person decides.' })
+export class DisbursementApproval {
+  @Field(() => String, { description: 'Who asked for the payout; they can never approve it themselves.' })
+  requestedBy!: string;
+
+  @Field(() => String, { nullable: true })
+  decidedBy?: string;
+
+  @Field(() => ApprovalDecision, { nullable: true, description: 'Null while it awaits approval.' })
+  decision?: ApprovalDecision;
+
+  @Field(() => Date, { nullable: true })
+  decidedAt?: Date;
+
+  @Field(() => String, { nullable: true, description: 'Why it was rejected, when the approver said.' })
+  reason?: string;
+
+  @Field(() => Date, { description: 'When it is cancelled if nobody has approved it.' })
+  expiresAt!: Date;
 }
 
 @ObjectType({ description: "One POST of the final record to the client's own callbackUrl." })
@@ -32,7 +66,9 @@ export class RelayAttempt {
   error?: string;
 }
 
-@ObjectType({ description: "Delivery of the final record to the client's own callbackUrl (bank payouts that gave one)." })
+@ObjectType({
+  description: "Delivery of the final record to the client's own callbackUrl (bank payouts that gave one).",
+})
 export class RelayStatus {
   @Field(() => String)
   url!: string;
@@ -102,4 +138,10 @@ export class Disbursement {
 
   @Field(() => RelayStatus, { nullable: true })
   relay?: RelayStatus;
+
+  @Field(() => DisbursementApproval, {
+    nullable: true,
+    description: 'Set when the payout controls held it for approval.',
+  })
+  approval?: DisbursementApproval;
 }

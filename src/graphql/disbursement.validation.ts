@@ -94,7 +94,8 @@ function invalid(error: z.ZodError, argument: string): GatewayError {
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : [issue.path.join('.')];
     for (const key of keys) {
       const field = `${argument}.${key}`;
-      if (!seen.has(field)) seen.set(field, issue.code === 'unrecognized_keys' ? 'is not a known field' : issue.message);
+      if (!seen.has(field))
+        seen.set(field, issue.code === 'unrecognized_keys' ? 'is not a known field' : issue.message);
     }
   }
   const fields = [...seen.keys()];
@@ -107,7 +108,11 @@ function defined<T extends object>(value: T): T {
 }
 
 /** `argument` is the input's path in the operation, e.g. `input` or `inputs.3`, so errors name the field exactly. */
-export function validateBank(input: BankDisbursementInput, options: BankValidationOptions, argument = 'input'): BankRequest {
+export function validateBank(
+  input: BankDisbursementInput,
+  options: BankValidationOptions,
+  argument = 'input',
+): BankRequest {
   const schema = options.allowPrivateNetworks ? bankSchemas.anyAddress : bankSchemas.publicOnly;
   const parsed = schema.safeParse({ ...input });
   if (!parsed.success) throw invalid(parsed.error, argument);

@@ -15,6 +15,17 @@ export function toView(record: Record): Disbursement {
     createdAt: date(record.createdAt),
     updatedAt: new Date(record.updatedAt),
     history: record.history.map((e) => ({ ...e, at: new Date(e.at) })),
-    relay: record.relay && { ...record.relay, attempts: record.relay.attempts.map((a) => ({ ...a, at: new Date(a.at) })) },
+    relay: record.relay && {
+      ...record.relay,
+      attempts: record.relay.attempts.map((a) => ({ ...a, at: new Date(a.at) })),
+    },
+    approval: record.approval && {
+      requestedBy: record.approval.requestedBy,
+      decidedBy: record.approval.decidedBy,
+      decision: record.approval.decision,
+      decidedAt: date(record.approval.decidedAt),
+      reason: record.approval.reason,
+      expiresAt: new Date(record.approval.expiresAt),
+    },
   };
 }

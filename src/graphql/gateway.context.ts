@@ -3,11 +3,10 @@ import { GraphQLSchema } from 'graphql';
 import { ClientAuth, Principal } from '../auth/client.auth';
 import { ClientRateLimit } from '../auth/client.rate-limit';
 import { MerchantAccount } from '../auth/merchant.registry';
+import { TrustedDocuments } from './trusted.documents';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementService } from '../disbursements/disbursement.service';
-import { WalletBalances } from '../disbursements/wallet.balance';
-import { DisbursementBatches } from '../disbursements/disbursement.batch';
-import { DisbursementHistory } from '../disbursements/disbursement.history';
+import { Actor } from '../disbursements/payout.controls';
 import { Logger } from '../observability/logger';
 import { GatewayMetrics } from '../observability/metrics';
 
@@ -16,41 +15,42 @@ export interface GraphQLServing {
   schema: GraphQLSchema;
   service: DisbursementService;
   auth: ClientAuth;
-  wallet: WalletBalances;
-  batches: DisbursementBatches;
-  history: DisbursementHistory;
   rateLimit: ClientRateLimit;
   logger: Logger;
   metrics: GatewayMetrics;
   /** Schema introspection (GRAPHQL_INTROSPECTION), refused by the same rule on both transports. */
   introspection: boolean;
+  /** TRUSTED_DOCUMENTS: which operations may run; every transport asks it before parsing (trusted.documents.ts). */
+  trustedDocuments?: TrustedDocuments;
 }
 
-/** The domain use cases a resolver may reach. */
-export type UseCases = Pick<GraphQLServing, 'service' | 'wallet' | 'batches' | 'history'>;
-
-export interface GatewayContext extends UseCases {
+export interface GatewayContext {
+  /** The one entry to the domain. */
+  service: DisbursementService;
   merchant: MerchantAccount;
+  /** Who is acting (payout controls, history). */
+  actor: Actor;
   /** What the caller's credential allows (operation.scopes.ts checks it before execution). */
   scopes: ReadonlySet<string>;
   /** Per operation, so a long-lived subscription never reads a cached, stale record. */
   loader: DataLoader<string, Disbursement | undefined>;
   requestId: string;
+  /** The key the caller's operations and payouts count against (CLIENT_RATE_LIMIT_PER_MIN). */
+  quotaKey: string;
 }
 
 export function createContext(
-  { service, wallet, batches, history }: UseCases,
-  { merchant, scopes }: Principal,
+  { service }: Pick<GraphQLServing, 'service'>,
+  { merchant, scopes, actor, quotaKey }: Principal,
   requestId: string,
 ): GatewayContext {
   return {
     merchant,
+    actor,
     scopes,
     service,
-    wallet,
-    batches,
-    history,
     requestId,
+    quotaKey,
     loader: new DataLoader((ids: readonly string[]) => service.getMany(merchant, ids), { maxBatchSize: 100 }),
   };
 }

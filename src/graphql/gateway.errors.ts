@@ -46,7 +46,9 @@ function fieldsOfCoercionMessage(message: string): string[] | undefined {
 /** The error behind a resolver's wrapping, or behind a refusal made before any resolver ran (graphql-ws). */
 function causeOf(error: unknown): unknown {
   const unwrapped = unwrapResolverError(error);
-  return unwrapped instanceof GraphQLError && unwrapped.originalError instanceof GatewayError ? unwrapped.originalError : unwrapped;
+  return unwrapped instanceof GraphQLError && unwrapped.originalError instanceof GatewayError
+    ? unwrapped.originalError
+    : unwrapped;
 }
 
 /**
@@ -56,7 +58,7 @@ function causeOf(error: unknown): unknown {
 export function formatError(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
   const original = causeOf(error);
   if (original instanceof GatewayError) {
-    const { fields, retryAfter, referenceId } = original.details;
+    const { fields, retryAfter, referenceId, limit, remaining, status } = original.details;
     return {
       message: original.message,
       path: formatted.path,
@@ -66,6 +68,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
         ...(fields && { fields }),
         ...(retryAfter !== undefined && { retryAfter }),
         ...(referenceId && { referenceId }),
+        ...(limit && { limit }),
+        ...(remaining !== undefined && { remaining }),
+        ...(status && { status }),
       },
     };
   }
@@ -92,5 +97,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
     };
   }
   logger.error({ err: original }, 'unexpected error in a GraphQL operation');
-  return { message: 'Internal server error', path: formatted.path, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } };
+  return {
+    message: 'Internal server error',
+    path: formatted.path,
+    extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR },
+  };
 }

@@ -8,6 +8,7 @@ import { WalletResolver } from './wallet.resolver';
 import { DisbursementBatchResolver } from './disbursement-batch.resolver';
 import { DisbursementHistoryResolver } from './disbursement-history.resolver';
 import { BankValidationOptions } from './disbursement.validation';
+import { DisbursementApprovalResolver } from './disbursement-approval.resolver';
 
 /**
  * The schema, built from the type-graphql classes; `schema.graphql` is its printed, committed form.
@@ -23,6 +24,7 @@ export function buildGatewaySchema(
     [WalletResolver, new WalletResolver()],
     [DisbursementBatchResolver, new DisbursementBatchResolver(bankValidation)],
     [DisbursementHistoryResolver, new DisbursementHistoryResolver()],
+    [DisbursementApprovalResolver, new DisbursementApprovalResolver()],
   ]);
   return buildSchemaSync({
     resolvers: [
@@ -31,6 +33,7 @@ export function buildGatewaySchema(
       WalletResolver,
       DisbursementBatchResolver,
       DisbursementHistoryResolver,
+      DisbursementApprovalResolver,
     ],
     validate: false,
     pubSub,

@@ -9,6 +9,9 @@ import {
   validate,
   ValidationRule,
 } from 'graphql';
+import { refusalError } from './gateway.errors';
+import { PARSE_OPTIONS } from './graphql.parse';
+import type { DocumentRequest, TrustedDocuments } from './trusted.documents';
 
 /**
  * The request rules of both transports, in one place: Apollo applies them over HTTP, and
@@ -16,10 +19,9 @@ import {
  *
  * GraphQL Armor's limits (OWASP GraphQL cheat sheet). Depth counts introspection too: the
  * standard introspection query that Apollo Sandbox sends is 21 levels deep, our own deepest 4.
- * The token limit is graphql-js's own parse option (Armor's Apollo plugin for it answers 500).
+ * The token limit is graphql-js's own parse option (graphql.parse.ts).
  * Field suggestions are removed from messages by formatError, which both transports share.
  */
-export const PARSE_OPTIONS = { maxTokens: 1000 };
 const armor = new ApolloArmor({
   maxDepth: { n: 25, ignoreIntrospection: false },
   maxAliases: { n: 15 },
@@ -65,8 +67,26 @@ export class OperationChecker {
   constructor(
     private readonly schema: GraphQLSchema,
     introspection: boolean,
+    /** TRUSTED_DOCUMENTS, applied by checkRequest. */
+    private readonly trusted?: TrustedDocuments,
   ) {
     this.rules = [...specifiedRules, ...requestValidationRules(introspection)];
+  }
+
+  /**
+   * A whole request (graphql-ws payload, or any transport's): the trusted documents rule first (an
+   * id becomes the manifest's text), then `check`. Transports that do not go through Apollo use this.
+   */
+  checkRequest(
+    request: DocumentRequest & { query?: unknown },
+  ): { document: DocumentNode } | { errors: GraphQLError[] } {
+    let query = typeof request.query === 'string' ? request.query : '';
+    if (this.trusted) {
+      const admitted = this.trusted.admit(request);
+      if ('refused' in admitted) return { errors: [refusalError(admitted.refused)] };
+      query = admitted.query ?? query;
+    }
+    return this.check(query);
   }
 
   check(query: string): { document: DocumentNode } | { errors: GraphQLError[] } {
@@ -76,7 +96,11 @@ export class OperationChecker {
     try {
       document = parse(query, { ...PARSE_OPTIONS, noLocation: true });
     } catch (error) {
-      return { errors: [coded(error instanceof GraphQLError ? error : new GraphQLError('Syntax Error'), 'GRAPHQL_PARSE_FAILED')] };
+      return {
+        errors: [
+          coded(error instanceof GraphQLError ? error : new GraphQLError('Syntax Error'), 'GRAPHQL_PARSE_FAILED'),
+        ],
+      };
     }
     const errors = validate(this.schema, document, this.rules);
     if (errors.length > 0) return { errors: errors.map((e) => coded(e, 'GRAPHQL_VALIDATION_FAILED')) };

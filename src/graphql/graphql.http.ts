@@ -3,18 +3,26 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode } from '../disbursements/disbursement.errors';
+import { badRequest, ErrorCode, GatewayError, clientRateLimited } from '../disbursements/disbursement.errors';
 import { readBody } from '../http/http.body';
 import { sendGraphQLError } from '../http/http.reply';
 import { withRequestId } from '../observability/request.context';
+import { contextFromHeaders, SpanKind, traced, tracingOn } from '../observability/tracing';
 import { formatError } from './gateway.errors';
 import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
-import { armorPlugins, PARSE_OPTIONS, requestValidationRules } from './graphql.armor';
+import { armorPlugins, requestValidationRules } from './graphql.armor';
+import { PARSE_OPTIONS } from './graphql.parse';
 import { useOperationLog } from './operation-log.plugin';
+import { usePayoutQuota } from './operation.payouts';
 import { useScopes } from './operation.scopes';
+import { DocumentRequest, TrustedDocuments, withTrustedQuery } from './trusted.documents';
 
 const BODY_LIMIT = 64 * 1024;
-const REFUSAL_STATUS: Partial<Record<string, number>> = { UNAUTHENTICATED: 401, FORBIDDEN: 403, SERVICE_UNAVAILABLE: 503 };
+const REFUSAL_STATUS: Partial<Record<string, number>> = {
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  SERVICE_UNAVAILABLE: 503,
+};
 
 export interface GraphQLHttpOptions extends GraphQLServing {
   landingPage: boolean;
@@ -33,6 +41,42 @@ function headerMap(req: IncomingMessage): HeaderMap {
 function requestIdOf(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+type HttpAdmission = { body?: unknown; search?: string } | { refused: GatewayError };
+
+/** TRUSTED_DOCUMENTS for a POST: a JSON body naming a listed id gets the listed text (anything else is Apollo's to refuse). */
+function admitBody(trusted: TrustedDocuments, body: unknown): HttpAdmission {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
+  const request = body as DocumentRequest;
+  const admitted = trusted.admit(request);
+  if ('refused' in admitted) return admitted;
+  return admitted.query === undefined ? {} : { body: withTrustedQuery(request, admitted.query) };
+}
+
+/** TRUSTED_DOCUMENTS for a GET: the same, on the query string (`extensions` is JSON there). */
+function admitSearch(trusted: TrustedDocuments, params: URLSearchParams): HttpAdmission {
+  let extensions: unknown;
+  try {
+    extensions = JSON.parse(params.get('extensions') ?? 'null');
+  } catch {
+    extensions = undefined;
+  }
+  const request: DocumentRequest = {
+    query: params.get('query') ?? undefined,
+    documentId: params.get('documentId') ?? undefined,
+    extensions,
+  };
+  const admitted = trusted.admit(request);
+  if ('refused' in admitted) return admitted;
+  if (admitted.query === undefined) return {};
+  const resolved = withTrustedQuery(request, admitted.query);
+  const next = new URLSearchParams(params);
+  next.set('query', admitted.query);
+  next.delete('documentId');
+  if (resolved.extensions === undefined) next.delete('extensions');
+  else next.set('extensions', JSON.stringify(resolved.extensions));
+  return { search: `?${next.toString()}` };
 }
 
 /** GraphQL over HTTP through Apollo Server: credentials and quota are checked before any parsing. */
@@ -56,6 +100,7 @@ export class GraphQLHttpHandler {
         ...armorPlugins,
         useOperationLog(opts.logger, opts.metrics),
         useScopes(),
+        usePayoutQuota(opts.rateLimit),
         ...opts.plugins,
         opts.landingPage
           ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
@@ -76,7 +121,14 @@ export class GraphQLHttpHandler {
     const requestId = requestIdOf(req);
     res.setHeader('x-request-id', requestId);
     // The operation's provider calls are gathered for its one log line (operation-log.plugin.ts).
-    return withRequestId(requestId, () => this.serve(req, res, url, requestId), true);
+    // One span per operation when tracing is on, continuing the client's W3C traceparent; named once Apollo knows the operation.
+    const serve = tracingOn()
+      ? () =>
+          traced('graphql', { kind: SpanKind.SERVER, parent: contextFromHeaders(req.headers) }, () =>
+            this.serve(req, res, url, requestId),
+          )
+      : () => this.serve(req, res, url, requestId);
+    return withRequestId(requestId, serve, true);
   }
 
   /**
@@ -84,7 +136,12 @@ export class GraphQLHttpHandler {
    * other shape (a query, a persisted-query extension, another method) needs a token first.
    */
   private isLandingPage(req: IncomingMessage, url: URL): boolean {
-    return this.opts.landingPage && req.method === 'GET' && url.search === '' && /\btext\/html\b/.test(req.headers.accept ?? '');
+    return (
+      this.opts.landingPage &&
+      req.method === 'GET' &&
+      url.search === '' &&
+      /\btext\/html\b/.test(req.headers.accept ?? '')
+    );
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
@@ -93,16 +150,14 @@ export class GraphQLHttpHandler {
     if (!this.isLandingPage(req, url)) {
       const authentication = await auth.authenticate(req.headers.authorization, req.socket.remoteAddress);
       if ('refused' in authentication) {
-        const { code, message } = authentication.refused;
-        if (code === 'UNAUTHENTICATED') res.setHeader('www-authenticate', 'Bearer');
-        return sendGraphQLError(res, REFUSAL_STATUS[code] ?? 403, code, message);
+        const { code } = authentication.refused;
+        if (code === ErrorCode.UNAUTHENTICATED) res.setHeader('www-authenticate', 'Bearer');
+        return sendGraphQLError(res, REFUSAL_STATUS[code] ?? 403, authentication.refused);
       }
       const retryAfter = await rateLimit.retryAfter(authentication.principal.quotaKey);
       if (retryAfter !== undefined) {
         res.setHeader('retry-after', String(retryAfter));
-        return sendGraphQLError(res, 429, ErrorCode.RATE_LIMITED, `Too many operations from this client; retry in ${retryAfter} s`, {
-          retryAfter,
-        });
+        return sendGraphQLError(res, 429, clientRateLimited(retryAfter));
       }
       context = createContext(this.opts, authentication.principal, requestId);
     }
@@ -114,14 +169,22 @@ export class GraphQLHttpHandler {
         try {
           body = JSON.parse(raw);
         } catch {
-          return sendGraphQLError(res, 400, ErrorCode.BAD_REQUEST, 'The request body is not valid JSON');
+          return sendGraphQLError(res, 400, badRequest('The request body is not valid JSON'));
         }
       } else {
         body = raw;
       }
     }
+    let search = url.search;
+    const trusted = this.opts.trustedDocuments;
+    if (trusted) {
+      const admitted = req.method === 'POST' ? admitBody(trusted, body) : admitSearch(trusted, url.searchParams);
+      if ('refused' in admitted) return sendGraphQLError(res, 400, admitted.refused);
+      body = admitted.body ?? body;
+      search = admitted.search ?? search;
+    }
     const result = await this.apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method ?? 'GET', headers: headerMap(req), search: url.search, body },
+      httpGraphQLRequest: { method: req.method ?? 'GET', headers: headerMap(req), search, body },
       context: async () => {
         if (!context) throw new Error('an operation reached Apollo without credentials');
         return context;

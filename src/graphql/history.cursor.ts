@@ -1,5 +1,5 @@
-import { GatewayError } from '../disbursements/disbursement.errors';
-import { HistoryPosition } from '../disbursements/disbursement.history';
+import { badInput } from '../disbursements/disbursement.errors';
+import { HistoryPosition } from '../disbursements/disbursement.ports';
 
 /** base64url of `[at, referenceId]`: opaque to clients, and a position that never moves. */
 export function encodeCursor(position: HistoryPosition): string {
@@ -9,11 +9,16 @@ export function encodeCursor(position: HistoryPosition): string {
 export function decodeCursor(cursor: string): HistoryPosition {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2 && Number.isSafeInteger(parsed[0]) && typeof parsed[1] === 'string') {
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      Number.isSafeInteger(parsed[0]) &&
+      typeof parsed[1] === 'string'
+    ) {
       return { at: parsed[0] as number, referenceId: parsed[1] };
     }
   } catch {
     // Not ours: refused below.
   }
-  throw new GatewayError('BAD_USER_INPUT', 'after is not a cursor this gateway gave out', { fields: ['after'] });
+  throw badInput('after is not a cursor this gateway gave out', ['after']);
 }

@@ -4,7 +4,8 @@ import { DecimalScalar } from './decimal.scalar';
 @InputType({ description: 'A payout to a mobile money account (provider spec 2.2).' })
 export class MobileMoneyDisbursementInput {
   @Field(() => String, {
-    description: 'Your unique id for this payout, 1-64 printable characters. Retrying with the same id never pays twice.',
+    description:
+      'Your unique id for this payout, 1-64 printable characters. Retrying with the same id never pays twice.',
   })
   referenceId!: string;
 

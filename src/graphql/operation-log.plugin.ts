@@ -3,6 +3,7 @@ import { GatewayMetrics } from '../observability/metrics';
 import { Logger } from '../observability/logger';
 import { providerCallsSoFar } from '../observability/request.context';
 import { GatewayContext } from './gateway.context';
+import { describeActiveOperation } from './operation.tracing';
 
 /** One log line and one counted outcome per GraphQL operation over HTTP; its provider calls are on that line. */
 export function useOperationLog(logger: Logger, metrics: GatewayMetrics): ApolloServerPlugin<GatewayContext> {
@@ -17,7 +18,12 @@ export function useOperationLog(logger: Logger, metrics: GatewayMetrics): Apollo
           const type = operation?.operation ?? 'unknown';
           // Apollo's operationName is that of the operation found in the document, never just the request's claim.
           const name = operationName ?? 'anonymous';
-          metrics.operations.inc({ operation: metrics.operationLabels.label(operationName ?? undefined), type, outcome });
+          describeActiveOperation(type, name, contextValue.merchant.id, outcome);
+          metrics.operations.inc({
+            operation: metrics.operationLabels.label(operationName ?? undefined),
+            type,
+            outcome,
+          });
           const providerCalls = providerCallsSoFar();
           logger.info(
             {

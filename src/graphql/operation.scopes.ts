@@ -1,6 +1,7 @@
 import { ApolloServerPlugin } from '@apollo/server';
 import {
   DocumentNode,
+  FieldNode,
   FragmentDefinitionNode,
   getOperationAST,
   Kind,
@@ -9,19 +10,19 @@ import {
   SelectionSetNode,
 } from 'graphql';
 import { Scope, SCOPES } from '../auth/client.auth';
-import { GatewayError } from '../disbursements/disbursement.errors';
+import { forbidden, GatewayError } from '../disbursements/disbursement.errors';
 import { GatewayContext } from './gateway.context';
 import { refusalError } from './gateway.errors';
 
-/** Root field names of an operation, through fragments; @skip/@include are ignored, so the check errs strict. */
-function rootFields(operation: OperationDefinitionNode, document: DocumentNode): string[] {
+/** Root fields of an operation, through fragments; @skip/@include are ignored, so checks err strict. */
+export function rootFields(operation: OperationDefinitionNode, document: DocumentNode): FieldNode[] {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-  const names: string[] = [];
+  const names: FieldNode[] = [];
   const seen = new Set<string>();
   const walk = (set: SelectionSetNode) => {
     for (const s of set.selections) {
-      if (s.kind === Kind.FIELD) names.push(s.name.value);
+      if (s.kind === Kind.FIELD) names.push(s);
       else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet);
       else if (!seen.has(s.name.value)) {
         seen.add(s.name.value);
@@ -34,14 +35,24 @@ function rootFields(operation: OperationDefinitionNode, document: DocumentNode):
   return names;
 }
 
+/** Mutations of the payout controls: deciding needs payouts:approve; withdrawing, either (the requester writes). */
+const CONTROL_MUTATIONS: Readonly<Record<string, readonly Scope[]>> = {
+  approveDisbursement: [SCOPES.approve],
+  approveDisbursements: [SCOPES.approve],
+  rejectDisbursement: [SCOPES.approve],
+  cancelDisbursement: [SCOPES.write, SCOPES.approve],
+};
+
 /**
- * The scope a root field needs: every Mutation field (the create mutations, single and batch)
- * payouts:write, every Query and Subscription field payouts:read. Deciding by root type means a
- * field added later is never left open. Introspection (`__schema`, `__type`, `__typename`) needs none.
+ * The scopes a root field accepts (any one suffices): the payout controls' decisions
+ * payouts:approve, every other Mutation field payouts:write, every Query and Subscription field
+ * payouts:read. Deciding by root type means a field added later is never left open.
+ * Introspection (`__schema`, `__type`, `__typename`) needs none.
  */
-function scopeFor(operation: OperationDefinitionNode['operation'], field: string): Scope | undefined {
-  if (field.startsWith('__')) return undefined;
-  return operation === OperationTypeNode.MUTATION ? SCOPES.write : SCOPES.read;
+function scopesFor(operation: OperationDefinitionNode['operation'], field: string): readonly Scope[] {
+  if (field.startsWith('__')) return [];
+  if (operation !== OperationTypeNode.MUTATION) return [SCOPES.read];
+  return Object.hasOwn(CONTROL_MUTATIONS, field) ? CONTROL_MUTATIONS[field] : [SCOPES.write];
 }
 
 /**
@@ -56,10 +67,11 @@ export function scopeRefusal(
 ): GatewayError | undefined {
   const operation = getOperationAST(document, operationName);
   if (!operation) return undefined;
-  for (const field of rootFields(operation, document)) {
-    const needed = scopeFor(operation.operation, field);
-    if (needed && !scopes.has(needed)) {
-      return new GatewayError('FORBIDDEN', `This token lacks the scope ${needed}, which ${field} needs`);
+  for (const { name } of rootFields(operation, document)) {
+    const field = name.value;
+    const accepted = scopesFor(operation.operation, field);
+    if (accepted.length > 0 && !accepted.some((scope) => scopes.has(scope))) {
+      return forbidden(`This token lacks the scope ${accepted.join(' or ')}, which ${field} needs`);
     }
   }
   return undefined;

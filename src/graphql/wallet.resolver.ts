@@ -5,9 +5,10 @@ import { WalletBalance } from './wallet-balance.type';
 @Resolver(() => WalletBalance)
 export class WalletResolver {
   @Query(() => WalletBalance, {
-    description: "Your wallet's balance at the provider, to show before paying out; the same figure is served for a few seconds.",
+    description:
+      "Your wallet's balance at the provider, to show before paying out; the same figure is served for a few seconds.",
   })
   walletBalance(@Ctx() ctx: GatewayContext): Promise<WalletBalance> {
-    return ctx.wallet.get(ctx.merchant);
+    return ctx.service.walletBalance(ctx.merchant);
   }
 }

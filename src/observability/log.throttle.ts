@@ -2,7 +2,11 @@
  * Lets at most `max` events a window through, so an outage writes a handful of lines rather than
  * one per request. The first event of a new window also says how many the last window held back.
  */
-export function throttle(max: number, windowMs: number, now: () => number = Date.now): () => { pass: boolean; suppressed: number } {
+export function throttle(
+  max: number,
+  windowMs: number,
+  now: () => number = Date.now,
+): () => { pass: boolean; suppressed: number } {
   let windowStart = -Infinity;
   let passed = 0;
   let held = 0;

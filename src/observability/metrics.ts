@@ -23,6 +23,20 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly providerBudgetSpent = new Counter({
+    name: 'gateway_provider_budget_spent_total',
+    help: "Provider calls let through the merchant's provider budget, by merchant and purpose (create, refresh, reconcile, callback, unknown-reference, balance)",
+    labelNames: ['merchant', 'purpose'] as const,
+    registers: [this.registry],
+  });
+
+  readonly providerBudgetRefused = new Counter({
+    name: 'gateway_provider_budget_refused_total',
+    help: 'Provider calls held back (never sent), by merchant, purpose and reason (budget, paused after a 429, recently_checked)',
+    labelNames: ['merchant', 'purpose', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly callbacks = new Counter({
     name: 'gateway_callbacks_total',
     help: 'Provider callbacks by result',
@@ -40,6 +54,13 @@ export class GatewayMetrics {
     name: 'gateway_payouts_final_total',
     help: 'Payouts that reached a final status, by status',
     labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly payoutControls = new Counter({
+    name: 'gateway_payout_control_actions_total',
+    help: 'Payout control actions: held for approval, approved, rejected, cancelled, expired, refused (with the limit that refused)',
+    labelNames: ['action', 'limit'] as const,
     registers: [this.registry],
   });
 
@@ -72,6 +93,13 @@ export class GatewayMetrics {
     name: 'gateway_provider_circuit_open',
     help: "1 while a merchant's provider circuit is open (calls fail fast), else 0; by merchant id and endpoint",
     labelNames: ['merchant', 'endpoint'] as const,
+    registers: [this.registry],
+  });
+
+  readonly untrustedOperations = new Counter({
+    name: 'gateway_untrusted_operations_total',
+    help: 'Operations not in TRUSTED_DOCUMENTS, by code (PERSISTED_QUERY_NOT_IN_LIST, QUERY_NOT_IN_SAFELIST) and action (refused; allowed in log mode)',
+    labelNames: ['code', 'action'] as const,
     registers: [this.registry],
   });
 

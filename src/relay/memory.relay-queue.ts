@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LeasedRelayJob, RelayJob, RelayQueue } from './relay.queue';
+import { inTurn, LeasedRelayJob, LeaseFairness, RelayJob, RelayQueue } from './relay.queue';
 
 interface Entry {
   job: RelayJob;
@@ -19,11 +19,21 @@ export class MemoryRelayQueue implements RelayQueue {
     if (!this.entries.has(key)) this.entries.set(key, { job, attempts: 0, dueAt: at.getTime() });
   }
 
-  async lease(now: Date, limit: number, leaseUntil: Date): Promise<LeasedRelayJob[]> {
-    const due = [...this.entries.values()]
-      .filter((e) => e.dueAt <= now.getTime())
-      .sort((a, b) => a.dueAt - b.dueAt)
-      .slice(0, limit);
+  async lease(now: Date, limit: number, leaseUntil: Date, fairness?: LeaseFairness): Promise<LeasedRelayJob[]> {
+    const byMerchant = new Map<string, Entry[]>();
+    for (const entry of this.entries.values()) {
+      if (entry.dueAt > now.getTime()) continue;
+      const list = byMerchant.get(entry.job.merchantId) ?? [];
+      list.push(entry);
+      byMerchant.set(entry.job.merchantId, list);
+    }
+    const allowed = [...byMerchant].map(([merchantId, list]) => {
+      const room = fairness ? Math.max(0, fairness.perMerchant - (fairness.busy.get(merchantId) ?? 0)) : list.length;
+      return list.sort((a, b) => a.dueAt - b.dueAt).slice(0, room);
+    });
+    // The merchant whose earliest job waits longest goes first.
+    allowed.sort((a, b) => (a[0]?.dueAt ?? Infinity) - (b[0]?.dueAt ?? Infinity));
+    const due = inTurn(allowed, limit);
     return due.map((entry) => {
       entry.lease = randomUUID();
       entry.dueAt = leaseUntil.getTime();

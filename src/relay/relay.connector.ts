@@ -19,7 +19,8 @@ export class RelayTargetRefused extends Error {
 export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
     if (error) return callback(error, []);
-    if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) return callback(new RelayTargetRefused(), []);
+    if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address)))
+      return callback(new RelayTargetRefused(), []);
     if (options.all) return callback(null, addresses);
     callback(null, addresses[0].address, addresses[0].family);
   });

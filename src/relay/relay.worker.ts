@@ -1,5 +1,5 @@
-import { Disbursement } from '../disbursements/disbursement.model';
-import { DisbursementStore } from '../disbursements/disbursement.ports';
+import { linksTo, ROOT_CONTEXT, SpanKind, traced } from '../observability/tracing';
+import { Disbursement, RelayAttempt } from '../disbursements/disbursement.model';
 import { Logger } from '../observability/logger';
 import { LeasedRelayJob, RelayQueue, relayJobFor } from './relay.queue';
 import { RelaySender } from './relay.sender';
@@ -7,8 +7,12 @@ import { RelaySender } from './relay.sender';
 export interface RelayWorkerOptions {
   queue: RelayQueue;
   sender: RelaySender;
-  /** Where each attempt is written, as the record's relay audit. */
-  store: DisbursementStore;
+  /** Writes each attempt on the record, as its relay audit (the domain's one writer does it). */
+  noteAttempt: (
+    merchantId: string,
+    referenceId: string,
+    relay: { url: string; delivered: boolean; gaveUp: boolean; attempt: RelayAttempt },
+  ) => Promise<Disbursement | undefined>;
   logger: Logger;
   maxAttempts: number;
   /** First backoff; it doubles with every attempt, up to 10 minutes. */
@@ -17,8 +21,10 @@ export interface RelayWorkerOptions {
   pollMs: number;
   /** How long a replica holds a job it is sending; longer than one attempt may take. */
   leaseMs: number;
-  /** Jobs taken, and sent at once, per round. */
-  batchSize?: number;
+  /** Attempts in flight at once in this replica (a moving window: a freed slot is refilled at once). Default 32. */
+  window?: number;
+  /** Attempts in flight at once for one merchant in this replica, so endpoints that hang hold only their own slots. Default 8. */
+  perMerchant?: number;
 }
 
 const MAX_BACKOFF_MS = 10 * 60_000;
@@ -28,13 +34,19 @@ const MAX_BACKOFF_MS = 10 * 60_000;
  * each once, writes the attempt to the record, and then finishes the job or puts it back with a
  * backoff. A replica that dies mid-attempt loses only its lease: the job comes due again, and the
  * next replica sends it with the same webhook-id, so the client can drop a repeat.
+ *
+ * Attempts run in a moving window, not in rounds: each one that ends frees its slot for the next due
+ * job at once. Merchants are served in turn, and one merchant holds at most `perMerchant` slots, so
+ * a merchant whose endpoints hang (each attempt bounded by RELAY_TIMEOUT_MS) never holds up another's.
  */
 export class RelayWorker {
   private timer?: NodeJS.Timeout;
   private timerAt = Infinity;
-  private round?: Promise<void>;
+  private leasing?: Promise<void>;
   private again = false;
   private stopped = true;
+  private readonly running = new Set<Promise<void>>();
+  private readonly busy = new Map<string, number>();
 
   constructor(private readonly opts: RelayWorkerOptions) {}
 
@@ -46,7 +58,8 @@ export class RelayWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.round;
+    await this.leasing;
+    await Promise.all(this.running);
   }
 
   /** For a record that just became final: stores its relay, when its client asked for one, and sends it soon. */
@@ -57,16 +70,40 @@ export class RelayWorker {
     this.wake(0);
   }
 
-  /** One round: lease what is due and send it. Resolves with how many jobs it sent. */
-  async runOnce(): Promise<number> {
-    const { queue, leaseMs, batchSize = 16 } = this.opts;
+  private get window(): number {
+    return this.opts.window ?? 32;
+  }
+
+  /** Fills the free slots with due jobs. Resolves with how many it took. */
+  private async fill(): Promise<number> {
+    const { queue, leaseMs, perMerchant = 8 } = this.opts;
+    const free = this.window - this.running.size;
+    if (free <= 0) return 0;
     const now = Date.now();
-    const jobs = await queue.lease(new Date(now), batchSize, new Date(now + leaseMs));
-    await Promise.all(jobs.map((job) => this.deliver(job)));
+    const jobs = await queue.lease(new Date(now), free, new Date(now + leaseMs), { perMerchant, busy: this.busy });
+    for (const job of jobs) this.launch(job);
     return jobs.length;
   }
 
-  /** Runs a round in `delayMs` unless one is already set for sooner. */
+  private launch(job: LeasedRelayJob): void {
+    const { merchantId } = job;
+    this.busy.set(merchantId, (this.busy.get(merchantId) ?? 0) + 1);
+    const attempt = this.deliver(job)
+      .catch((error: unknown) =>
+        this.opts.logger.warn({ err: error, referenceId: job.referenceId }, 'relay attempt failed'),
+      )
+      .finally(() => {
+        this.running.delete(attempt);
+        const held = (this.busy.get(merchantId) ?? 1) - 1;
+        if (held > 0) this.busy.set(merchantId, held);
+        else this.busy.delete(merchantId);
+        // A slot is free: the next due job may take it now.
+        this.wake(0);
+      });
+    this.running.add(attempt);
+  }
+
+  /** Fills slots in `delayMs` unless that is already set for sooner. */
   private wake(delayMs: number): void {
     if (this.stopped) return;
     const at = Date.now() + delayMs;
@@ -82,41 +119,63 @@ export class RelayWorker {
   }
 
   private run(): void {
-    if (this.round) {
+    if (this.leasing) {
       this.again = true;
       return;
     }
-    this.round = this.runOnce()
+    this.leasing = this.fill()
       .then(
-        (sent) => sent,
+        (taken) => taken,
         (error: unknown) => {
-          this.opts.logger.warn({ err: error }, 'relay round failed');
+          this.opts.logger.warn({ err: error }, 'relay lease failed');
           return 0;
         },
       )
-      .then((sent) => {
-        this.round = undefined;
-        // A full batch may have left more due jobs behind.
-        const more = this.again || sent >= (this.opts.batchSize ?? 16);
+      .then((taken) => {
+        this.leasing = undefined;
+        // Slots still free and jobs taken: more may be due. Otherwise look again after the poll interval.
+        const more = this.again || (taken > 0 && this.running.size < this.window);
         this.again = false;
         this.wake(more ? 0 : this.opts.pollMs);
       });
   }
 
   private async deliver(job: LeasedRelayJob): Promise<void> {
-    const { queue, sender, store, logger, maxAttempts } = this.opts;
-    const { attempt, refused, cause } = await sender.send(job);
+    const { queue, sender, noteAttempt, logger, maxAttempts } = this.opts;
     const number = job.attempts + 1;
+    // A new trace per attempt (it runs long after the payout's own), linked to the payout's create.
+    const { attempt, refused, cause } = await traced(
+      'relay attempt',
+      {
+        kind: SpanKind.CLIENT,
+        parent: ROOT_CONTEXT,
+        links: linksTo(job.traceparent),
+        attributes: { 'merchant.id': job.merchantId, 'payout.reference_id': job.referenceId, 'relay.attempt': number },
+      },
+      async (span) => {
+        const outcome = await sender.send(job);
+        span?.setAttributes({
+          'http.response.status_code': outcome.attempt.status ?? 0,
+          'relay.refused': outcome.refused,
+        });
+        return outcome;
+      },
+    );
     const delivered = attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300;
     // A refused target stays refused: asking again would only probe the same address.
     const gaveUp = !delivered && (refused || number >= maxAttempts);
     try {
-      const stored = await store.update(job.merchantId, job.referenceId, (current) => ({
-        ...current,
-        relay: { url: job.url, delivered, gaveUp, attempts: [...(current.relay?.attempts ?? []), attempt] },
-      }));
+      const stored = await noteAttempt(job.merchantId, job.referenceId, { url: job.url, delivered, gaveUp, attempt });
       logger.info(
-        { referenceId: job.referenceId, requestId: job.requestId, attempt: number, status: attempt.status, cause, delivered, gaveUp },
+        {
+          referenceId: job.referenceId,
+          requestId: job.requestId,
+          attempt: number,
+          status: attempt.status,
+          cause,
+          delivered,
+          gaveUp,
+        },
         'relay attempt',
       );
       if (delivered || gaveUp || !stored) {

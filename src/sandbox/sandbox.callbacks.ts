@@ -99,7 +99,13 @@ export class CallbackSender {
     const abort = new AbortController();
     const cancelTimeout = this.opts.timers.after(ATTEMPT_TIMEOUT_MS, () => abort.abort());
     const log = this.opts.logger.child({ referenceId: delivery.referenceId, webhookId: delivery.id, attempt });
-    void request(delivery.url, { method: 'POST', headers, body: delivery.body, signal: abort.signal, dispatcher: this.agent })
+    void request(delivery.url, {
+      method: 'POST',
+      headers,
+      body: delivery.body,
+      signal: abort.signal,
+      dispatcher: this.agent,
+    })
       .then(async (res) => {
         await res.body.dump();
         return res.statusCode >= 200 && res.statusCode < 300 ? undefined : `answered ${res.statusCode}`;

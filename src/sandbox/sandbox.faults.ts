@@ -14,11 +14,13 @@ export interface FaultSettings {
   malformedRate?: number;
   /** Share stored, then answered with headers at once and the body trickled over several seconds. */
   slowBodyRate?: number;
+  /** Every create's record echoes the request's headers and callback address in `message`, as some providers do (like accounts ending in 999). */
+  echo?: boolean;
 }
 
 export type Fault = 'error' | 'reset' | 'hang' | 'malformed' | 'slowBody';
 
-const RATES: ReadonlyArray<readonly [Exclude<keyof FaultSettings, 'latencyMs'>, Fault]> = [
+const RATES: ReadonlyArray<readonly [Exclude<keyof FaultSettings, 'latencyMs' | 'echo'>, Fault]> = [
   ['errorRate', 'error'],
   ['resetRate', 'reset'],
   ['hangRate', 'hang'],
@@ -47,6 +49,12 @@ export function parseFaultSettings(body: unknown): Validated<FaultSettings> {
         return { ok: false, error: { field: key, message: 'latencyMs must be a non-negative number' } };
       }
       settings.latencyMs = value;
+      continue;
+    }
+    if (key === 'echo') {
+      if (typeof value !== 'boolean')
+        return { ok: false, error: { field: key, message: 'echo must be true or false' } };
+      settings.echo = value;
       continue;
     }
     const rate = RATES.find(([name]) => name === key)?.[0];

@@ -32,7 +32,12 @@ export type Answer =
   | { kind: 'malformed'; body: object }
   | { kind: 'trickle'; body: object };
 
-export function errorAnswer(status: ErrorStatus, message: string, field?: string, headers?: Record<string, string>): Answer {
+export function errorAnswer(
+  status: ErrorStatus,
+  message: string,
+  field?: string,
+  headers?: Record<string, string>,
+): Answer {
   const body: ErrorBody = { status, error: REASONS[status], message, ...(field === undefined ? {} : { field }) };
   return { kind: 'json', status, body, headers };
 }

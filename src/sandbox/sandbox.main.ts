@@ -7,7 +7,11 @@ import { startSandbox } from './sandbox.server';
 async function main(): Promise<void> {
   const config = loadConfig();
   const { publicJwk } = await loadOrCreateDevKey();
-  const sandbox = await startSandbox({ ...config.sandbox, jwks: { keys: [publicJwk] }, logger: pino({ level: config.logLevel }) });
+  const sandbox = await startSandbox({
+    ...config.sandbox,
+    jwks: { keys: [publicJwk] },
+    logger: pino({ level: config.logLevel }),
+  });
   console.log(`Sandbox listening at ${sandbox.url}`);
   const stop = (): void => {
     // Closing leaves nothing scheduled, so the process ends by itself.

@@ -1,7 +1,20 @@
 import { randomInt } from 'node:crypto';
 
 export type PayoutStatus = 'Pending' | 'Successful' | 'Failed';
-export type PaymentType = 'Bank' | 'OperatorAMoney' | 'OperatorBMoney' | 'OperatorCKwacha';
+export type PaymentType = 'Bank' | 'OperatorAMoney' | 'OperatorBMoney' | 'OperatorCKwacha' | ProviderOperatorName;
+/** The names the real provider gives the operators the spec anonymises (upstream-facts.md). */
+export type ProviderOperatorName = 'AirtelMoney' | 'MtnMoney' | 'ZamtelKwacha';
+
+const PROVIDER_NAMES: Readonly<Record<string, ProviderOperatorName>> = {
+  OperatorAMoney: 'AirtelMoney',
+  OperatorBMoney: 'MtnMoney',
+  OperatorCKwacha: 'ZamtelKwacha',
+};
+
+/** The real provider's name for a spec operator name; other payment types unchanged. */
+export function providerName(paymentType: PaymentType): PaymentType {
+  return Object.hasOwn(PROVIDER_NAMES, paymentType) ? PROVIDER_NAMES[paymentType] : paymentType;
+}
 export type Channel = 'bank' | 'mobile-money';
 
 /** A disbursement record as the provider answers it (spec 2.3); key order follows the spec. */
@@ -35,7 +48,7 @@ export interface PayoutRequest {
 
 /** What the last three digits of accountNumber make the sandbox do. */
 export interface Scenario {
-  create: 'normal' | 'failed' | 'server-error' | 'slow';
+  create: 'normal' | 'failed' | 'server-error' | 'slow' | 'echo';
   /** Final state reached settleMs after creation; unset: never settles or already final. */
   settlesAs?: 'Successful' | 'Failed';
 }
@@ -52,6 +65,8 @@ export function scenarioFor(accountNumber: string): Scenario {
       return { create: 'server-error' };
     case '408':
       return { create: 'slow', settlesAs: 'Successful' };
+    case '999':
+      return { create: 'echo', settlesAs: 'Successful' };
     default:
       return { create: 'normal', settlesAs: 'Successful' };
   }
@@ -98,7 +113,7 @@ export class Ledger {
   }
 
   /** Stores a new record, Pending or (with a failure message) Failed at once, and answers a copy. */
-  open(apiKey: string, request: PayoutRequest, ipAddress: string, failedWith?: string): SandboxRecord {
+  open(apiKey: string, request: PayoutRequest, ipAddress: string, failedWith?: string, echo?: string): SandboxRecord {
     const { date, micros } = nowMicros();
     const base = {
       referenceId: request.referenceId,
@@ -122,6 +137,7 @@ export class Ledger {
             ...(request.narration === undefined ? {} : { narration: request.narration }),
             externalId: null,
             createdAt: `${date.toISOString().slice(0, 19)}.${pad(micros, 6)}+00:00`,
+            ...(echo === undefined ? {} : { message: echo }),
           };
     let records = this.byKey.get(apiKey);
     if (!records) {
@@ -152,6 +168,8 @@ export class Ledger {
     const digits = date.toISOString().replace(/\D/g, '');
     const day = digits.slice(0, 8);
     const time = digits.slice(8, 14);
-    return channel === 'bank' ? `BNK-${day}-${time}-${pad(this.sequence, 6)}` : `MM-${day}${time}-${pad(this.sequence % 100_000, 5)}`;
+    return channel === 'bank'
+      ? `BNK-${day}-${time}-${pad(this.sequence, 6)}`
+      : `MM-${day}${time}-${pad(this.sequence % 100_000, 5)}`;
   }
 }

@@ -5,7 +5,15 @@ import { CallbackSender } from './sandbox.callbacks';
 import { chooseFault, parseFaultSettings, type FaultSettings } from './sandbox.faults';
 import { errorAnswer, isJsonContentType, parseJson, readBody, writeAnswer, type Answer } from './sandbox.http';
 import { RateLimiter } from './sandbox.rate-limit';
-import { FAILED_AT_ONCE_MESSAGE, Ledger, scenarioFor, type Channel, type PayoutRequest, type SandboxRecord } from './sandbox.records';
+import {
+  FAILED_AT_ONCE_MESSAGE,
+  Ledger,
+  providerName,
+  scenarioFor,
+  type Channel,
+  type PayoutRequest,
+  type SandboxRecord,
+} from './sandbox.records';
 import { Timers } from './sandbox.timers';
 import { validateCreate, isPlainObject } from './sandbox.validation';
 import { INSUFFICIENT_BALANCE_MESSAGE, Wallets } from './sandbox.wallet';
@@ -39,6 +47,11 @@ export interface SandboxOptions {
   /** Default 1000000: every key's wallet starts with it; accepted payouts are debited, failed ones refunded. */
   openingBalance?: number;
   logger?: Logger;
+  /**
+   * Answer in the real provider's shapes where they differ from the spec's (upstream-facts.md):
+   * operators named `AirtelMoney`, `MtnMoney`, `ZamtelKwacha`, and a balance without currency.
+   */
+  providerShapes?: boolean;
   /** Public keys served at GET /.well-known/jwks.json: the development identity provider. Unset: 404. */
   jwks?: { keys: object[] };
 }
@@ -93,6 +106,14 @@ function hostForUrl(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/** What an echoing provider puts in `message`: every request header (the API key among them) and the callback address. */
+function echoOf(req: IncomingMessage, request: PayoutRequest): string {
+  const headers = Object.entries(req.headers)
+    .map(([name, value]) => `${name}=${Array.isArray(value) ? value.join(',') : (value ?? '')}`)
+    .join(' ');
+  return `echo ${headers} callback=${request.callbackUrl ?? ''}`;
 }
 
 /** An answer and how much longer than the sandbox's own latency it is held back. */
@@ -177,7 +198,8 @@ class Sandbox {
       return writeAnswer(req, res, faultAnswer, this.timers);
     } else if (url.pathname === JWKS_PATH && this.opts.jwks) {
       // Stands in for an identity provider's key set in development: no API key, no latency.
-      const jwksAnswer: Answer = req.method === 'GET' ? { kind: 'json', status: 200, body: this.opts.jwks } : this.methodNotAllowed('GET');
+      const jwksAnswer: Answer =
+        req.method === 'GET' ? { kind: 'json', status: 200, body: this.opts.jwks } : this.methodNotAllowed('GET');
       return writeAnswer(req, res, jwksAnswer, this.timers);
     } else {
       return writeAnswer(req, res, errorAnswer(404, `No route for ${req.method} ${url.pathname}`), this.timers);
@@ -200,7 +222,8 @@ class Sandbox {
   private admit(req: IncomingMessage): { key: string } | { denied: Answer } {
     const key = singleHeader(req.headers['x-api-key']);
     if (key === undefined) return { denied: errorAnswer(401, 'Missing API key') };
-    if (key === INACTIVE_KEY) return { denied: errorAnswer(403, 'API key is inactive or not authorised for this resource') };
+    if (key === INACTIVE_KEY)
+      return { denied: errorAnswer(403, 'API key is inactive or not authorised for this resource') };
     if (!this.activeKeys.has(key)) return { denied: errorAnswer(401, 'Invalid API key') };
     const decision = this.limiter.take(key);
     if (!decision.allowed) {
@@ -216,7 +239,8 @@ class Sandbox {
   private async create(req: IncomingMessage, channel: Channel): Promise<Reply> {
     this.counters.createRequests += 1;
     const raw = await readBody(req, MAX_BODY_BYTES);
-    if (raw === 'too-large') return { answer: errorAnswer(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`), delayMs: 0 };
+    if (raw === 'too-large')
+      return { answer: errorAnswer(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`), delayMs: 0 };
     const parsed = parseJson(raw);
     // Counted before any check, so tests can see every attempt a client made for a reference.
     if (parsed.ok && isPlainObject(parsed.value) && typeof parsed.value.referenceId === 'string') {
@@ -256,9 +280,12 @@ class Sandbox {
           ? undefined
           : INSUFFICIENT_BALANCE_MESSAGE;
     // Stored before answering, as a real provider that took the money would have.
-    const record = this.ledger.open(key, request, ipAddressOf(req), failedWith);
+    const echo = scenario.create === 'echo' || this.faults.echo === true ? echoOf(req, request) : undefined;
+    const named = this.opts.providerShapes ? { ...request, paymentType: providerName(request.paymentType) } : request;
+    const record = this.ledger.open(key, named, ipAddressOf(req), failedWith, echo);
     const { settlesAs } = scenario;
-    if (settlesAs && failedWith === undefined) this.timers.after(this.opts.settleMs, () => this.settle(key, request, settlesAs));
+    if (settlesAs && failedWith === undefined)
+      this.timers.after(this.opts.settleMs, () => this.settle(key, request, settlesAs));
 
     if (scenario.create === 'slow') {
       return { answer: { kind: 'json', status: 200, body: record }, delayMs: this.opts.slowCreateMs ?? 30_000 };
@@ -306,7 +333,9 @@ class Sandbox {
       body: {
         success: true,
         message: 'Wallet balance retrieved successfully.',
-        data: { balance: this.wallets.balance(admitted.key), currency: WALLET_CURRENCY },
+        data: this.opts.providerShapes
+          ? { balance: this.wallets.balance(admitted.key) }
+          : { balance: this.wallets.balance(admitted.key), currency: WALLET_CURRENCY },
       },
     };
   }

@@ -113,10 +113,15 @@ function mobileMoneyRequest(body: Body, callbackUrlHeader: string | undefined): 
 }
 
 /** Checks a create body (already parsed JSON) and the callbackUrl header; reports the first offending field. */
-export function validateCreate(channel: Channel, body: unknown, callbackUrlHeader: string | undefined): Validated<PayoutRequest> {
+export function validateCreate(
+  channel: Channel,
+  body: unknown,
+  callbackUrlHeader: string | undefined,
+): Validated<PayoutRequest> {
   try {
     if (!isPlainObject(body)) throw new Invalid(undefined, 'Request body must be a JSON object');
-    const value = channel === 'bank' ? bankRequest(body, callbackUrlHeader) : mobileMoneyRequest(body, callbackUrlHeader);
+    const value =
+      channel === 'bank' ? bankRequest(body, callbackUrlHeader) : mobileMoneyRequest(body, callbackUrlHeader);
     return { ok: true, value };
   } catch (err) {
     if (err instanceof Invalid) return { ok: false, error: { field: err.field, message: err.message } };

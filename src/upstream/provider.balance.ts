@@ -24,5 +24,7 @@ export function parseProviderBalance(body: unknown): ProviderBalance | undefined
   const amount = amountOf(data.balance ?? data.availableBalance ?? data.available_balance);
   if (amount === undefined) return undefined;
   const currency = data.currency ?? body.currency;
-  return typeof currency === 'string' && /^[A-Z]{3}$/.test(currency.trim()) ? { amount, currency: currency.trim() } : { amount };
+  return typeof currency === 'string' && /^[A-Z]{3}$/.test(currency.trim())
+    ? { amount, currency: currency.trim() }
+    : { amount };
 }

@@ -10,12 +10,24 @@ const STATUSES: Record<string, DisbursementStatus> = {
   canceled: 'CANCELLED',
 };
 
-const PAYMENT_TYPES: Record<string, PaymentType> = {
+/**
+ * Lower-cased names: the spec's anonymised ones and the real provider's (upstream-facts.md), which
+ * name the same operators of the same number prefixes (26097/26077, 26096/26076, 26095/26075).
+ */
+const PAYMENT_TYPES: Readonly<Record<string, PaymentType>> = {
   bank: 'BANK',
   operatoramoney: 'OPERATOR_A_MONEY',
+  airtelmoney: 'OPERATOR_A_MONEY',
   operatorbmoney: 'OPERATOR_B_MONEY',
+  mtnmoney: 'OPERATOR_B_MONEY',
   operatorckwacha: 'OPERATOR_C_KWACHA',
+  zamtelkwacha: 'OPERATOR_C_KWACHA',
 };
+
+function paymentTypeOf(raw: string | undefined): PaymentType {
+  const key = raw?.toLowerCase();
+  return key !== undefined && Object.hasOwn(PAYMENT_TYPES, key) ? PAYMENT_TYPES[key] : 'OTHER';
+}
 
 function text(value: unknown): string | undefined {
   if (typeof value === 'string') return value.trim() === '' ? undefined : value;
@@ -44,7 +56,7 @@ export function parseProviderRecord(body: unknown): ProviderRecord | undefined {
     providerStatus,
     status: STATUSES[providerStatus.toLowerCase()] ?? 'UNKNOWN',
     providerPaymentType,
-    paymentType: providerPaymentType ? (PAYMENT_TYPES[providerPaymentType.toLowerCase()] ?? 'OTHER') : 'OTHER',
+    paymentType: paymentTypeOf(providerPaymentType),
     amount: amount === undefined ? undefined : canonicalDecimal(amount),
     currency: text(body.currency),
     accountNumber: text(body.accountNumber),

@@ -1,9 +1,10 @@
-import CircuitBreaker from 'opossum';
 import { DisbursementRequest, ProviderBalance, ProviderRecord } from '../disbursements/disbursement.model';
 import { Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
+import { Circuit, CircuitOptions, CircuitState } from './upstream.circuit';
+
+export type { CircuitState };
 
 export type CircuitEndpoint = 'create' | 'status';
-export type CircuitState = 'open' | 'halfOpen' | 'close';
 
 export interface BreakerOptions {
   /** How long the circuit stays open before one trial call is let through. */
@@ -21,43 +22,47 @@ const countsAsFailure = (error: unknown) =>
   !(error instanceof ProviderError) || ['server-error', 'unknown', 'unavailable'].includes(error.kind);
 
 interface Circuits {
-  create: CircuitBreaker<[Merchant, DisbursementRequest], ProviderRecord>;
-  status: CircuitBreaker<[Merchant, string], ProviderRecord | undefined>;
+  create: Circuit;
+  status: Circuit;
 }
+
+const refusal = () => new ProviderError('unavailable', 'provider circuit open: recent calls failed, nothing was sent');
 
 /**
  * Fails fast with `unavailable` while the provider is failing for a merchant, instead of piling
  * requests onto it. Each provider key has its own circuits, so one merchant whose account makes
  * the provider fail cannot stop the others; creates and status checks have separate circuits, as
- * checks can be healthy while creates fail. opossum's own timeout stays off: abandoning a create
- * that is still running would turn an answer we could have had into an unknown outcome; undici's
- * timeouts bound each call instead.
+ * checks can be healthy while creates fail. The circuits have no timeout of their own: abandoning a
+ * create that is still running would turn an answer we could have had into an unknown outcome;
+ * undici's timeouts bound each call instead. Circuit (upstream.circuit.ts) keeps opossum's rules
+ * without its per-call events, timers and promises.
  */
 export class BreakingProvider implements ProviderPort {
   /** By provider key; merchants are a fixed, configured set, so this stays small. */
   private readonly circuits = new Map<string, Circuits>();
-  private readonly settings: CircuitBreaker.Options;
+  private readonly settings: Omit<CircuitOptions, 'onStateChange'>;
 
   constructor(
     private readonly inner: ProviderPort,
     private readonly opts: BreakerOptions,
   ) {
     this.settings = {
-      timeout: false,
-      resetTimeout: opts.resetTimeoutMs,
+      resetTimeoutMs: opts.resetTimeoutMs,
       errorThresholdPercentage: opts.errorThresholdPercentage ?? 50,
       volumeThreshold: opts.volumeThreshold ?? 10,
-      rollingCountTimeout: 10_000,
-      errorFilter: (error: unknown) => !countsAsFailure(error),
+      windowMs: 10_000,
+      buckets: 10,
+      countsAsFailure,
+      refusal,
     };
   }
 
   create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord> {
-    return this.circuitsOf(merchant).create.fire(merchant, request).catch(rejectedByCircuit);
+    return this.circuitsOf(merchant).create.run(() => this.inner.create(merchant, request));
   }
 
   checkStatus(merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined> {
-    return this.circuitsOf(merchant).status.fire(merchant, referenceId).catch(rejectedByCircuit);
+    return this.circuitsOf(merchant).status.run(() => this.inner.checkStatus(merchant, referenceId));
   }
 
   /** Not behind a circuit: a balance read is cheap, sends nothing, and its failures say nothing about payouts. */
@@ -76,25 +81,13 @@ export class BreakingProvider implements ProviderPort {
   private circuitsOf(merchant: Merchant): Circuits {
     let circuits = this.circuits.get(merchant.apiKey);
     if (circuits) return circuits;
+    const told = (endpoint: CircuitEndpoint) => (state: CircuitState) =>
+      this.opts.onStateChange?.(merchant.id, endpoint, state);
     circuits = {
-      create: new CircuitBreaker((m: Merchant, r: DisbursementRequest) => this.inner.create(m, r), { ...this.settings }),
-      status: new CircuitBreaker((m: Merchant, id: string) => this.inner.checkStatus(m, id), { ...this.settings }),
+      create: new Circuit({ ...this.settings, onStateChange: told('create') }),
+      status: new Circuit({ ...this.settings, onStateChange: told('status') }),
     };
-    for (const endpoint of ['create', 'status'] as const) {
-      const breaker = circuits[endpoint];
-      const told = (state: CircuitState) => () => this.opts.onStateChange?.(merchant.id, endpoint, state);
-      breaker.on('open', told('open'));
-      breaker.on('halfOpen', told('halfOpen'));
-      breaker.on('close', told('close'));
-    }
     this.circuits.set(merchant.apiKey, circuits);
     return circuits;
   }
-}
-
-function rejectedByCircuit(error: unknown): never {
-  if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'EOPENBREAKER') {
-    throw new ProviderError('unavailable', 'provider circuit open: recent calls failed, nothing was sent');
-  }
-  throw error;
 }

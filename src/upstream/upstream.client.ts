@@ -5,6 +5,8 @@ import { DisbursementRequest, ProviderBalance, ProviderRecord } from '../disburs
 import { Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
 import { parseProviderBalance } from './provider.balance';
 import { parseProviderRecord } from './provider.record';
+import { SecretScrubber } from './secret.scrubber';
+import { CallDeadlines } from './upstream.deadline';
 import { providerMessage, retryAfterSeconds, transportFailure } from './upstream.errors';
 
 export interface UpstreamClientOptions {
@@ -12,7 +14,7 @@ export interface UpstreamClientOptions {
   timeoutMs: number;
   /** The gateway's callback address for a merchant: the provider is always pointed at the gateway. */
   callbackUrl: (merchant: Merchant) => string;
-  /** Every secret the gateway knows: removed from the provider's text before it goes anywhere (the merchant's key always is). */
+  /** Every secret the gateway holds: removed from the provider's text before it goes anywhere (the merchant's key always is). */
   secrets?: readonly string[];
   /** Concurrent connections to the provider. */
   connections?: number;
@@ -33,10 +35,14 @@ interface Answer {
 export class UpstreamClient implements ProviderPort {
   private readonly pool: Pool;
   private readonly basePath: string;
+  private readonly scrubber: SecretScrubber;
+  private readonly deadlines: CallDeadlines;
 
   constructor(private readonly opts: UpstreamClientOptions) {
+    this.scrubber = new SecretScrubber(opts.secrets ?? []);
     const url = new URL(opts.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
+    this.deadlines = new CallDeadlines(opts.timeoutMs);
     this.pool = new Pool(url.origin, {
       connections: opts.connections ?? 64,
       connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
@@ -51,9 +57,17 @@ export class UpstreamClient implements ProviderPort {
     const bank = request.channel === 'BANK';
     const path = bank ? '/api/v1/disbursements/bank' : '/api/v1/disbursements/mobile-money';
     const endpoint = bank ? 'create_bank' : 'create_mobile_money';
-    const answer = await this.send(endpoint, request.referenceId, merchant, 'POST', path, providerBody(request, callbackUrl), callbackUrl);
+    const answer = await this.send(
+      endpoint,
+      request.referenceId,
+      merchant,
+      'POST',
+      path,
+      providerBody(request, callbackUrl),
+      callbackUrl,
+    );
     if (answer.status >= 200 && answer.status < 300) {
-      const record = parseJson(answer.body);
+      const record = this.parseRecord(merchant, answer.body);
       if (!record || record.referenceId !== request.referenceId) {
         throw new ProviderError('unknown', `provider answered ${answer.status} with an unreadable record`);
       }
@@ -67,15 +81,20 @@ export class UpstreamClient implements ProviderPort {
     const answer = await this.send('check_status', referenceId, merchant, 'GET', path);
     if (answer.status === 404) return undefined;
     if (answer.status >= 200 && answer.status < 300) {
-      const record = parseJson(answer.body);
+      const record = this.parseRecord(merchant, answer.body);
       if (!record || record.referenceId !== referenceId) {
-        throw new ProviderError('unavailable', `provider answered ${answer.status} to a status check with an unreadable record`);
+        throw new ProviderError(
+          'unavailable',
+          `provider answered ${answer.status} to a status check with an unreadable record`,
+        );
       }
       return record;
     }
     const failure = this.failure(answer, merchant, 'status');
     // A status check changes nothing at the provider, so a 5xx there is simply "unavailable".
-    throw failure.kind === 'server-error' ? new ProviderError('unavailable', failure.message, failure.details) : failure;
+    throw failure.kind === 'server-error'
+      ? new ProviderError('unavailable', failure.message, failure.details)
+      : failure;
   }
 
   async balance(merchant: Merchant): Promise<ProviderBalance> {
@@ -84,13 +103,17 @@ export class UpstreamClient implements ProviderPort {
       answer = await this.send('balance', undefined, merchant, 'GET', '/api/v1/merchants/balance');
     } catch (error) {
       // A read changes nothing at the provider, so a failure after sending is simply "unavailable".
-      if (error instanceof ProviderError && error.kind === 'unknown') throw new ProviderError('unavailable', error.message);
+      if (error instanceof ProviderError && error.kind === 'unknown')
+        throw new ProviderError('unavailable', error.message);
       throw error;
     }
     if (answer.status >= 200 && answer.status < 300) {
       const balance = parseJsonBalance(answer.body);
       if (!balance)
-        throw new ProviderError('unavailable', `provider answered ${answer.status} to a balance request with no readable balance`);
+        throw new ProviderError(
+          'unavailable',
+          `provider answered ${answer.status} to a balance request with no readable balance`,
+        );
       return balance;
     }
     const failure = this.failure(answer, merchant, 'balance');
@@ -106,6 +129,7 @@ export class UpstreamClient implements ProviderPort {
 
   /** Ends every connection, and with them calls still running: by now their answers have been given up (shutdown). */
   close(): Promise<void> {
+    this.deadlines.close();
     return this.pool.destroy();
   }
 
@@ -141,33 +165,53 @@ export class UpstreamClient implements ProviderPort {
     }
   }
 
-  private async call(merchant: Merchant, method: 'GET' | 'POST', path: string, body?: string, callbackUrl?: string): Promise<Answer> {
+  private async call(
+    merchant: Merchant,
+    method: 'GET' | 'POST',
+    path: string,
+    body?: string,
+    callbackUrl?: string,
+  ): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': merchant.apiKey };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (callbackUrl) headers.callbackUrl = callbackUrl;
     const requestId = currentRequestId();
     if (requestId) headers['x-request-id'] = requestId;
+    const deadline = this.deadlines.start();
     try {
       const res = await this.pool.request({
         method,
         path: this.basePath + path,
         headers,
         body,
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
+        signal: deadline.signal,
       });
       return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
     } catch (error) {
       throw transportFailure(error);
+    } finally {
+      deadline.done();
     }
   }
 
+  /** A record from a 2xx answer, scrubbed at the door. */
+  private parseRecord(merchant: Merchant, body: string): ProviderRecord | undefined {
+    const record = parseJson(body);
+    return record && this.scrubber.record(new SecretScrubber([merchant.apiKey]).record(record));
+  }
+
   private failure(answer: Answer, merchant: Merchant, call: string): ProviderError {
-    const { message, field } = providerMessage(answer.body, [merchant.apiKey, ...(this.opts.secrets ?? [])]);
+    const { message, field } = providerMessage(answer.body, (text) =>
+      this.scrubber.text(new SecretScrubber([merchant.apiKey]).text(text)),
+    );
     const status = answer.status;
     if (status === 401 || status === 403)
       return new ProviderError('auth', `provider refused the merchant key on ${call} (${status})`, { status });
     if (status === 429)
-      return new ProviderError('rate-limited', message, { status, retryAfter: retryAfterSeconds(answer.headers['retry-after']) });
+      return new ProviderError('rate-limited', message, {
+        status,
+        retryAfter: retryAfterSeconds(answer.headers['retry-after']),
+      });
     if (status >= 500) return new ProviderError('server-error', `provider answered ${status}: ${message}`, { status });
     if (status >= 400) return new ProviderError('rejected', message, { status, field });
     // A 1xx/3xx to an API call: we cannot tell what happened.

@@ -2,7 +2,14 @@ import { errors } from 'undici';
 import { ProviderError } from '../disbursements/disbursement.ports';
 
 /** Network errors raised before a byte of the request could reach the provider. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function codeOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
@@ -17,7 +24,8 @@ export function transportFailure(error: unknown): ProviderError {
   if (error instanceof errors.ConnectTimeoutError || (code && NOT_SENT_CODES.has(code))) {
     return new ProviderError('unavailable', `provider unreachable (${code ?? 'connect timeout'})`);
   }
-  if (error instanceof Error && error.name === 'TimeoutError') return new ProviderError('unknown', 'provider call timed out');
+  if (error instanceof Error && error.name === 'TimeoutError')
+    return new ProviderError('unknown', 'provider call timed out');
   return new ProviderError(
     'unknown',
     `provider connection failed after sending (${code ?? (error instanceof Error ? error.name : 'error')})`,
@@ -35,7 +43,7 @@ export function retryAfterSeconds(header: string | string[] | undefined, now = D
 }
 
 /** The provider's own words from an error body of unknown shape, trimmed and with every secret removed. */
-export function providerMessage(body: string, secrets: readonly string[]): { message: string; field?: string } {
+export function providerMessage(body: string, scrub: (text: string) => string): { message: string; field?: string } {
   let message = body;
   let field: string | undefined;
   try {
@@ -53,7 +61,7 @@ export function providerMessage(body: string, secrets: readonly string[]): { mes
     // Not JSON: the text itself is the message.
   }
   // Removed before trimming, so no cut can leave part of a secret behind.
-  for (const secret of secrets) if (secret) message = message.split(secret).join('[redacted]');
+  message = scrub(message);
   message = message.replace(/\s+/g, ' ').trim().slice(0, 300);
   return { message: message || 'no reason given', field };
 }

@@ -79,7 +79,10 @@ describe('JWTs from the identity provider', () => {
     const input = mobileInput();
     const res = await create(await tokenFor(A.id, BOTH), input);
     expect(res.errors).toBeUndefined();
-    expect(res.data?.createMobileMoneyDisbursement).toMatchObject({ referenceId: input.referenceId, status: 'PENDING' });
+    expect(res.data?.createMobileMoneyDisbursement).toMatchObject({
+      referenceId: input.referenceId,
+      status: 'PENDING',
+    });
     expect(stack.sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
     const back = await read(await tokenFor(A.id, 'payouts:read'), input.referenceId);
     expect(back.data?.disbursement?.referenceId).toBe(input.referenceId);
@@ -111,7 +114,12 @@ describe('JWTs from the identity provider', () => {
     const overWs = subscribe(client, CREATE_MOBILE, { input: refused });
     await expect(overWs.completed).rejects.toBeDefined();
     expect(overWs.errors).toEqual([
-      [expect.objectContaining({ extensions: { code: 'FORBIDDEN' }, message: expect.stringContaining('payouts:write') })],
+      [
+        expect.objectContaining({
+          extensions: { code: 'FORBIDDEN' },
+          message: expect.stringContaining('payouts:write'),
+        }),
+      ],
     ]);
     // Refused before anything was sent.
     expect(stack.sandbox.stats().createRequestsByReferenceId[refused.referenceId as string]).toBeUndefined();
@@ -121,12 +129,20 @@ describe('JWTs from the identity provider', () => {
     const writeOnly = await tokenFor(A.id, 'payouts:write');
     const res = await read(writeOnly, 'anything');
     expect(res.status).toBe(403);
-    expect(res.errors?.[0]).toMatchObject({ extensions: { code: 'FORBIDDEN' }, message: expect.stringContaining('payouts:read') });
+    expect(res.errors?.[0]).toMatchObject({
+      extensions: { code: 'FORBIDDEN' },
+      message: expect.stringContaining('payouts:read'),
+    });
     const { client } = socketWith(writeOnly);
     const watch = subscribe(client, `subscription { disbursementUpdates { referenceId } }`);
     await expect(watch.completed).rejects.toBeDefined();
     expect(watch.errors).toEqual([
-      [expect.objectContaining({ extensions: { code: 'FORBIDDEN' }, message: expect.stringContaining('payouts:read') })],
+      [
+        expect.objectContaining({
+          extensions: { code: 'FORBIDDEN' },
+          message: expect.stringContaining('payouts:read'),
+        }),
+      ],
     ]);
   });
 
@@ -139,20 +155,23 @@ describe('JWTs from the identity provider', () => {
     ['signed by an unknown kid', () => idp.signWithUnknownKey({ claims: claimsA }), /key/],
     ['alg: none', () => idp.unsigned({ claims: claimsA }), /algorithm/],
     ['HS256 signed with the public key', () => idp.hs256WithPublicKey({ claims: claimsA }), /algorithm/],
-  ])('a token %s is refused: 401 UNAUTHENTICATED over HTTP, 4403 before any websocket operation', async (_case, make, reason) => {
-    const token = await make();
-    const input = mobileInput();
-    const res = await create(token, input);
-    expect(res.status).toBe(401);
-    expect(res.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
-    expect(res.errors?.[0]?.message).toMatch(reason);
-    const socket = socketWith(token);
-    const op = subscribe(socket.client, CREATE_MOBILE, { input });
-    await expect(op.completed).rejects.toBeDefined();
-    expect(socket.closeCodes).toEqual([4403]);
-    expect(socket.wasConnected()).toBe(false);
-    expect(stack.sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBeUndefined();
-  });
+  ])(
+    'a token %s is refused: 401 UNAUTHENTICATED over HTTP, 4403 before any websocket operation',
+    async (_case, make, reason) => {
+      const token = await make();
+      const input = mobileInput();
+      const res = await create(token, input);
+      expect(res.status).toBe(401);
+      expect(res.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+      expect(res.errors?.[0]?.message).toMatch(reason);
+      const socket = socketWith(token);
+      const op = subscribe(socket.client, CREATE_MOBILE, { input });
+      await expect(op.completed).rejects.toBeDefined();
+      expect(socket.closeCodes).toEqual([4403]);
+      expect(socket.wasConnected()).toBe(false);
+      expect(stack.sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBeUndefined();
+    },
+  );
 
   it.each([
     ['a merchant the gateway does not serve', { merchant_id: 'merchant-z', scope: BOTH }],
@@ -163,7 +182,9 @@ describe('JWTs from the identity provider', () => {
     expect(res.status).toBe(403);
     expect(res.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     const socket = socketWith(token);
-    await expect(subscribe(socket.client, `subscription { disbursementUpdates { referenceId } }`).completed).rejects.toBeDefined();
+    await expect(
+      subscribe(socket.client, `subscription { disbursementUpdates { referenceId } }`).completed,
+    ).rejects.toBeDefined();
     expect(socket.closeCodes).toEqual([4403]);
   });
 
@@ -171,7 +192,10 @@ describe('JWTs from the identity provider', () => {
     const tokenA = await tokenFor(A.id, BOTH);
     const tokenB = await tokenFor(B.id, BOTH);
     const { client } = socketWith(tokenB);
-    const streamB = subscribe<{ disbursementUpdates: Rec }>(client, `subscription { disbursementUpdates { referenceId status } }`);
+    const streamB = subscribe<{ disbursementUpdates: Rec }>(
+      client,
+      `subscription { disbursementUpdates { referenceId status } }`,
+    );
     const inputA = mobileInput();
     const watchA = subscribe<{ disbursementUpdated: Rec }>(client, WATCH, { r: inputA.referenceId });
     await subscriptionsLive(stack, 2);
@@ -179,17 +203,24 @@ describe('JWTs from the identity provider', () => {
     const inputB = mobileInput();
     expect((await create(tokenB, inputB)).errors).toBeUndefined();
     await eventually(() =>
-      streamB.events.some((e) => e.disbursementUpdates.referenceId === inputB.referenceId && e.disbursementUpdates.status === 'SUCCESSFUL')
+      streamB.events.some(
+        (e) =>
+          e.disbursementUpdates.referenceId === inputB.referenceId && e.disbursementUpdates.status === 'SUCCESSFUL',
+      )
         ? true
         : undefined,
     );
     // A's payout has settled too by now (same settle delay, created first).
-    await eventually(async () => ((await read(tokenA, inputA.referenceId)).data?.disbursement?.status === 'SUCCESSFUL' ? true : undefined));
+    await eventually(async () =>
+      (await read(tokenA, inputA.referenceId)).data?.disbursement?.status === 'SUCCESSFUL' ? true : undefined,
+    );
     expect(streamB.events.map((e) => e.disbursementUpdates.referenceId)).not.toContain(inputA.referenceId);
     expect(watchA.events).toEqual([]);
     expect((await read(tokenB, inputA.referenceId)).data).toEqual({ disbursement: null });
     const refresh = `query R($r: ID!) { disbursement(referenceId: $r, refresh: true) { referenceId } }`;
-    expect((await gql(stack.graphqlUrl, refresh, { r: inputA.referenceId }, bearer(tokenB))).data).toEqual({ disbursement: null });
+    expect((await gql(stack.graphqlUrl, refresh, { r: inputA.referenceId }, bearer(tokenB))).data).toEqual({
+      disbursement: null,
+    });
     streamB.dispose();
     watchA.dispose();
   });

@@ -59,13 +59,18 @@ describe('JWT keys and expiry over time', () => {
       on: { closed: (event) => closeCodes.push((event as { code: number }).code) },
     });
     const stream = subscribe(client, `subscription { disbursementUpdates { referenceId status } }`);
-    const watch = subscribe(client, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, { r: 'never-created' });
+    const watch = subscribe(client, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, {
+      r: 'never-created',
+    });
     await subscriptionsLive(stack, 2);
     await expect(stream.completed).rejects.toBeDefined();
     await expect(watch.completed).rejects.toBeDefined();
     // Each subscription ended with the server's error message, not with the socket's close event.
     const expired = [
-      expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED' }, message: expect.stringContaining('token expired') }),
+      expect.objectContaining({
+        extensions: { code: 'UNAUTHENTICATED' },
+        message: expect.stringContaining('token expired'),
+      }),
     ];
     expect(stream.errors).toEqual([expired]);
     expect(watch.errors).toEqual([expired]);

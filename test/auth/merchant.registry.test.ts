@@ -7,7 +7,10 @@ import { ConfigError, loadConfig } from '../../src/config';
 function registryFrom(merchants: unknown): MerchantRegistry {
   const file = join(mkdtempSync(join(tmpdir(), 'merchants-')), 'merchants.json');
   writeFileSync(file, JSON.stringify(merchants));
-  return MerchantRegistry.fromConfig(loadConfig({ MERCHANTS_FILE: file, UPSTREAM_BASE_URL: 'https://provider.invalid' }), false);
+  return MerchantRegistry.fromConfig(
+    loadConfig({ MERCHANTS_FILE: file, UPSTREAM_BASE_URL: 'https://provider.invalid' }),
+    false,
+  );
 }
 
 const tokenA = 'tok_merchant_a_0123456789abcdef';
@@ -44,7 +47,9 @@ describe('MERCHANTS_FILE', () => {
       expect(error).toBeInstanceOf(ConfigError);
       message = (error as Error).message;
     }
-    expect(message).toBe('Invalid setting MERCHANTS_FILE: merchants "a" and "c" have the same apiKey; each merchant needs its own');
+    expect(message).toBe(
+      'Invalid setting MERCHANTS_FILE: merchants "a" and "c" have the same apiKey; each merchant needs its own',
+    );
     expect(message).not.toContain('key-shared-secret');
   });
 

@@ -2,7 +2,7 @@ import { fingerprint } from '../../src/disbursements/disbursement.fingerprint';
 import { Disbursement, DisbursementRequest } from '../../src/disbursements/disbursement.model';
 import { ProviderError } from '../../src/disbursements/disbursement.ports';
 import { newClaim } from '../../src/disbursements/disbursement.record';
-import { CreateScript, domain, merchant, mobileRequest } from './fake.provider';
+import { CreateScript, domain, merchant, mobileRequest } from '../support/domain';
 
 const fail = (kind: ProviderError['kind'], status?: number, extra: { retryAfter?: number } = {}) =>
   new ProviderError(kind, `provider said ${kind}`, { status, ...extra });
@@ -16,7 +16,10 @@ interface Outcome {
   checks: number;
 }
 
-async function run(script: CreateScript, before?: (d: ReturnType<typeof domain>, request: DisbursementRequest) => void): Promise<Outcome> {
+async function run(
+  script: CreateScript,
+  before?: (d: ReturnType<typeof domain>, request: DisbursementRequest) => void,
+): Promise<Outcome> {
   const d = domain();
   const request = mobileRequest();
   d.provider.script.push(script);
@@ -41,8 +44,16 @@ describe('every outcome of a create', () => {
       { fail: fail('rejected', 400), stores: false },
       { answer: 'BAD_USER_INPUT', stored: 'none', creates: 1, checks: 1 },
     ],
-    ['401', { fail: fail('auth', 401), stores: false }, { answer: 'UPSTREAM_AUTH_FAILED', stored: 'none', creates: 1, checks: 0 }],
-    ['403', { fail: fail('auth', 403), stores: false }, { answer: 'UPSTREAM_AUTH_FAILED', stored: 'none', creates: 1, checks: 0 }],
+    [
+      '401',
+      { fail: fail('auth', 401), stores: false },
+      { answer: 'UPSTREAM_AUTH_FAILED', stored: 'none', creates: 1, checks: 0 },
+    ],
+    [
+      '403',
+      { fail: fail('auth', 403), stores: false },
+      { answer: 'UPSTREAM_AUTH_FAILED', stored: 'none', creates: 1, checks: 0 },
+    ],
     [
       '429',
       { fail: fail('rate-limited', 429, { retryAfter: 7 }), stores: false },
@@ -63,7 +74,11 @@ describe('every outcome of a create', () => {
       { fail: fail('server-error', 500), stores: false },
       { answer: 'UPSTREAM_UNAVAILABLE', stored: 'none', creates: 1, checks: 1 },
     ],
-    ['timeout', { fail: fail('unknown'), stores: true }, { answer: 'OUTCOME_UNKNOWN', stored: 'UNKNOWN', creates: 1, checks: 0 }],
+    [
+      'timeout',
+      { fail: fail('unknown'), stores: true },
+      { answer: 'OUTCOME_UNKNOWN', stored: 'UNKNOWN', creates: 1, checks: 0 },
+    ],
     [
       'reset after sending',
       { fail: fail('unknown'), stores: false },
@@ -79,7 +94,10 @@ describe('every outcome of a create', () => {
   });
 
   it('5xx and a failing check-status: OUTCOME_UNKNOWN, kept UNKNOWN', async () => {
-    const outcome = await run({ fail: fail('server-error', 502), stores: true }, (d) => (d.provider.checkFailure = fail('unavailable')));
+    const outcome = await run(
+      { fail: fail('server-error', 502), stores: true },
+      (d) => (d.provider.checkFailure = fail('unavailable')),
+    );
     expect(outcome).toEqual({ answer: 'OUTCOME_UNKNOWN', stored: 'UNKNOWN', creates: 1, checks: 1 });
   });
 

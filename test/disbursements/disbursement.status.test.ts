@@ -1,11 +1,13 @@
 import { Disbursement, DisbursementStatus } from '../../src/disbursements/disbursement.model';
 import { newClaim } from '../../src/disbursements/disbursement.record';
 import { applyStatusUpdate } from '../../src/disbursements/disbursement.status';
-import { merchant, mobileRequest, providerRecord } from './fake.provider';
+import { merchant, mobileRequest, providerRecord } from '../support/domain';
 
 const STATUSES: DisbursementStatus[] = ['UNKNOWN', 'PENDING', 'SUCCESSFUL', 'FAILED', 'CANCELLED'];
 const FINAL = new Set<DisbursementStatus>(['SUCCESSFUL', 'FAILED', 'CANCELLED']);
 const PROVIDER_WORD: Record<DisbursementStatus, string> = {
+  // Never said by the provider: only the payout controls hold a payout for approval.
+  AWAITING_APPROVAL: 'Pending',
   UNKNOWN: 'Reversed',
   PENDING: 'Pending',
   SUCCESSFUL: 'Successful',
@@ -21,10 +23,17 @@ const update = (status: DisbursementStatus, at = '2026-11-22T10:00:01.000Z', del
   at,
   deliveryId,
 });
-const recordIn = (status: DisbursementStatus): Disbursement => ({ ...base, sending: false, status, version: 3, identifier: 'MM-1' });
+const recordIn = (status: DisbursementStatus): Disbursement => ({
+  ...base,
+  sending: false,
+  status,
+  version: 3,
+  identifier: 'MM-1',
+});
 
 /** Final states are final; UNKNOWN (an unrecognised provider status) changes nothing; anything else wins. */
-const expectedStatus = (from: DisbursementStatus, to: DisbursementStatus) => (FINAL.has(from) || to === 'UNKNOWN' ? from : to);
+const expectedStatus = (from: DisbursementStatus, to: DisbursementStatus) =>
+  FINAL.has(from) || to === 'UNKNOWN' ? from : to;
 
 describe('the status rules, for every pair of statuses', () => {
   const pairs = STATUSES.flatMap((from) => STATUSES.map((to) => [from, to, expectedStatus(from, to)] as const));

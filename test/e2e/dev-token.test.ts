@@ -15,8 +15,16 @@ beforeAll(async () => {
   knownSecrets.add(d);
 }, 60_000);
 
-function mintToken(scope: string): string {
-  const token = execFileSync(process.execPath, ['dist/auth/jwt.token.main.js', '--merchant', 'default', '--scope', scope], {
+function mintToken(scope: string, sub?: string): string {
+  const args = [
+    'dist/auth/jwt.token.main.js',
+    '--merchant',
+    'default',
+    '--scope',
+    scope,
+    ...(sub ? ['--sub', sub] : []),
+  ];
+  const token = execFileSync(process.execPath, args, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '' },
     encoding: 'utf8',
@@ -45,7 +53,10 @@ describe('development tokens with the embedded sandbox', () => {
       disbursement: { referenceId: input.referenceId },
     });
     const refused = await gql(gateway.graphqlUrl, CREATE_MOBILE, { input: mobileInput() }, headers);
-    expect(refused.errors?.[0]).toMatchObject({ extensions: { code: 'FORBIDDEN' }, message: expect.stringContaining('payouts:write') });
+    expect(refused.errors?.[0]).toMatchObject({
+      extensions: { code: 'FORBIDDEN' },
+      message: expect.stringContaining('payouts:write'),
+    });
     const client = wsClient(gateway.graphqlUrl, headers);
     const watch = subscribe<{ disbursementUpdated: { status: string } }>(
       client,
@@ -59,12 +70,57 @@ describe('development tokens with the embedded sandbox', () => {
 
   it('a minted token with payouts:write pays out; a tampered one is refused', async () => {
     const token = mintToken('payouts:read payouts:write');
-    const res = await gql(gateway.graphqlUrl, CREATE_MOBILE, { input: mobileInput() }, { authorization: `Bearer ${token}` });
+    const res = await gql(
+      gateway.graphqlUrl,
+      CREATE_MOBILE,
+      { input: mobileInput() },
+      { authorization: `Bearer ${token}` },
+    );
     expect(res.errors).toBeUndefined();
     const [header, payload, signature] = token.split('.');
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
     const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, merchant_id: 'other' })).toString('base64url')}.${signature}`;
-    const refused = await gql(gateway.graphqlUrl, CREATE_MOBILE, { input: mobileInput() }, { authorization: `Bearer ${forged}` });
+    const refused = await gql(
+      gateway.graphqlUrl,
+      CREATE_MOBILE,
+      { input: mobileInput() },
+      { authorization: `Bearer ${forged}` },
+    );
     expect(refused.status).toBe(401);
+  });
+});
+
+describe('two people played on one machine with --sub, under payout controls', () => {
+  let controlled: GatewayProcess;
+  beforeAll(async () => {
+    controlled = await launchGateway({
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      SANDBOX_SETTLE_MS: '100',
+      PAYOUT_CONTROLS: '{"approvalAbove": {"ZMW": "100"}}',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await controlled.stop();
+  });
+
+  it('alice asks, cannot approve her own payout; bob approves it and it is sent', async () => {
+    const alice = { authorization: `Bearer ${mintToken('payouts:read payouts:write payouts:approve', 'alice')}` };
+    const bob = { authorization: `Bearer ${mintToken('payouts:approve', 'bob')}` };
+    const input = mobileInput({ amount: '150.75' });
+    const held = await gql<{ createMobileMoneyDisbursement: { status: string } }>(
+      controlled.graphqlUrl,
+      CREATE_MOBILE,
+      { input },
+      alice,
+    );
+    expect(held.data?.createMobileMoneyDisbursement.status).toBe('AWAITING_APPROVAL');
+    const approve = `mutation A($r: ID!) { approveDisbursement(referenceId: $r) { status approval { requestedBy decidedBy } } }`;
+    const own = await gql(controlled.graphqlUrl, approve, { r: input.referenceId }, alice);
+    expect(own.errors?.[0].extensions?.code).toBe('FORBIDDEN');
+    const approved = await gql(controlled.graphqlUrl, approve, { r: input.referenceId }, bob);
+    expect(approved.data).toEqual({
+      approveDisbursement: { status: 'PENDING', approval: { requestedBy: 'alice', decidedBy: 'bob' } },
+    });
   });
 });

@@ -25,7 +25,9 @@ describe('npm start with no configuration', () => {
   });
 
   it('serves a payout mutation and the health check', async () => {
-    const res = await gql<{ createMobileMoneyDisbursement: { status: string } }>(graphqlUrl(), CREATE_MOBILE, { input: mobileInput() });
+    const res = await gql<{ createMobileMoneyDisbursement: { status: string } }>(graphqlUrl(), CREATE_MOBILE, {
+      input: mobileInput(),
+    });
     expect(res.errors).toBeUndefined();
     expect(res.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
     const health = await fetch(graphqlUrl().replace('/graphql', '/healthz'));
@@ -48,18 +50,27 @@ describe('npm start with no configuration', () => {
 describe('graceful shutdown on SIGTERM', () => {
   it('answers every in-flight mutation, closes subscribers with 1001 and exits 0', async () => {
     // Each provider answer takes 1.5 s, so mutations are surely in flight when the signal lands.
-    const run = await launchGateway({ PORT: '0', SANDBOX_PORT: '0', SANDBOX_LATENCY_MS: '1500', SANDBOX_SETTLE_MS: '600000' });
+    const run = await launchGateway({
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      SANDBOX_LATENCY_MS: '1500',
+      SANDBOX_SETTLE_MS: '600000',
+    });
     const watched = mobileInput({ accountNumber: '260971234222' });
     await gql(run.graphqlUrl, CREATE_MOBILE, { input: watched });
     const client = wsClient(run.graphqlUrl);
-    const closed = new Promise<number>((resolve) => client.on('closed', (event) => resolve((event as { code: number }).code)));
+    const closed = new Promise<number>((resolve) =>
+      client.on('closed', (event) => resolve((event as { code: number }).code)),
+    );
     const watcher = subscribe(client, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, {
       r: watched.referenceId,
     });
     await watcher.waitFor(1);
 
     const inFlight = Array.from({ length: 5 }, () =>
-      gql<{ createMobileMoneyDisbursement: { status: string } }>(run.graphqlUrl, CREATE_MOBILE, { input: mobileInput() }),
+      gql<{ createMobileMoneyDisbursement: { status: string } }>(run.graphqlUrl, CREATE_MOBILE, {
+        input: mobileInput(),
+      }),
     );
     await new Promise((r) => setTimeout(r, 300));
     const exited = run.stop();
@@ -84,7 +95,11 @@ describe('a bad setting', () => {
     let stderr = '';
     let status: number | null = 0;
     try {
-      execFileSync(process.execPath, ['dist/main.js'], { cwd: root, env: { PATH: process.env.PATH ?? '', PORT: 'eighty' }, stdio: 'pipe' });
+      execFileSync(process.execPath, ['dist/main.js'], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', PORT: 'eighty' },
+        stdio: 'pipe',
+      });
     } catch (error) {
       const e = error as { stderr: Buffer; status: number | null };
       stderr = e.stderr.toString();

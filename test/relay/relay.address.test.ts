@@ -89,7 +89,9 @@ describe('relay target addresses', () => {
 
 describe('the relay connects only to checked addresses', () => {
   it('refuses a name that resolves to loopback, at lookup', async () => {
-    const error = await new Promise<Error | null>((resolve) => publicOnlyLookup('localhost', { all: true }, (e) => resolve(e)));
+    const error = await new Promise<Error | null>((resolve) =>
+      publicOnlyLookup('localhost', { all: true }, (e) => resolve(e)),
+    );
     expect(error?.name).toBe('RelayTargetRefused');
   });
 

@@ -3,7 +3,12 @@ import { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { bankInput, CREATE_BANK, eventually, gql, Stack, startStack } from '../support/stack';
 
-type Relay = { url: string; delivered: boolean; gaveUp: boolean; attempts: { status: number | null; error: string | null }[] };
+type Relay = {
+  url: string;
+  delivered: boolean;
+  gaveUp: boolean;
+  attempts: { status: number | null; error: string | null }[];
+};
 const QUERY = `query One($r: ID!) { disbursement(referenceId: $r) { status relay { url delivered gaveUp attempts { status error } } } }`;
 
 let receiver: Server;
@@ -57,7 +62,9 @@ describe('relay targets with a real provider configured (private networks not al
   });
 
   it('accepts a public callbackUrl', async () => {
-    const res = await gql(stack.graphqlUrl, CREATE_BANK, { input: bankInput({ callbackUrl: 'https://client.example.com/hooks' }) });
+    const res = await gql(stack.graphqlUrl, CREATE_BANK, {
+      input: bankInput({ callbackUrl: 'https://client.example.com/hooks' }),
+    });
     expect(res.errors).toBeUndefined();
   });
 

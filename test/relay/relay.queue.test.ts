@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MemoryRelayQueue } from '../../src/relay/memory.relay-queue';
 import { RedisRelayQueue } from '../../src/relay/redis.relay-queue';
 import { RelayJob, RelayQueue } from '../../src/relay/relay.queue';
-import { describeRedis, requireRedisUrl, uniquePrefix } from '../support/redis';
+import { describeRedis, requireRedisUrl, uniquePrefix, withRedis } from '../support/redis';
 
 const job = (overrides: Partial<RelayJob> = {}): RelayJob => ({
   merchantId: 'merchant:1',
@@ -71,6 +71,22 @@ function queueContract(make: () => Promise<{ queue: RelayQueue; cleanup(): Promi
     const leased = await queue.lease(at(5), 2, at(1000));
     expect(leased.map((l) => l.referenceId)).toEqual([jobs[0].referenceId, jobs[1].referenceId]);
   });
+
+  it('takes merchants in turn, and no more of one than its cap less what the caller holds', async () => {
+    const ofA = Array.from({ length: 50 }, () => job({ merchantId: 'A' }));
+    for (const [i, j] of ofA.entries()) await queue.enqueue(j, at(i));
+    const ofB = [job({ merchantId: 'B:2' }), job({ merchantId: 'B:2' })];
+    for (const [i, j] of ofB.entries()) await queue.enqueue(j, at(100 + i));
+    const leased = await queue.lease(at(200), 6, at(1000), { perMerchant: 4, busy: new Map([['A', 1]]) });
+    // A's earliest job waits longest, so A goes first; then B; A has room for 3 more, B for its 2.
+    expect(leased.map((l) => l.referenceId)).toEqual([
+      ofA[0].referenceId,
+      ofB[0].referenceId,
+      ofA[1].referenceId,
+      ofB[1].referenceId,
+      ofA[2].referenceId,
+    ]);
+  });
 }
 
 describe('MemoryRelayQueue', () => {
@@ -91,5 +107,25 @@ describeRedis('RedisRelayQueue', () => {
         await cleanup();
       },
     };
+  });
+
+  it('leases a job that an earlier version queued in its single due set', async () => {
+    const { prefix, cleanup } = uniquePrefix();
+    const queue = new RedisRelayQueue({ redis: requireRedisUrl(), prefix, retentionSeconds: 3600 });
+    try {
+      const old = job({ merchantId: 'merchant:1' });
+      const key = `${prefix}{relay}:job:merchant%3A1:${old.referenceId}`;
+      await withRedis(async (redis) => {
+        await redis.hset(key, 'job', JSON.stringify(old), 'attempts', '2', 'lease', '');
+        await redis.zadd(`${prefix}{relay}:due`, at(0).getTime(), key);
+      });
+      const [leased] = await queue.lease(at(1), 10, at(1000));
+      expect(leased).toMatchObject({ referenceId: old.referenceId, attempts: 2 });
+      await queue.finish(leased);
+      expect(await queue.lease(at(5000), 10, at(6000))).toEqual([]);
+    } finally {
+      await queue.close();
+      await cleanup();
+    }
   });
 });

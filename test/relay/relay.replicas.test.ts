@@ -55,7 +55,13 @@ describeRedis('durable relays across gateway processes', () => {
 
   beforeAll(async () => {
     knownSecrets.add(TOKEN);
-    sandbox = await startSandbox({ port: 0, settleMs: 200, rateLimitPerMin: 0, webhookSecret, callbackRetryBaseMs: 50 });
+    sandbox = await startSandbox({
+      port: 0,
+      settleMs: 200,
+      rateLimitPerMin: 0,
+      webhookSecret,
+      callbackRetryBaseMs: 50,
+    });
     receiver = createServer((req, res) => {
       const path = req.url ?? '';
       const list = received.get(path) ?? [];
@@ -81,7 +87,12 @@ describeRedis('durable relays across gateway processes', () => {
   const relayOn = (gateway: GatewayProcess, referenceId: string) =>
     eventually(
       async () => {
-        const res = await gql<{ disbursement: { relay: Relay | null } }>(gateway.graphqlUrl, QUERY, { r: referenceId }, AUTH);
+        const res = await gql<{ disbursement: { relay: Relay | null } }>(
+          gateway.graphqlUrl,
+          QUERY,
+          { r: referenceId },
+          AUTH,
+        );
         const relay = res.data?.disbursement.relay;
         return relay?.delivered ? relay : undefined;
       },
@@ -98,7 +109,12 @@ describeRedis('durable relays across gateway processes', () => {
       // A creates it and gets the provider's callback, so A's final-status hook starts the relay.
       expect((await gql(a.graphqlUrl, CREATE_BANK, { input }, AUTH)).errors).toBeUndefined();
       await eventually(async () => {
-        const res = await gql<{ disbursement: { relay: Relay | null } }>(a.graphqlUrl, QUERY, { r: input.referenceId }, AUTH);
+        const res = await gql<{ disbursement: { relay: Relay | null } }>(
+          a.graphqlUrl,
+          QUERY,
+          { r: input.referenceId },
+          AUTH,
+        );
         return res.data?.disbursement.relay?.attempts.length === 1 ? true : undefined;
       }, 200);
       await kill(a);

@@ -2,7 +2,17 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/sandbox.server';
-import { BANK, MOBILE, CallbackReceiver, bankBody, create, mobileBody, sleep, waitFor, type ReceivedCallback } from './sandbox.client';
+import {
+  BANK,
+  MOBILE,
+  CallbackReceiver,
+  bankBody,
+  create,
+  mobileBody,
+  sleep,
+  waitFor,
+  type ReceivedCallback,
+} from './sandbox.client';
 
 const SETTLE_MS = 50;
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -64,7 +74,8 @@ function verify(call: ReceivedCallback): unknown {
 describe('signed callbacks', () => {
   it('POSTs a signed flat record once a payout succeeds', async () => {
     const body = mobileBody({ accountNumber: '260761234567' });
-    const created = (await create(signed.url, MOBILE, body, { headers: { callbackUrl: receiver.url('/hooks/ok') } })).json!;
+    const created = (await create(signed.url, MOBILE, body, { headers: { callbackUrl: receiver.url('/hooks/ok') } }))
+      .json!;
     const [call] = await callbacksFor(body.referenceId);
     expect(call.path).toBe('/hooks/ok');
     expect(call.headers['content-type']).toBe('application/json');
@@ -121,7 +132,9 @@ describe('signed callbacks', () => {
     expect(second.rawBody).toBe(first.rawBody);
     verify(first);
     verify(second);
-    await waitFor('the delivery to be counted', () => (signed.stats().callbacksDelivered > before.callbacksDelivered ? true : undefined));
+    await waitFor('the delivery to be counted', () =>
+      signed.stats().callbacksDelivered > before.callbacksDelivered ? true : undefined,
+    );
     const after = signed.stats();
     expect(after.callbackAttempts - before.callbackAttempts).toBe(2);
     expect(after.callbacksDelivered - before.callbacksDelivered).toBe(1);
@@ -139,8 +152,12 @@ describe('signed callbacks', () => {
 
   it('retries when the callback address refuses connections', async () => {
     const before = signed.stats();
-    await create(signed.url, MOBILE, mobileBody(), { headers: { callbackUrl: `http://127.0.0.1:${await closedPort()}/hooks` } });
-    await waitFor('three attempts', () => (signed.stats().callbackAttempts - before.callbackAttempts >= 3 ? true : undefined));
+    await create(signed.url, MOBILE, mobileBody(), {
+      headers: { callbackUrl: `http://127.0.0.1:${await closedPort()}/hooks` },
+    });
+    await waitFor('three attempts', () =>
+      signed.stats().callbackAttempts - before.callbackAttempts >= 3 ? true : undefined,
+    );
     expect(signed.stats().callbacksDelivered).toBe(before.callbacksDelivered);
   });
 

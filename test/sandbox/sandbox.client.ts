@@ -40,21 +40,31 @@ function asJson(text: string): Json | undefined {
   }
 }
 
-export async function call(base: string, method: 'GET' | 'POST' | 'PUT', path: string, opts: CallOptions = {}): Promise<Reply> {
+export async function call(
+  base: string,
+  method: 'GET' | 'POST' | 'PUT',
+  path: string,
+  opts: CallOptions = {},
+): Promise<Reply> {
   const headers: Record<string, string> = {
     accept: 'application/json',
     ...(opts.noKey ? {} : { 'x-api-key': KEY }),
     ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
     ...opts.headers,
   };
-  const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  const body =
+    opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
   const res = await request(`${base}${path}`, { method, headers, body, signal: opts.signal });
   const text = await res.body.text();
   return { status: res.statusCode, headers: res.headers, text, json: asJson(text) };
 }
 
-export const create = (base: string, path: string, body: unknown, opts: Omit<CallOptions, 'body'> = {}): Promise<Reply> =>
-  call(base, 'POST', path, { ...opts, body });
+export const create = (
+  base: string,
+  path: string,
+  body: unknown,
+  opts: Omit<CallOptions, 'body'> = {},
+): Promise<Reply> => call(base, 'POST', path, { ...opts, body });
 
 export const checkStatus = (base: string, referenceId: string, opts: CallOptions = {}): Promise<Reply> =>
   call(base, 'GET', `${STATUS}?referenceId=${encodeURIComponent(referenceId)}`, opts);
@@ -77,13 +87,24 @@ export function bankBody(overrides: Json = {}): Json {
 }
 
 export function mobileBody(overrides: Json = {}): Json {
-  return { referenceId: newRef(), amount: 20, accountNumber: '260971234567', currency: 'ZMW', narration: 'Airtime refund', ...overrides };
+  return {
+    referenceId: newRef(),
+    amount: 20,
+    accountNumber: '260971234567',
+    currency: 'ZMW',
+    narration: 'Airtime refund',
+    ...overrides,
+  };
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls probe until it answers something, or fails naming what it waited for. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 8000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 8000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

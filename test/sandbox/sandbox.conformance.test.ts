@@ -1,5 +1,18 @@
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/sandbox.server';
-import { BANK, MOBILE, STATUS, bankBody, call, checkStatus, create, mobileBody, newRef, sleep, waitFor, type Json } from './sandbox.client';
+import {
+  BANK,
+  MOBILE,
+  STATUS,
+  bankBody,
+  call,
+  checkStatus,
+  create,
+  mobileBody,
+  newRef,
+  sleep,
+  waitFor,
+  type Json,
+} from './sandbox.client';
 
 const SETTLE_MS = 100;
 const BANK_IDENTIFIER = /^BNK-\d{8}-\d{6}-\d{6}$/;
@@ -210,7 +223,10 @@ describe('validation', () => {
   });
 
   it('refuses a callbackUrl header that is not an http(s) URL', async () => {
-    expectFieldError(await create(base, MOBILE, mobileBody(), { headers: { callbackUrl: 'ftp://example.com/x' } }), 'callbackUrl');
+    expectFieldError(
+      await create(base, MOBILE, mobileBody(), { headers: { callbackUrl: 'ftp://example.com/x' } }),
+      'callbackUrl',
+    );
   });
 
   it.each([
@@ -248,25 +264,30 @@ describe('authentication', () => {
     ['missing', 401, 'UNAUTHORIZED', {}],
     ['unknown', 401, 'UNAUTHORIZED', { 'x-api-key': 'some-secret-value-9f3' }],
     ['inactive', 403, 'FORBIDDEN', { 'x-api-key': 'sandbox-inactive-key' }],
-  ])('a %s key answers %i on create and check-status, without echoing the key', async (_name, status, error, headers) => {
-    const body = mobileBody();
-    const replies = [
-      await create(base, MOBILE, body, { noKey: true, headers }),
-      await create(base, BANK, bankBody(), { noKey: true, headers }),
-      await checkStatus(base, 'anything', { noKey: true, headers }),
-    ];
-    for (const res of replies) {
-      expect(res.status).toBe(status);
-      expect(res.json).toEqual({ status, error, message: expect.any(String) });
-      if (headers['x-api-key'] !== undefined) expect(res.text).not.toContain(headers['x-api-key']);
-    }
-    expect((await checkStatus(base, body.referenceId as string)).status).toBe(404);
-  });
+  ])(
+    'a %s key answers %i on create and check-status, without echoing the key',
+    async (_name, status, error, headers) => {
+      const body = mobileBody();
+      const replies = [
+        await create(base, MOBILE, body, { noKey: true, headers }),
+        await create(base, BANK, bankBody(), { noKey: true, headers }),
+        await checkStatus(base, 'anything', { noKey: true, headers }),
+      ];
+      for (const res of replies) {
+        expect(res.status).toBe(status);
+        expect(res.json).toEqual({ status, error, message: expect.any(String) });
+        if (headers['x-api-key'] !== undefined) expect(res.text).not.toContain(headers['x-api-key']);
+      }
+      expect((await checkStatus(base, body.referenceId as string)).status).toBe(404);
+    },
+  );
 
   it('keeps each key to its own records', async () => {
     const body = mobileBody();
     expect((await create(base, MOBILE, body)).status).toBe(200);
-    expect((await checkStatus(base, body.referenceId as string, { headers: { 'x-api-key': 'second-key' } })).status).toBe(404);
+    expect(
+      (await checkStatus(base, body.referenceId as string, { headers: { 'x-api-key': 'second-key' } })).status,
+    ).toBe(404);
     // The same referenceId is free under another key.
     expect((await create(base, MOBILE, body, { headers: { 'x-api-key': 'second-key' } })).status).toBe(200);
   });
@@ -276,16 +297,27 @@ describe('duplicate referenceId', () => {
   it.each([
     ['Pending', '260971234567'],
     ['Failed', '260971234111'],
-  ])('answers 400 naming referenceId when a %s record already uses it, and counts both requests', async (_state, accountNumber) => {
-    const body = mobileBody({ accountNumber });
-    const first = await create(base, MOBILE, body);
-    expect(first.status).toBe(200);
-    const again = await create(base, BANK, bankBody({ referenceId: body.referenceId }));
-    expect(again.status).toBe(400);
-    expect(again.json).toEqual({ status: 400, error: 'BAD REQUEST', message: 'referenceId already used', field: 'referenceId' });
-    expect(sandbox.stats().createRequestsByReferenceId[body.referenceId as string]).toBe(2);
-    expect(await statusOf(body.referenceId as string)).toMatchObject({ accountNumber, paymentType: 'OperatorAMoney' });
-  });
+  ])(
+    'answers 400 naming referenceId when a %s record already uses it, and counts both requests',
+    async (_state, accountNumber) => {
+      const body = mobileBody({ accountNumber });
+      const first = await create(base, MOBILE, body);
+      expect(first.status).toBe(200);
+      const again = await create(base, BANK, bankBody({ referenceId: body.referenceId }));
+      expect(again.status).toBe(400);
+      expect(again.json).toEqual({
+        status: 400,
+        error: 'BAD REQUEST',
+        message: 'referenceId already used',
+        field: 'referenceId',
+      });
+      expect(sandbox.stats().createRequestsByReferenceId[body.referenceId as string]).toBe(2);
+      expect(await statusOf(body.referenceId as string)).toMatchObject({
+        accountNumber,
+        paymentType: 'OperatorAMoney',
+      });
+    },
+  );
 });
 
 describe('account ending in 500', () => {
@@ -392,6 +424,9 @@ describe('routes and stats', () => {
   it('lists stored records in their current state', async () => {
     const body = bankBody();
     await create(base, BANK, body);
-    expect(sandbox.records().find((r) => r.referenceId === body.referenceId)).toMatchObject({ status: 'Pending', paymentType: 'Bank' });
+    expect(sandbox.records().find((r) => r.referenceId === body.referenceId)).toMatchObject({
+      status: 'Pending',
+      paymentType: 'Bank',
+    });
   });
 });

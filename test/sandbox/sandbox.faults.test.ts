@@ -12,7 +12,8 @@ afterEach(() => sandbox.setFaults({}));
 
 afterAll(() => sandbox.close());
 
-const statusCodeOf = async (referenceId: unknown): Promise<number> => (await checkStatus(sandbox.url, String(referenceId))).status;
+const statusCodeOf = async (referenceId: unknown): Promise<number> =>
+  (await checkStatus(sandbox.url, String(referenceId))).status;
 
 /** Shows that a create is stored while its answer is still held back. */
 async function expectStoredBeforeAnswered(target: SandboxHandle): Promise<void> {
@@ -22,7 +23,9 @@ async function expectStoredBeforeAnswered(target: SandboxHandle): Promise<void> 
     answered = true;
     return res;
   });
-  await waitFor('the payout to be stored', () => (target.records().some((r) => r.referenceId === body.referenceId) ? true : undefined));
+  await waitFor('the payout to be stored', () =>
+    target.records().some((r) => r.referenceId === body.referenceId) ? true : undefined,
+  );
   expect(answered).toBe(false);
   expect((await pending).json).toMatchObject({ referenceId: body.referenceId, status: 'Pending' });
 }
@@ -73,7 +76,9 @@ describe('injected faults', () => {
       () => 'aborted',
     );
     // Once the record exists the request has been handled; it must still be open.
-    await waitFor('the payout to be stored', async () => ((await statusCodeOf(body.referenceId)) === 200 ? true : undefined));
+    await waitFor('the payout to be stored', async () =>
+      (await statusCodeOf(body.referenceId)) === 200 ? true : undefined,
+    );
     abort.abort();
     expect(await outcome).toBe('aborted');
   });
@@ -100,7 +105,10 @@ describe('injected faults', () => {
     const chunks: Buffer[] = [];
     for await (const chunk of res.body) chunks.push(Buffer.from(chunk as Uint8Array));
     expect(chunks.length).toBeGreaterThan(1);
-    expect(JSON.parse(Buffer.concat(chunks).toString('utf8'))).toMatchObject({ referenceId: body.referenceId, status: 'Pending' });
+    expect(JSON.parse(Buffer.concat(chunks).toString('utf8'))).toMatchObject({
+      referenceId: body.referenceId,
+      status: 'Pending',
+    });
   });
 
   it('latencyMs delays the answer, not the storing', async () => {

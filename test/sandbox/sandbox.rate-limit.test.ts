@@ -4,7 +4,12 @@ import { MOBILE, checkStatus, create, mobileBody } from './sandbox.client';
 let sandbox: SandboxHandle;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, settleMs: 60_000, rateLimitPerMin: 3, activeKeys: ['sandbox-key', 'other-key'] });
+  sandbox = await startSandbox({
+    port: 0,
+    settleMs: 60_000,
+    rateLimitPerMin: 3,
+    activeKeys: ['sandbox-key', 'other-key'],
+  });
 });
 
 afterAll(() => sandbox.close());
@@ -27,5 +32,7 @@ it('answers 429 with Retry-After once a key used its requests of the minute, on 
   expect(sandbox.records().some((r) => r.referenceId === body.referenceId)).toBe(false);
 
   // Another key has its own allowance.
-  expect((await checkStatus(sandbox.url, String(body.referenceId), { headers: { 'x-api-key': 'other-key' } })).status).toBe(404);
+  expect(
+    (await checkStatus(sandbox.url, String(body.referenceId), { headers: { 'x-api-key': 'other-key' } })).status,
+  ).toBe(404);
 });

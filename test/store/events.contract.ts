@@ -13,7 +13,8 @@ export interface EventsUnderTest {
 /** Starts watching: the iterator subscribes on its first `next()`, whose answer is the first event. */
 export function watching(iterable: AsyncIterable<Disbursement>) {
   const iterator = iterable[Symbol.asyncIterator]();
-  const value = (result: IteratorResult<Disbursement>): Disbursement | undefined => (result.done ? undefined : result.value);
+  const value = (result: IteratorResult<Disbursement>): Disbursement | undefined =>
+    result.done ? undefined : result.value;
   const first = iterator.next().then(value);
   return { first, next: () => iterator.next().then(value), stop: () => iterator.return?.() };
 }

@@ -39,7 +39,8 @@ describe('MemoryStore retention', () => {
 });
 
 describe('MemoryStore size limit', () => {
-  const refsOf = async (store: MemoryStore, ids: string[]) => (await store.getMany('merchant-1', ids)).map((r) => r?.referenceId ?? null);
+  const refsOf = async (store: MemoryStore, ids: string[]) =>
+    (await store.getMany('merchant-1', ids)).map((r) => r?.referenceId ?? null);
   const successful = (referenceId: string) => record({ referenceId, status: 'SUCCESSFUL' });
 
   it('makes room for a new record by forgetting the final record written longest ago', async () => {
@@ -50,7 +51,12 @@ describe('MemoryStore size limit', () => {
     await store.insertIfAbsent(successful('final-new'));
     await store.insertIfAbsent(record({ referenceId: 'fourth' }));
     expect(store.size).toBe(3);
-    expect(await refsOf(store, ['final-old', 'pending', 'final-new', 'fourth'])).toEqual([null, 'pending', 'final-new', 'fourth']);
+    expect(await refsOf(store, ['final-old', 'pending', 'final-new', 'fourth'])).toEqual([
+      null,
+      'pending',
+      'final-new',
+      'fourth',
+    ]);
   });
 
   it('orders final records by their last write: a record that just became final goes last', async () => {
@@ -63,12 +69,20 @@ describe('MemoryStore size limit', () => {
     await store.insertIfAbsent(record({ referenceId: 'new-1' }));
     expect(await refsOf(store, ['settles-late', 'final-early'])).toEqual(['settles-late', null]);
     await store.insertIfAbsent(record({ referenceId: 'new-2' }));
-    expect(await refsOf(store, ['settles-late', 'pending', 'new-1', 'new-2'])).toEqual([null, 'pending', 'new-1', 'new-2']);
+    expect(await refsOf(store, ['settles-late', 'pending', 'new-1', 'new-2'])).toEqual([
+      null,
+      'pending',
+      'new-1',
+      'new-2',
+    ]);
   });
 
   it('refuses a new record with StoreFullError when every record held is unfinished, and stores nothing', async () => {
     const store = new MemoryStore({ maxRecords: 2 });
-    const unfinished = [record({ referenceId: 'pending' }), record({ referenceId: 'unknown', status: 'UNKNOWN', sending: true })];
+    const unfinished = [
+      record({ referenceId: 'pending' }),
+      record({ referenceId: 'unknown', status: 'UNKNOWN', sending: true }),
+    ];
     for (const r of unfinished) await store.insertIfAbsent(r);
     const refused = store.insertIfAbsent(record({ referenceId: 'refused' }));
     await expect(refused).rejects.toBeInstanceOf(StoreFullError);

@@ -1,4 +1,4 @@
-import { closeRedis, connectRedis } from '../../src/store/redis.connection';
+import { closeRedis, connectRedis } from '../../src/redis/redis.connection';
 import { describeRedis, requireRedisUrl, uniquePrefix } from '../support/redis';
 
 describeRedis('the subscriber connection', () => {
@@ -10,7 +10,9 @@ describeRedis('the subscriber connection', () => {
     const subscriber = connectRedis(requireRedisUrl(), 'subscriber', (e) => errors.push(e));
     const publisher = connectRedis(requireRedisUrl(), 'publisher');
     try {
-      const received = new Promise<string>((resolve) => subscriber.on('message', (_channel: string, message: string) => resolve(message)));
+      const received = new Promise<string>((resolve) =>
+        subscriber.on('message', (_channel: string, message: string) => resolve(message)),
+      );
       // The gateway's first watcher can subscribe at exactly this moment, right after start.
       await new Promise((resolve) => subscriber.once('connect', resolve));
       void subscriber.subscribe(`${prefix}early`);

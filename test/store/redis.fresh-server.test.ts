@@ -1,5 +1,14 @@
 import { describeRedis, requireRedisUrl, uniquePrefix, withRedis } from '../support/redis';
-import { capturedLogs, CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
+import {
+  capturedLogs,
+  CREATE_MOBILE,
+  eventually,
+  gql,
+  mobileInput,
+  Stack,
+  startStack,
+  uniqueRef,
+} from '../support/stack';
 
 const STATUS = `query One($referenceId: ID!) { disbursement(referenceId: $referenceId) { status } }`;
 
@@ -12,7 +21,10 @@ describeRedis('a gateway on a Redis that does not know its scripts', () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { REDIS_URL: requireRedisUrl(), REDIS_KEY_PREFIX: prefix }, sandbox: { settleMs: 100 } });
+    stack = await startStack({
+      env: { REDIS_URL: requireRedisUrl(), REDIS_KEY_PREFIX: prefix },
+      sandbox: { settleMs: 100 },
+    });
   });
   afterAll(async () => {
     await stack.close();

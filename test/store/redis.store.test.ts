@@ -34,9 +34,45 @@ describeRedis('RedisStore', () => {
       const key = `${made.prefix}{m%3A1}:d:r%25%3A2`;
       await withRedis(async (client) => {
         expect(JSON.parse((await client.get(key)) ?? 'null')).toEqual(r);
-        expect(await client.zrange(`${made.prefix}{m%3A1}:due`, 0, -1, 'WITHSCORES')).toEqual([key, String(Date.UTC(2026, 0, 1, 0, 0, 5))]);
+        expect(await client.zrange(`${made.prefix}{m%3A1}:due`, 0, -1, 'WITHSCORES')).toEqual([
+          key,
+          String(Date.UTC(2026, 0, 1, 0, 0, 5)),
+        ]);
         expect(await client.smembers(`${made.prefix}merchants`)).toEqual(['m:1']);
       });
+    });
+
+    it('changes what is stored, not its own last write, when another replica wrote since (or deleted the record)', async () => {
+      const other = new RedisStore({ redis: requireRedisUrl(), prefix: made.prefix });
+      try {
+        const r = record({ status: 'PENDING' });
+        await made.store.insertIfAbsent(r);
+        await other.update(r.merchantId, r.referenceId, (c) => ({
+          ...c,
+          status: 'SUCCESSFUL',
+          version: c.version + 1,
+        }));
+        const seen: string[] = [];
+        const after = await made.store.update(r.merchantId, r.referenceId, (c) => {
+          seen.push(c.status);
+          return { ...c, narration: 'noted' };
+        });
+        expect(after).toMatchObject({ status: 'SUCCESSFUL', narration: 'noted', version: r.version + 1 });
+        expect(seen.at(-1)).toBe('SUCCESSFUL');
+        // A change that finds nothing to do still reports what is stored, not the guess.
+        await other.update(r.merchantId, r.referenceId, (c) => ({ ...c, narration: 'other', version: c.version + 1 }));
+        expect(await made.store.update(r.merchantId, r.referenceId, () => undefined)).toMatchObject({
+          narration: 'other',
+        });
+        await made.store.update(r.merchantId, r.referenceId, (c) => ({ ...c, message: 'mine' }));
+        await other.remove(r.merchantId, r.referenceId, () => true);
+        expect(
+          await made.store.update(r.merchantId, r.referenceId, (c) => ({ ...c, message: 'again' })),
+        ).toBeUndefined();
+        expect(await made.store.get(r.merchantId, r.referenceId)).toBeUndefined();
+      } finally {
+        await other.close();
+      }
     });
 
     it('sets the retention TTL on every write, and on the due index', async () => {
@@ -53,7 +89,10 @@ describeRedis('RedisStore', () => {
     });
 
     it('skips and drops due entries whose record expired', async () => {
-      const [gone, kept] = [record({ nextCheckAt: '2026-01-01T00:00:00.000Z' }), record({ nextCheckAt: '2026-01-01T00:00:01.000Z' })];
+      const [gone, kept] = [
+        record({ nextCheckAt: '2026-01-01T00:00:00.000Z' }),
+        record({ nextCheckAt: '2026-01-01T00:00:01.000Z' }),
+      ];
       await made.store.insertIfAbsent(gone);
       await made.store.insertIfAbsent(kept);
       const goneKey = `${made.prefix}{${gone.merchantId}}:d:${gone.referenceId}`;
@@ -79,7 +118,10 @@ describeRedis('RedisStore', () => {
     });
 
     it("keeps each merchant's history in a sorted set under its hash tag, which expired records leave", async () => {
-      const [gone, kept] = [record({ updatedAt: '2026-01-01T00:00:00.000Z' }), record({ updatedAt: '2026-01-01T00:00:01.000Z' })];
+      const [gone, kept] = [
+        record({ updatedAt: '2026-01-01T00:00:00.000Z' }),
+        record({ updatedAt: '2026-01-01T00:00:01.000Z' }),
+      ];
       await made.store.insertIfAbsent(gone);
       await made.store.insertIfAbsent(kept);
       const histKey = `${made.prefix}{${gone.merchantId}}:hist`;
@@ -120,6 +162,8 @@ describeRedis('RedisStore', () => {
   });
 
   it('refuses a retention that Redis could not apply', () => {
-    expect(() => new RedisStore({ redis: requireRedisUrl(), prefix: 'unused:', retentionSeconds: 0 })).toThrow('retentionSeconds');
+    expect(() => new RedisStore({ redis: requireRedisUrl(), prefix: 'unused:', retentionSeconds: 0 })).toThrow(
+      'retentionSeconds',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { HistoryPage } from '../../src/disbursements/disbursement.history';
+import { HistoryPage } from '../../src/disbursements/disbursement.ports';
 import { Disbursement } from '../../src/disbursements/disbursement.model';
 import { DisbursementStore } from '../../src/disbursements/disbursement.ports';
 
@@ -86,12 +86,23 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
 
       it('keeps every field as JSON, history and all', async () => {
         const r = record({
-          request: { channel: 'MOBILE_MONEY', referenceId: 'x', amount: '150.75', currency: 'ZMW', accountNumber: '260971234567' },
+          request: {
+            channel: 'MOBILE_MONEY',
+            referenceId: 'x',
+            amount: '150.75',
+            currency: 'ZMW',
+            accountNumber: '260971234567',
+          },
           fingerprint: 'f'.repeat(64),
           sending: true,
           narration: 'Zikomo — thank you',
           deliveryIds: ['msg_1'],
-          relay: { url: 'https://client.example/cb', delivered: false, gaveUp: false, attempts: [{ at: at(0), status: 500 }] },
+          relay: {
+            url: 'https://client.example/cb',
+            delivered: false,
+            gaveUp: false,
+            attempts: [{ at: at(0), status: 500 }],
+          },
         });
         await store.insertIfAbsent(r);
         expect(await store.get(r.merchantId, r.referenceId)).toEqual(r);
@@ -104,7 +115,12 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
         await store.insertIfAbsent(a);
         await store.insertIfAbsent(b);
         const before = store.reads;
-        expect(await store.getMany('merchant-1', [b.referenceId, 'missing', a.referenceId, b.referenceId])).toEqual([b, undefined, a, b]);
+        expect(await store.getMany('merchant-1', [b.referenceId, 'missing', a.referenceId, b.referenceId])).toEqual([
+          b,
+          undefined,
+          a,
+          b,
+        ]);
         expect(store.reads).toBe(before + 1);
       });
 
@@ -138,7 +154,11 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
       it('stores the changed record and returns it', async () => {
         const r = record();
         await store.insertIfAbsent(r);
-        const changed = await store.update(r.merchantId, r.referenceId, (c) => ({ ...c, status: 'SUCCESSFUL', version: c.version + 1 }));
+        const changed = await store.update(r.merchantId, r.referenceId, (c) => ({
+          ...c,
+          status: 'SUCCESSFUL',
+          version: c.version + 1,
+        }));
         expect(changed).toEqual({ ...r, status: 'SUCCESSFUL', version: 2 });
         expect(await store.get(r.merchantId, r.referenceId)).toEqual(changed);
       });
@@ -161,7 +181,9 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
         const r = record({ version: 7 });
         await store.insertIfAbsent(r);
         await Promise.all(
-          Array.from({ length: 50 }, () => store.update(r.merchantId, r.referenceId, (c) => ({ ...c, version: c.version + 1 }))),
+          Array.from({ length: 50 }, () =>
+            store.update(r.merchantId, r.referenceId, (c) => ({ ...c, version: c.version + 1 })),
+          ),
         );
         expect((await store.get(r.merchantId, r.referenceId))?.version).toBe(57);
       });
@@ -172,7 +194,9 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
         const leases = Array.from({ length: 10 }, (_, i) => at(60_000 + i));
         const stored = await Promise.all(
           leases.map((lease) =>
-            store.update(r.merchantId, r.referenceId, (c) => (c.nextCheckAt === r.nextCheckAt ? { ...c, nextCheckAt: lease } : undefined)),
+            store.update(r.merchantId, r.referenceId, (c) =>
+              c.nextCheckAt === r.nextCheckAt ? { ...c, nextCheckAt: lease } : undefined,
+            ),
           ),
         );
         // A caller holds the lease when the record it gets back carries its own.
@@ -267,7 +291,11 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
         await claimedAt('d', 5);
         const page = await store.history('merchant-1', all);
         expect(ids(page)).toEqual(['c', 'b', 'a', 'd']);
-        expect(page.entries[0]).toEqual({ at: Date.parse(at(20)), referenceId: 'c', record: await store.get('merchant-1', 'c') });
+        expect(page.entries[0]).toEqual({
+          at: Date.parse(at(20)),
+          referenceId: 'c',
+          record: await store.get('merchant-1', 'c'),
+        });
         expect(page).toMatchObject({ hasMore: false, totalCount: 4 });
       });
 
@@ -302,9 +330,15 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
         await claimedAt('y-3', 3, { status: 'FAILED' });
         await claimedAt('x-4', 4, { status: 'FAILED' });
         const window = { createdFrom: Date.parse(at(2)), createdTo: Date.parse(at(3)) };
-        expect(await store.history('merchant-1', { limit: 10, filter: window })).toMatchObject({ totalCount: 2, hasMore: false });
+        expect(await store.history('merchant-1', { limit: 10, filter: window })).toMatchObject({
+          totalCount: 2,
+          hasMore: false,
+        });
         expect(ids(await store.history('merchant-1', { limit: 10, filter: window }))).toEqual(['y-3', 'x-2']);
-        const failedX = await store.history('merchant-1', { limit: 1, filter: { statuses: ['FAILED'], referenceIdPrefix: 'x-' } });
+        const failedX = await store.history('merchant-1', {
+          limit: 1,
+          filter: { statuses: ['FAILED'], referenceIdPrefix: 'x-' },
+        });
         expect(ids(failedX)).toEqual(['x-4']);
         expect(failedX.totalCount).toBeUndefined();
         const next = await store.history('merchant-1', {
@@ -314,6 +348,78 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
         });
         expect(ids(next)).toEqual(['x-1']);
         expect(ids(await store.history('merchant-1', { limit: 10, filter: { channel: 'BANK' } }))).toEqual(['x-2']);
+      });
+    });
+
+    describe('daily limits: insertReserving, reserved, and the release on FAILED, CANCELLED or removal', () => {
+      const DAY = '2026-01-01';
+      const held = (actorId: string, minor: number, over: Partial<Disbursement> = {}) =>
+        record({ status: 'PENDING', reservation: { day: DAY, currency: 'ZMW', actorId, minor }, ...over });
+      const totals = (actorId = 'alice') => store.reserved('merchant-1', DAY, 'ZMW', actorId);
+
+      it.each([
+        ['under both caps', 3000, { dailyMinor: 10_000, userMinor: 5000 }, undefined],
+        [
+          'past the merchant cap',
+          9000,
+          { dailyMinor: 10_000, userMinor: 50_000 },
+          { limit: 'dailyLimit', remainingMinor: 8000 },
+        ],
+        [
+          'past the actor cap',
+          4000,
+          { dailyMinor: 50_000, userMinor: 5000 },
+          { limit: 'userDailyLimit', remainingMinor: 3000 },
+        ],
+        ['exactly at the cap', 8000, { dailyMinor: 10_000 }, undefined],
+      ] as const)('%s', async (_name, minor, caps, refused) => {
+        await store.insertReserving(held('alice', 2000), caps);
+        const r = held('alice', minor);
+        const outcome = await store.insertReserving(r, caps);
+        expect(outcome.refused).toEqual(refused);
+        expect(await store.get('merchant-1', r.referenceId)).toEqual(refused ? undefined : r);
+        expect(await totals()).toEqual(
+          refused ? { merchant: 2000, actor: 2000 } : { merchant: 2000 + minor, actor: 2000 + minor },
+        );
+      });
+
+      it('answers an existing record without reserving again', async () => {
+        const r = held('alice', 1000);
+        await store.insertReserving(r, { dailyMinor: 1500 });
+        expect(await store.insertReserving(r, { dailyMinor: 1500 })).toEqual({ existing: r });
+        expect(await totals()).toEqual({ merchant: 1000, actor: 1000 });
+      });
+
+      it('never passes a cap, however many insert at once', async () => {
+        const outcomes = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.insertReserving(held(`actor-${i % 2}`, 1000), { dailyMinor: 7000 }),
+          ),
+        );
+        expect(outcomes.filter((o) => !o.refused)).toHaveLength(7);
+        expect(outcomes.filter((o) => o.refused).map((o) => o.refused)).toEqual(
+          Array(13).fill({ limit: 'dailyLimit', remainingMinor: 0 }),
+        );
+        expect((await totals()).merchant).toBe(7000);
+      });
+
+      it('gives the amount back once when the record ends FAILED or CANCELLED, and when it is removed', async () => {
+        const [failed, cancelled, removed, kept] = [
+          held('alice', 100),
+          held('alice', 200),
+          held('alice', 400),
+          held('alice', 800),
+        ];
+        for (const r of [failed, cancelled, removed, kept]) await store.insertReserving(r, {});
+        expect(await totals()).toEqual({ merchant: 1500, actor: 1500 });
+        const stored = await store.update('merchant-1', failed.referenceId, (c) => ({ ...c, status: 'FAILED' }));
+        expect(stored?.reservation?.released).toBe(true);
+        // A later write of the final record gives nothing back again.
+        await store.update('merchant-1', failed.referenceId, (c) => ({ ...c, message: 'again' }));
+        await store.update('merchant-1', cancelled.referenceId, (c) => ({ ...c, status: 'CANCELLED' }));
+        await store.update('merchant-1', kept.referenceId, (c) => ({ ...c, status: 'SUCCESSFUL' }));
+        await store.remove('merchant-1', removed.referenceId, () => true);
+        expect(await totals()).toEqual({ merchant: 800, actor: 800 });
       });
     });
 

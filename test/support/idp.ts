@@ -22,7 +22,8 @@ export interface TokenOptions {
   audience?: string;
 }
 
-const b64 = (value: object | string) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64 = (value: object | string) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 /**
  * A stand-in identity provider: key pairs generated at test time, their public halves served as a
@@ -34,6 +35,8 @@ export class TestIdp {
   readonly audience = 'payout-gateway-test';
   private readonly keys: Key[] = [];
   private fetchCount = 0;
+  /** While set, the key set answers this status (or a body that is no key set) instead of the keys. */
+  private outage?: number | 'garbage';
 
   private constructor(
     private readonly server: Server,
@@ -46,6 +49,10 @@ export class TestIdp {
     const idp = new TestIdp(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/jwks.json`);
     server.on('request', (_req, res) => {
       idp.fetchCount += 1;
+      if (typeof idp.outage === 'number')
+        return res.writeHead(idp.outage, { 'content-type': 'text/plain' }).end('down');
+      if (idp.outage === 'garbage')
+        return res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": "none"}');
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ keys: idp.keys.map((k) => k.publicJwk) }));
     });
@@ -68,6 +75,11 @@ export class TestIdp {
       publicPem: await exportSPKI(publicKey),
     });
     return kid;
+  }
+
+  /** Makes the key set fail (an HTTP status, or a 200 whose body is no key set); undefined: serve the keys again. */
+  fail(outage: number | 'garbage' | undefined): void {
+    this.outage = outage;
   }
 
   /** Key set fetches the gateway made. */
@@ -106,7 +118,9 @@ export class TestIdp {
   /** A properly signed token; `kid` picks the key (default the first). */
   async sign(opts: TokenOptions = {}): Promise<string> {
     const key = this.key(opts.kid);
-    const token = await new SignJWT(this.payload(opts)).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+    const token = await new SignJWT(this.payload(opts))
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+      .sign(key.privateKey);
     return this.remember(token);
   }
 

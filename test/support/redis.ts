@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, connect, Socket } from 'node:net';
 import { Redis } from 'ioredis';
-import { closeRedis } from '../../src/store/redis.connection';
+import { closeRedis } from '../../src/redis/redis.connection';
 
 /** The Redis the tests may use; unset: Redis tests are skipped. */
 export function redisUrl(): string | undefined {
@@ -43,7 +43,9 @@ export function describeRedis(name: string, fn: () => void): void {
         await client.connect();
         await client.ping();
       } catch (error) {
-        throw new Error(`REDIS_URL is set but Redis at ${url} does not answer: ${String(cause ?? error)}`, { cause: error });
+        throw new Error(`REDIS_URL is set but Redis at ${url} does not answer: ${String(cause ?? error)}`, {
+          cause: error,
+        });
       } finally {
         await closeRedis(client);
       }

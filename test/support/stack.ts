@@ -49,6 +49,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     WEBHOOK_SECRET: webhookSecret,
     UPSTREAM_TIMEOUT_MS: '3000',
     CLIENT_RATE_LIMIT_PER_MIN: '0',
+    // A sandbox without a rate limit stands for a provider without one: no provider budget either.
+    ...(opts.sandbox?.rateLimitPerMin ? {} : { UPSTREAM_RATE_LIMIT_PER_MIN: '0' }),
     LOG_LEVEL: 'info',
     ...opts.env,
   });
@@ -58,7 +60,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       done();
     },
   });
-  const { gateway } = await startApp({ config, logDestination: sink, trustedProvider: true, createGraceMs: opts.createGraceMs });
+  const { gateway } = await startApp({
+    config,
+    logDestination: sink,
+    trustedProvider: true,
+    createGraceMs: opts.createGraceMs,
+  });
   for (const secret of gateway.secrets) knownSecrets.add(secret);
   return {
     sandbox,
@@ -144,6 +151,28 @@ export function bankInput(overrides: Record<string, unknown> = {}): Record<strin
   };
 }
 
+/** A provider-shaped callback body (the flat record the provider POSTs), for a mobile money payout. */
+export function callbackBody(
+  referenceId: string,
+  status: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    referenceId,
+    currency: 'ZMW',
+    amount: 150.75,
+    accountNumber: '260971234222',
+    status,
+    paymentType: 'OperatorAMoney',
+    type: 'Disbursement',
+    ipAddress: '127.0.0.1',
+    identifier: 'MM-1-2',
+    message: null,
+    externalId: null,
+    ...overrides,
+  };
+}
+
 /** Waits until the gateway reports at least `count` live subscriptions (its own metric), so a test creates only once watchers listen. */
 export async function subscriptionsLive(stack: Stack, count: number): Promise<void> {
   await eventually(async () => {
@@ -154,7 +183,11 @@ export async function subscriptionsLive(stack: Stack, count: number): Promise<vo
 }
 
 /** Polls until `check` returns a value, for states reached asynchronously (callbacks). */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, attempts = 100, everyMs = 50): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  attempts = 100,
+  everyMs = 50,
+): Promise<T> {
   for (let i = 0; i < attempts; i += 1) {
     const value = await check();
     if (value !== undefined) return value;

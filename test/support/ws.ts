@@ -62,7 +62,8 @@ export function subscribe<T>(client: Client, query: string, variables: Record<st
     errors,
     completed,
     isCompleted: () => done,
-    waitFor: (count) => (events.length >= count ? Promise.resolve(events) : new Promise((resolve) => waiters.push({ count, resolve }))),
+    waitFor: (count) =>
+      events.length >= count ? Promise.resolve(events) : new Promise((resolve) => waiters.push({ count, resolve })),
     dispose,
   };
 }

@@ -13,7 +13,9 @@ beforeAll(async () => {
     req.resume();
     res.writeHead(400, { 'content-type': 'application/json' });
     res.end(
-      JSON.stringify({ message: `bad request, headers were ${JSON.stringify(req.headers)} and webhook secret whsec_c2VjcmV0LXdlYmhvb2s=` }),
+      JSON.stringify({
+        message: `bad request, headers were ${JSON.stringify(req.headers)} and webhook secret whsec_c2VjcmV0LXdlYmhvb2s=`,
+      }),
     );
   });
   await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
@@ -23,7 +25,13 @@ afterAll(() => new Promise((r) => echo.close(r)));
 
 it('removes every secret the gateway knows from provider text, before it reaches a client or a log line', async () => {
   const callbackToken = 'cb-token-0123456789abcdef';
-  const secrets = ['merchant-key-1', callbackToken, 'client-token-0123456789', 'whsec_c2VjcmV0LXdlYmhvb2s=', 'c2VjcmV0LXdlYmhvb2s='];
+  const secrets = [
+    'merchant-key-1',
+    callbackToken,
+    'client-token-0123456789',
+    'whsec_c2VjcmV0LXdlYmhvb2s=',
+    'c2VjcmV0LXdlYmhvb2s=',
+  ];
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _e, done) {

@@ -1,0 +1,116 @@
+import { GatewayError, invalidState } from './disbursement.errors';
+import { ApprovalState, Disbursement, StatusEvent } from './disbursement.model';
+import { changed } from './disbursement.record';
+import { Actor } from './payout.controls';
+
+/**
+ * Pure changes of a payout under approval. Holding, rejecting, cancelling and expiring are changes a
+ * client sees (published); the approval itself turns the record into an ordinary create claim
+ * ("sending", UNKNOWN) and is bookkeeping, so subscribers see AWAITING_APPROVAL, then the provider's PENDING.
+ */
+
+/** A new claim held for approval: nothing is sent; the reconciler looks at it again when it expires. */
+export function heldForApproval(
+  claim: Disbursement,
+  actor: Actor,
+  ttlSeconds: number,
+  threshold: string,
+  at: Date,
+): Disbursement {
+  const when = at.toISOString();
+  const expiresAt = new Date(at.getTime() + ttlSeconds * 1000).toISOString();
+  const event: StatusEvent = {
+    status: 'AWAITING_APPROVAL',
+    message: `Awaiting approval by a second person: above ${threshold} ${claim.currency}`,
+    source: 'CREATE',
+    at: when,
+    actor: actor.name,
+  };
+  const approval: ApprovalState = { requestedBy: actor.name, requesterId: actor.id, expiresAt };
+  return changed(
+    claim,
+    { ...claim, status: 'AWAITING_APPROVAL', sending: false, approval, history: [event], nextCheckAt: expiresAt },
+    when,
+  );
+}
+
+export function isExpired(record: Disbursement, now: Date): boolean {
+  return record.approval !== undefined && now.getTime() >= Date.parse(record.approval.expiresAt);
+}
+
+/** Approved: it becomes an ordinary create claim, sent by the at-most-once create protocol. */
+export function approvedClaim(current: Disbursement, actor: Actor, at: string): Disbursement {
+  const approval = current.approval as ApprovalState;
+  return {
+    ...current,
+    status: 'UNKNOWN',
+    sending: true,
+    updatedAt: at,
+    approval: { ...approval, decision: 'APPROVED', decidedBy: actor.name, decidedAt: at },
+    history: [
+      ...current.history,
+      { status: 'AWAITING_APPROVAL', message: `Approved by ${actor.name}`, source: 'CONTROL', at, actor: actor.name },
+    ],
+  };
+}
+
+/** The provider took nothing (refused, unreachable): the approval is undone and the payout awaits approval again. */
+export function approvalUndone(current: Disbursement, why: string, at: string): Disbursement {
+  const { requestedBy, requesterId, expiresAt } = current.approval as ApprovalState;
+  return {
+    ...current,
+    status: 'AWAITING_APPROVAL',
+    sending: false,
+    updatedAt: at,
+    approval: { requestedBy, requesterId, expiresAt },
+    nextCheckAt: expiresAt,
+    history: [
+      ...current.history,
+      { status: 'AWAITING_APPROVAL', message: `Not sent (${why}); awaiting approval again`, source: 'CONTROL', at },
+    ],
+  };
+}
+
+type Ending = { decision: 'REJECTED' | 'CANCELLED' | 'EXPIRED'; actor?: Actor; reason?: string };
+
+const ENDING_MESSAGES: Record<Ending['decision'], (e: Ending) => string> = {
+  REJECTED: (e) => `Rejected by ${e.actor?.name}${e.reason ? `: ${e.reason}` : ''}; never sent`,
+  CANCELLED: (e) => `Cancelled by ${e.actor?.name} before approval; never sent`,
+  EXPIRED: () => 'Expired: not approved in time; never sent',
+};
+
+/** Rejected, cancelled or expired: CANCELLED with a message saying which, never sent. */
+export function endedBeforeApproval(current: Disbursement, ending: Ending, at: string): Disbursement {
+  const approval = current.approval as ApprovalState;
+  const message = ENDING_MESSAGES[ending.decision](ending);
+  return changed(
+    current,
+    {
+      ...current,
+      status: 'CANCELLED',
+      sending: false,
+      message,
+      nextCheckAt: undefined,
+      approval: {
+        ...approval,
+        decision: ending.decision,
+        decidedBy: ending.actor?.name,
+        decidedAt: at,
+        reason: ending.reason,
+      },
+      history: [...current.history, { status: 'CANCELLED', message, source: 'CONTROL', at, actor: ending.actor?.name }],
+    },
+    at,
+  );
+}
+
+/** Why a payout cannot be decided on: it does not await approval (any more). */
+export function notAwaiting(record: Disbursement): GatewayError {
+  const decision = record.approval?.decision;
+  const why = !record.approval
+    ? 'it never awaited approval'
+    : decision === 'APPROVED'
+      ? `it was already approved by ${record.approval.decidedBy}`
+      : `it was ${decision?.toLowerCase() ?? 'decided'} and never sent`;
+  return invalidState(record.referenceId, record.status, why);
+}

@@ -1,0 +1,109 @@
+import { Repeater } from '@repeaterjs/repeater';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { cursorExpired, unknownCursor } from './disbursement.errors';
+import { Disbursement } from './disbursement.model';
+import { DisbursementEvents, DisbursementStore, Merchant } from './disbursement.ports';
+
+/** One change of a merchant's payouts as a subscriber gets it: the cursor to resume after, and the record. */
+export interface Change {
+  cursor: string;
+  record: Disbursement;
+}
+
+/** Changes read from the log in one round trip. */
+const BATCH = 100;
+
+const POSITION = /^(\d{1,15})-(\d{1,15})$/;
+
+/** Orders two log positions (`<ms>-<seq>`, as Redis Streams number their entries). */
+export function comparePositions(a: string, b: string): number {
+  const [am, as] = a.split('-').map(Number);
+  const [bm, bs] = b.split('-').map(Number);
+  return am - bm || as - bs;
+}
+
+/** The milliseconds part of a position: when the change was logged. */
+export function positionTime(position: string): number {
+  return Number(position.split('-')[0]);
+}
+
+/**
+ * A cursor is a log position and a MAC over it and the merchant, keyed by the merchant's provider
+ * key, which every replica has: a client cannot forge one, and one merchant's cursor fails the
+ * check for any other merchant, so it never reads another merchant's log.
+ */
+function mac(merchant: Merchant, position: string): string {
+  return createHmac('sha256', merchant.apiKey)
+    .update(`disbursement-change\n${merchant.id}\n${position}`)
+    .digest('base64url')
+    .slice(0, 22);
+}
+
+export function sealCursor(merchant: Merchant, position: string): string {
+  return `${position}.${mac(merchant, position)}`;
+}
+
+/** The position a cursor names, or undefined when this gateway did not give it to this merchant. */
+export function openCursor(merchant: Merchant, cursor: string): string | undefined {
+  const [position, given, ...rest] = cursor.split('.');
+  if (rest.length > 0 || given === undefined || !POSITION.test(position)) return undefined;
+  const expected = Buffer.from(mac(merchant, position));
+  const actual = Buffer.from(given);
+  return actual.length === expected.length && timingSafeEqual(actual, expected) ? position : undefined;
+}
+
+/** What a wait raced against the subscriber's end answers when the subscriber ended first. */
+const STOPPED = Symbol('stopped');
+
+/**
+ * Every change of a merchant's payouts, in the order the store applied them, read from the store's
+ * change log. With `after`, the changes after that cursor come first; the log is then read on from
+ * the last position sent each time a change is published, so replay and live changes meet with no
+ * gap and no duplicate: a published change only rings the bell, the log says what changed.
+ *
+ * Throws (before anything is sent) `BAD_USER_INPUT` for a cursor this merchant was never given and
+ * `CURSOR_EXPIRED` for one whose change is no longer kept.
+ */
+export async function watchChanges(
+  store: DisbursementStore,
+  events: DisbursementEvents,
+  merchant: Merchant,
+  after?: string | null,
+): Promise<AsyncIterableIterator<Change>> {
+  let from: string | undefined;
+  if (after !== undefined && after !== null) {
+    from = openCursor(merchant, after);
+    if (from === undefined) throw unknownCursor();
+    if (!(await store.hasChange(merchant.id, from))) throw cursorExpired();
+  }
+  return new Repeater<Change>(async (push, stop) => {
+    const stopped = stop.then((): typeof STOPPED => STOPPED);
+    const bell = events.watchMerchant(merchant.id)[Symbol.asyncIterator]();
+    // The first next() starts listening; the log is read only once listening is active.
+    let rung = bell.next();
+    try {
+      if ((await Promise.race([events.merchantListening(merchant.id), stopped])) === STOPPED) return;
+      const latest = from ?? (await Promise.race([store.latestChange(merchant.id), stopped]));
+      if (latest === STOPPED) return;
+      let position = latest;
+      for (;;) {
+        for (;;) {
+          const batch = await Promise.race([store.changesAfter(merchant.id, position, BATCH), stopped]);
+          if (batch === STOPPED) return;
+          for (const change of batch) {
+            await push({ cursor: sealCursor(merchant, change.position), record: change.record });
+            position = change.position;
+          }
+          if (batch.length < BATCH) break;
+        }
+        const next = await Promise.race([rung, stopped]);
+        if (next === STOPPED || next.done) return;
+        rung = bell.next();
+      }
+    } finally {
+      // A Repeater ends only when stopped, not when this function returns.
+      stop();
+      await bell.return?.();
+    }
+  });
+}

@@ -1,0 +1,26 @@
+import { endedBeforeApproval, isExpired } from './approval.records';
+import { DomainContext } from './disbursement.context';
+import { Disbursement } from './disbursement.model';
+import { Merchant } from './disbursement.ports';
+
+/**
+ * The reconciler's step for a payout awaiting approval (due when its approval expires): CANCELLED
+ * once expired, never sent. Before that (the reconciler leased it early) it is due at expiry again.
+ */
+export async function expireStep(
+  ctx: DomainContext,
+  merchant: Merchant,
+  record: Disbursement,
+): Promise<Disbursement | undefined> {
+  let expired = false;
+  const { stored } = await ctx.writer.change(merchant.id, record.referenceId, (current) => {
+    expired = false;
+    if (current.status !== 'AWAITING_APPROVAL') return undefined;
+    const now = ctx.now();
+    if (!isExpired(current, now)) return { ...current, nextCheckAt: current.approval?.expiresAt };
+    expired = true;
+    return endedBeforeApproval(current, { decision: 'EXPIRED' }, now.toISOString());
+  });
+  if (expired) ctx.onControl({ merchantId: merchant.id, referenceId: record.referenceId, action: 'expired' });
+  return stored;
+}

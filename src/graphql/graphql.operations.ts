@@ -1,0 +1,258 @@
+import { Repeater } from '@repeaterjs/repeater';
+import {
+  ExecutionArgs,
+  ExecutionResult,
+  execute,
+  getOperationAST,
+  GraphQLError,
+  GraphQLFormattedError,
+  OperationTypeNode,
+  subscribe,
+} from 'graphql';
+import { randomUUID } from 'node:crypto';
+import { IncomingHttpHeaders } from 'node:http';
+import { Authentication, Principal } from '../auth/client.auth';
+import {
+  badRequest,
+  clientRateLimited,
+  GatewayError,
+  tokenExpired,
+  tooManyOperations,
+  unauthenticated,
+} from '../disbursements/disbursement.errors';
+import { tracingOn } from '../observability/tracing';
+import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
+import { formatError } from './gateway.errors';
+import { OperationChecker } from './graphql.armor';
+import { payoutRefusal } from './operation.payouts';
+import { scopeRefusal } from './operation.scopes';
+import { noteClientTrace, tracedRun } from './operation.tracing';
+
+/** What a client asks a streaming transport to run. */
+export interface OperationRequest {
+  query?: unknown;
+  operationName?: string | null;
+  variables?: Record<string, unknown> | null;
+  /** `persistedQuery` (trusted documents) and `traceparent` are read from here. */
+  extensions?: unknown;
+  documentId?: unknown;
+}
+
+/** The `type` label of gateway_graphql_operations_total for each transport that does not go through Apollo. */
+export type StreamTransport = 'websocket' | 'multipart' | 'sse';
+
+export type Admission =
+  | { args: ExecutionArgs & { contextValue: GatewayContext }; operation: OperationTypeNode }
+  | { errors: readonly GraphQLError[] };
+
+/** setTimeout fires at once for delays past 2^31-1 ms (24.8 days); longer waits are taken in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A refusal as a GraphQL error that carries its GatewayError, so formatError passes its code on. */
+export function refusal(error: GatewayError): GraphQLError[] {
+  return [new GraphQLError(error.message, { originalError: error })];
+}
+
+const execution = (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
+  const operation = getOperationAST(args.document, args.operationName);
+  return operation?.operation === OperationTypeNode.SUBSCRIPTION
+    ? subscribe(args)
+    : Promise.resolve(execute(args) as ExecutionResult | Promise<ExecutionResult>);
+};
+
+/**
+ * The transport-free core that graphql-ws, multipart HTTP and server-sent events share, as
+ * graphql-ws and graphql-sse are cores with thin adapters: credentials, the per-connection limit,
+ * the rate limit, parse and validation (with introspection and Armor's limits), scopes, operation
+ * metrics, one context per operation, one way to execute, error masking, and the end of a stream
+ * when its token expires. An adapter only moves bytes and tells the core when its client went away.
+ */
+export class GraphQLOperations {
+  private readonly checker: OperationChecker;
+  /** How to end each HTTP stream still open, for shutdown. */
+  private readonly open = new Set<() => void>();
+  private readonly execution: (args: ExecutionArgs) => Promise<AsyncIterable<ExecutionResult> | ExecutionResult>;
+
+  constructor(readonly serving: GraphQLServing) {
+    this.checker = new OperationChecker(serving.schema, serving.introspection, serving.trustedDocuments);
+    // One span per operation when tracing is on; nothing in between otherwise.
+    this.execution = tracingOn() ? tracedRun(execution) : execution;
+  }
+
+  authenticate(authorization: string | undefined, address: string | undefined): Promise<Authentication> {
+    return this.serving.auth.authenticate(authorization, address);
+  }
+
+  /** The operations of one client connection (a websocket, or one HTTP stream), at most `maxOperations` at once. */
+  connection(principal: Principal, transport: StreamTransport, maxOperations: number): OperationConnection {
+    return new OperationConnection(this, this.checker, principal, transport, maxOperations);
+  }
+
+  /** The one way an admitted operation runs, on every streaming transport (hooks such as tracing go here). */
+  run(args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> {
+    return this.execution(args);
+  }
+
+  /** Registers how to end an open HTTP stream; returns the removal, for when it ends. */
+  track(end: () => void): () => void {
+    const entry = () => end();
+    this.open.add(entry);
+    return () => this.open.delete(entry);
+  }
+
+  /** Shutdown: every open HTTP stream ends (each completes, so its client sees a clean end). */
+  endAll(): void {
+    for (const end of this.open) end();
+    this.open.clear();
+  }
+
+  /** Errors masked as on HTTP: a code and a safe message. */
+  formatErrors(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
+    return errors.map((e) => formatError(e.toJSON(), e, this.serving.logger));
+  }
+
+  /** A result with its errors masked (unchanged when it has none). */
+  formatResult<R extends { errors?: readonly GraphQLError[] }>(result: R): R {
+    // The formatted errors take the GraphQLErrors' place in what the transport serializes.
+    return result.errors
+      ? { ...result, errors: this.formatErrors(result.errors) as unknown as GraphQLError[] }
+      : result;
+  }
+
+  /**
+   * A stream that ends when the credential stops being accepted: its last result is an error
+   * saying so. Ending it early (`return()`) ends the source and clears the timer.
+   */
+  endOnExpiry(
+    source: AsyncIterable<ExecutionResult>,
+    acceptedUntil: number | undefined,
+  ): AsyncIterableIterator<ExecutionResult> {
+    return new Repeater<ExecutionResult>(async (push, stop) => {
+      const iterator = source[Symbol.asyncIterator]();
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<'expired'>((resolve) => {
+        if (acceptedUntil === undefined) return;
+        const arm = () => {
+          const left = acceptedUntil - Date.now();
+          timer = setTimeout(
+            left > MAX_TIMER_MS ? arm : () => resolve('expired'),
+            Math.min(Math.max(left, 0), MAX_TIMER_MS),
+          );
+          timer.unref();
+        };
+        arm();
+      });
+      const stopped = stop.then((): 'stopped' => 'stopped');
+      try {
+        for (;;) {
+          const next = await Promise.race([iterator.next(), expired, stopped]);
+          if (next === 'stopped') return;
+          if (next === 'expired') {
+            const error = tokenExpired();
+            await push({ errors: [new GraphQLError(error.message, { originalError: error })] });
+            return;
+          }
+          if (next.done) return;
+          await push(next.value);
+        }
+      } finally {
+        clearTimeout(timer);
+        stop();
+        await iterator.return?.();
+      }
+    });
+  }
+}
+
+/** The operations running on one client connection; `close()` when the client goes away. */
+export class OperationConnection {
+  private readonly ids = new Set<string>();
+  private closed = false;
+
+  constructor(
+    private readonly core: GraphQLOperations,
+    private readonly checker: OperationChecker,
+    readonly principal: Principal,
+    private readonly transport: StreamTransport,
+    private readonly maxOperations: number,
+  ) {}
+
+  /**
+   * Takes a slot for operation `id` and checks it: the rate limit, parse and validation, scopes.
+   * Admitted, it counts as active until `release(id)` or `close()`; refused, it holds nothing.
+   */
+  async admit(id: string, request: OperationRequest, headers: IncomingHttpHeaders = {}): Promise<Admission> {
+    const { rateLimit, metrics, schema } = this.core.serving;
+    if (this.closed) return { errors: refusal(unauthenticated('The connection is closed')) };
+    // The slot is taken before the first await: operations that arrive together cannot all pass the check.
+    if (this.ids.has(id)) return { errors: refusal(badRequest(`Operation ${id} is already running`)) };
+    if (this.ids.size >= this.maxOperations) return { errors: refusal(tooManyOperations(this.maxOperations)) };
+    this.ids.add(id);
+    metrics.subscriptions.inc();
+    const refused = (errors: readonly GraphQLError[]): Admission => {
+      this.release(id);
+      return { errors };
+    };
+    let retryAfter: number | undefined;
+    try {
+      retryAfter = await rateLimit.retryAfter(this.principal.quotaKey);
+    } catch (error) {
+      this.release(id);
+      throw error;
+    }
+    if (retryAfter !== undefined) return refused(refusal(clientRateLimited(retryAfter)));
+    // The client went away while the quota was checked: close() has already counted this slot out.
+    if (this.closed) return { errors: refusal(unauthenticated('The connection is closed')) };
+    // Trusted documents first: an operation sent by its id has no query text of its own.
+    const checked = this.checker.checkRequest(request);
+    if ('errors' in checked) return refused(checked.errors);
+    const scope = scopeRefusal(checked.document, request.operationName, this.principal.scopes);
+    if (scope) return refused(refusal(scope));
+    let payouts: GatewayError | undefined;
+    try {
+      payouts = await payoutRefusal(
+        rateLimit,
+        this.principal.quotaKey,
+        checked.document,
+        request.operationName,
+        request.variables ?? undefined,
+      );
+    } catch (error) {
+      this.release(id);
+      throw error;
+    }
+    if (payouts) return refused(refusal(payouts));
+    const operation = getOperationAST(checked.document, request.operationName);
+    if (!operation) return refused(refusal(badRequest('The document names no operation to run')));
+    metrics.operations.inc({
+      operation: metrics.operationLabels.label(operation.name?.value),
+      type: this.transport,
+      outcome: 'ok',
+    });
+    const contextValue = createContext(this.core.serving, this.principal, randomUUID());
+    noteClientTrace(contextValue, request.extensions, headers);
+    return {
+      operation: operation.operation,
+      args: {
+        schema,
+        document: checked.document,
+        operationName: request.operationName,
+        variableValues: request.variables,
+        contextValue,
+      },
+    };
+  }
+
+  /** The operation ended (completed, failed or stopped by the client). */
+  release(id: string): void {
+    if (this.ids.delete(id)) this.core.serving.metrics.subscriptions.dec();
+  }
+
+  /** The client went away: every operation still counted ends with it. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.core.serving.metrics.subscriptions.dec(this.ids.size);
+    this.ids.clear();
+  }
+}

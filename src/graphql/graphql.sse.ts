@@ -1,0 +1,113 @@
+import { ExecutionResult } from 'graphql';
+import { createHandler, Request } from 'graphql-sse';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { badRequest } from '../disbursements/disbursement.errors';
+import { sendGraphQLError } from '../http/http.reply';
+import { jsonRequestOf, MAX_STREAM_BUFFERED_BYTES, principalOf } from './graphql.http-stream';
+import { GraphQLOperations, OperationConnection } from './graphql.operations';
+
+/** graphql-sse wants an index signature on its context type; the core's contexts are GatewayContexts. */
+type SseContext = Record<PropertyKey, unknown>;
+
+/** What graphql-sse hands back to the callbacks below for one request. */
+interface StreamRequest {
+  operations: OperationConnection;
+  /** The running subscription, ended when the client goes away. */
+  results?: AsyncIterableIterator<ExecutionResult>;
+}
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
+  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+
+/**
+ * GraphQL over server-sent events at `/graphql/stream`, graphql-sse's protocol in its distinct
+ * connections mode (one operation per request): a thin adapter between graphql-sse's handler and
+ * GraphQLOperations. Credentials are checked before graphql-sse sees the request; the body is
+ * read here, within the HTTP limit (graphql-sse's own Node adapter reads any size).
+ */
+export function createSseHandler(
+  core: GraphQLOperations,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const handler = createHandler<IncomingMessage, StreamRequest, SseContext>({
+    schema: core.serving.schema,
+    // The core has parsed and validated the document with the shared rules already.
+    validate: () => [],
+    execute: (args) => core.run(args),
+    subscribe: (args) => core.run(args),
+    onSubscribe: async (req: Request<IncomingMessage, StreamRequest>, params) => {
+      const admitted = await req.context.operations.admit('', params, req.raw.headers);
+      // A refused operation is answered in the stream, as graphql-sse answers invalid ones: the client reads why (onNext masks it).
+      // graphql-sse tells a result from arguments by its `data` key.
+      return 'errors' in admitted
+        ? { data: null, errors: [...admitted.errors] }
+        : { ...admitted.args, contextValue: admitted.args.contextValue as unknown as SseContext };
+    },
+    onOperation: (_ctx, req, _args, result) => {
+      if (!isAsyncIterable(result)) return undefined;
+      const results = core.endOnExpiry(result, req.context.operations.principal.acceptedUntil);
+      req.context.results = results;
+      return results;
+    },
+    onNext: (_ctx, _req, result) => core.formatResult(result),
+    onComplete: (_ctx, req) => req.context.operations.release(''),
+  });
+
+  return async (req, res) => {
+    // Distinct connections mode only: graphql-sse's single connection mode (PUT reservations) is not served.
+    if (req.headers.accept !== 'text/event-stream' || (req.method !== 'POST' && req.method !== 'GET')) {
+      return sendGraphQLError(res, 406, badRequest('Send GET or POST with accept: text/event-stream'));
+    }
+    const principal = await principalOf(core, req, res);
+    if (!principal) return;
+    let body: string | null = null;
+    if (req.method === 'POST') {
+      const request = await jsonRequestOf(req, res);
+      if (!request) return;
+      body = JSON.stringify(request);
+    }
+    const context: StreamRequest = { operations: core.connection(principal, 'sse', 1) };
+    const gone = () => {
+      void context.results?.return?.();
+      context.operations.close();
+    };
+    res.once('close', gone);
+    const untrack = core.track(gone);
+    try {
+      const [stream, init] = await handler({
+        method: req.method,
+        url: req.url ?? '/graphql/stream',
+        headers: { get: (key) => req.headers[key.toLowerCase()]?.toString() },
+        body,
+        raw: req,
+        context,
+      });
+      if (res.destroyed) {
+        if (stream && typeof stream !== 'string') await stream.return();
+        return;
+      }
+      res.writeHead(init.status, init.statusText, { ...init.headers, 'x-accel-buffering': 'no' });
+      if (!stream || typeof stream === 'string') {
+        res.end(stream ?? undefined);
+        return;
+      }
+      const endStream = () => void stream.return();
+      res.once('close', endStream);
+      try {
+        for await (const chunk of stream) {
+          if (res.destroyed) break;
+          res.write(chunk);
+          // Too slow a reader: its stream ends, as a websocket's does; it subscribes again.
+          if (res.writableLength > MAX_STREAM_BUFFERED_BYTES) break;
+        }
+      } finally {
+        res.off('close', endStream);
+        await stream.return();
+      }
+      if (!res.destroyed) res.end();
+    } finally {
+      res.off('close', gone);
+      untrack();
+      gone();
+    }
+  };
+}

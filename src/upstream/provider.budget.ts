@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import { DisbursementRequest, ProviderBalance, ProviderRecord } from '../disbursements/disbursement.model';
+import { CheckPurpose, Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
+
+/** What a bucket answered: taken, or how long until it could be (and whether a provider 429 pause is why). */
+export type Take = { taken: true } | { taken: false; waitMs: number; paused: boolean };
+
+/**
+ * Where provider budgets are kept: in memory for one process, in Redis for every replica at once
+ * (src/store/memory.budget.ts, src/store/redis.budget.ts). A budget is two token buckets under one
+ * key, refilled continuously: all calls (`perMinute` a minute) and, inside it, reads (half as many,
+ * and only while at least half of all calls are left, so creates always have room), plus the pause a
+ * provider 429 set.
+ */
+export interface BudgetLedger {
+  /** One token from the bucket of `key` (capacity and refill `perMinute`); a read also takes one from the reads' half. */
+  take(key: string, perMinute: number, read: boolean): Promise<Take>;
+  /** Nothing may be taken from `key` for `ms` (a provider 429's Retry-After). */
+  pause(key: string, ms: number): Promise<void>;
+  /** True for the first caller in `ms` (per key, across replicas); false while an earlier claim holds. */
+  claim(key: string, ms: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type SpendPurpose = CheckPurpose | 'balance';
+
+export interface BudgetOptions {
+  ledger: BudgetLedger;
+  /** The provider's base address: a key's budget is its budget at that provider. */
+  providerUrl: string;
+  /** UPSTREAM_RATE_LIMIT_PER_MIN: calls per provider key per minute; status checks get at most half. 0: no budget (pauses still hold). */
+  perMinute: number;
+  /** Checks a minute per merchant for callbacks naming a payout the gateway has no record of. */
+  unknownReferencesPerMin?: number;
+  /** Refreshes of one record reach the provider at most once in this long. */
+  refreshEveryMs?: number;
+  /** Told of every call let through (spent) and every one held back (refused), by merchant id and purpose. */
+  onSpend?: (merchantId: string, purpose: SpendPurpose | 'create') => void;
+  onRefuse?: (
+    merchantId: string,
+    purpose: SpendPurpose | 'create',
+    reason: 'budget' | 'paused' | 'recently_checked',
+  ) => void;
+}
+
+export const UNKNOWN_REFERENCES_PER_MIN = 5;
+export const REFRESH_EVERY_MS = 3000;
+
+/** A provider key (at a provider) as a ledger key part: never the key itself. */
+const keyId = (...parts: string[]) =>
+  createHash('sha256').update(parts.join('\u0000')).digest('base64url').slice(0, 22);
+
+/**
+ * The provider's rate limit belongs to the merchant whose key it is, so the gateway spends it on
+ * purpose: a token bucket per provider key shared by every replica; status checks (refreshes,
+ * reconciliation, callbacks, unknown references, balance) may take at most half of it, so creates
+ * always have room; a record's refreshes coalesce; callbacks for unknown payouts cost a few checks a
+ * minute per merchant; and after a provider 429 nothing is sent for the key until Retry-After has
+ * passed. What is held back never leaves: it fails as `rate-limited`, which means "nothing was sent".
+ */
+export class BudgetedProvider implements ProviderPort {
+  constructor(
+    private readonly inner: ProviderPort,
+    private readonly opts: BudgetOptions,
+  ) {}
+
+  async create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord> {
+    await this.spend(merchant, 'create', false);
+    return this.watch429(merchant, this.inner.create(merchant, request));
+  }
+
+  async checkStatus(
+    merchant: Merchant,
+    referenceId: string,
+    purpose: CheckPurpose = 'reconcile',
+  ): Promise<ProviderRecord | undefined> {
+    const { ledger } = this.opts;
+    if (purpose === 'refresh') {
+      const first = await this.ledgerCall(() =>
+        ledger.claim(`r:${merchant.id}:${referenceId}`, this.opts.refreshEveryMs ?? REFRESH_EVERY_MS),
+      );
+      if (!first) this.refuse(merchant, purpose, 'recently_checked', 1000);
+    }
+    if (purpose === 'unknown-reference') {
+      const perMin = this.opts.unknownReferencesPerMin ?? UNKNOWN_REFERENCES_PER_MIN;
+      const take = await this.ledgerCall(() =>
+        ledger.take(`o:${keyId(this.opts.providerUrl, merchant.id)}`, perMin, false),
+      );
+      if (!take.taken) this.refuse(merchant, purpose, 'budget', take.waitMs);
+    }
+    // A create's own checks share the creates' room: they decide whether a payout was made.
+    await this.spend(merchant, purpose, purpose !== 'create');
+    return this.watch429(merchant, this.inner.checkStatus(merchant, referenceId, purpose));
+  }
+
+  async balance(merchant: Merchant): Promise<ProviderBalance> {
+    await this.spend(merchant, 'balance', true);
+    return this.watch429(merchant, this.inner.balance(merchant));
+  }
+
+  private async spend(merchant: Merchant, purpose: SpendPurpose | 'create', read: boolean): Promise<void> {
+    const take = await this.ledgerCall(() =>
+      this.opts.ledger.take(`k:${keyId(this.opts.providerUrl, merchant.apiKey)}`, this.opts.perMinute, read),
+    );
+    if (!take.taken) this.refuse(merchant, purpose, take.paused ? 'paused' : 'budget', take.waitMs);
+    this.opts.onSpend?.(merchant.id, purpose);
+  }
+
+  private refuse(
+    merchant: Merchant,
+    purpose: SpendPurpose | 'create',
+    reason: 'budget' | 'paused' | 'recently_checked',
+    waitMs: number,
+  ): never {
+    this.opts.onRefuse?.(merchant.id, purpose, reason);
+    const why =
+      reason === 'paused'
+        ? 'the provider asked the gateway to wait (429)'
+        : reason === 'recently_checked'
+          ? 'this payout was checked moments ago'
+          : "the merchant's provider budget is spent for now";
+    throw new ProviderError('rate-limited', `Not sent: ${why}`, { retryAfter: Math.max(1, Math.ceil(waitMs / 1000)) });
+  }
+
+  /** A provider 429 pauses every call for the key until its Retry-After has passed. */
+  private async watch429<T>(merchant: Merchant, call: Promise<T>): Promise<T> {
+    try {
+      return await call;
+    } catch (error) {
+      if (error instanceof ProviderError && error.kind === 'rate-limited') {
+        const seconds = error.details.retryAfter ?? 60;
+        await this.opts.ledger
+          .pause(`k:${keyId(this.opts.providerUrl, merchant.apiKey)}`, seconds * 1000)
+          .catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  /** The ledger cannot be read (its store is away): nothing is sent, as the provider could not be spent on knowingly. */
+  private async ledgerCall<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch {
+      throw new ProviderError('unavailable', 'the provider budget cannot be read right now; nothing was sent');
+    }
+  }
+}

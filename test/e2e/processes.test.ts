@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'graphql-ws';
+import { SandboxHandle, startSandbox } from '../../src/sandbox/sandbox.server';
+import { launchGateway } from '../support/process';
+import {
+  describeRedis,
+  RedisProxy,
+  requireRedisUrl,
+  startRedisProxy,
+  subscriptionsUnder,
+  uniquePrefix,
+} from '../support/redis';
+import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
+import { subscribe, wsClient } from '../support/ws';
+
+type Rec = { referenceId: string; status: string; identifier: string };
+const TOKEN = 'tok_replica_client_0123456789abcdef';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+const WATCH = `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { referenceId status } }`;
+const QUERY = `query One($r: ID!) { disbursement(referenceId: $r) { referenceId status identifier } }`;
+
+/** Several real gateway processes sharing one Redis, as a fleet behind a load balancer would. */
+describeRedis('gateway processes sharing Redis', () => {
+  const { prefix, cleanup } = uniquePrefix();
+  const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
+  let sandbox: SandboxHandle;
+  let proxy: RedisProxy;
+  const clients: Client[] = [];
+
+  const envFor = (extra: Record<string, string> = {}) => ({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    UPSTREAM_BASE_URL: sandbox.url,
+    MERCHANT_API_KEY: 'sandbox-key',
+    CLIENT_TOKENS: TOKEN,
+    CLIENT_RATE_LIMIT_PER_MIN: '0',
+    WEBHOOK_SECRET: webhookSecret,
+    REDIS_URL: proxy.url,
+    REDIS_KEY_PREFIX: prefix,
+    RECONCILE_PENDING_AFTER_MS: '600000',
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    knownSecrets.add(TOKEN);
+    sandbox = await startSandbox({
+      port: 0,
+      settleMs: 1000,
+      rateLimitPerMin: 0,
+      webhookSecret,
+      callbackRetryBaseMs: 50,
+      latencyMs: 200,
+    });
+    proxy = await startRedisProxy();
+    requireRedisUrl();
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map(async (c) => c.dispose()));
+    await sandbox.close();
+    await proxy.down();
+    await cleanup();
+  });
+
+  it('a mutation on A, its callback delivered to B, and the subscriber on C gets the final status once', async () => {
+    const b = await launchGateway(envFor());
+    // A tells the provider to call back at B's address, as a load balancer might route it.
+    const a = await launchGateway(envFor({ PUBLIC_URL: b.url }));
+    const c = await launchGateway(envFor());
+    const onC = wsClient(c.graphqlUrl, AUTH);
+    clients.push(onC);
+    try {
+      const input = mobileInput();
+      const sub = subscribe<{ disbursementUpdated: Rec }>(onC, WATCH, { r: input.referenceId });
+      // C's watcher is live in Redis before anything happens on A.
+      await subscriptionsUnder(`${prefix}{default}:disbursement:${input.referenceId as string}`, 1);
+      const created = await gql<{ createMobileMoneyDisbursement: Rec }>(a.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
+      expect(created.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
+      await sub.completed;
+      expect(sub.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
+      // B's log line crosses a pipe and may trail the event C already got.
+      const receivedOnB = new RegExp(`${input.referenceId as string}.*"msg":"callback received"`);
+      await eventually(() => (receivedOnB.test(b.output()) ? true : undefined));
+      expect(a.output()).not.toMatch(/callback received/);
+    } finally {
+      await Promise.all([a.stop(), b.stop(), c.stop()]);
+    }
+  }, 60_000);
+
+  it('concurrent identical mutations spread over A and B make one provider call', async () => {
+    const a = await launchGateway(envFor());
+    const b = await launchGateway(envFor());
+    try {
+      const input = mobileInput();
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          gql<{ createMobileMoneyDisbursement: Rec }>((i % 2 ? a : b).graphqlUrl, CREATE_MOBILE, { input }, AUTH),
+        ),
+      );
+      expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
+      expect(new Set(answers.map((x) => x.data?.createMobileMoneyDisbursement.identifier)).size).toBe(1);
+      expect(answers.every((x) => x.errors === undefined)).toBe(true);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  }, 60_000);
+
+  it('a restarted replica keeps serving the records and claims made before', async () => {
+    const first = await launchGateway(envFor());
+    const input = mobileInput({ accountNumber: '260971234222' });
+    const created = await gql<{ createMobileMoneyDisbursement: Rec }>(first.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
+    expect(await first.stop()).toBe(0);
+    const again = await launchGateway(envFor());
+    try {
+      const read = await gql<{ disbursement: Rec }>(again.graphqlUrl, QUERY, { r: input.referenceId }, AUTH);
+      const identifier = created.data?.createMobileMoneyDisbursement.identifier;
+      expect(read.data?.disbursement).toEqual({ referenceId: input.referenceId, status: 'PENDING', identifier });
+      const retry = await gql<{ createMobileMoneyDisbursement: Rec }>(again.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
+      expect(retry.data?.createMobileMoneyDisbursement.identifier).toBe(identifier);
+      const conflict = await gql(again.graphqlUrl, CREATE_MOBILE, { input: { ...input, amount: '1' } }, AUTH);
+      expect(conflict.errors?.[0].extensions?.code).toBe('REFERENCE_CONFLICT');
+      expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
+    } finally {
+      await again.stop();
+    }
+  }, 60_000);
+
+  it('with Redis gone: not ready, no payout sent without its claim; and it recovers by itself', async () => {
+    const gw = await launchGateway(envFor());
+    try {
+      await proxy.down();
+      const ready = await eventually(async () => {
+        const res = await fetch(`${gw.url}/readyz`);
+        return res.status === 503 ? ((await res.json()) as { checks: Record<string, boolean> }) : undefined;
+      });
+      expect(ready.checks.store).toBe(false);
+      const before = sandbox.stats().createRequests;
+      const input = mobileInput();
+      const refused = await gql(gw.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
+      expect(refused.errors?.[0].extensions?.code).toBe('SERVICE_UNAVAILABLE');
+      expect(sandbox.stats().createRequests).toBe(before);
+
+      await proxy.up();
+      await eventually(async () => ((await fetch(`${gw.url}/readyz`)).status === 200 ? true : undefined), 100, 100);
+      const served = await gql<{ createMobileMoneyDisbursement: Rec }>(gw.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
+      expect(served.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
+      expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
+    } finally {
+      await proxy.up().catch(() => undefined);
+      await gw.stop();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,119 @@
+import { fingerprint } from '../../src/disbursements/disbursement.fingerprint';
+import { Disbursement, MobileMoneyRequest } from '../../src/disbursements/disbursement.model';
+import { Reconciler } from '../../src/disbursements/disbursement.reconciler';
+import { DisbursementService } from '../../src/disbursements/disbursement.service';
+import { PubSubEvents } from '../../src/events/pubsub.events';
+import { createLogger } from '../../src/observability/logger';
+import { SandboxHandle, startSandbox } from '../../src/sandbox/sandbox.server';
+import { MemoryStore } from '../../src/store/memory.store';
+import { UpstreamClient } from '../../src/upstream/upstream.client';
+import { uniqueRef } from '../support/stack';
+
+/**
+ * A gateway process stored its claim and died before (or right after) calling the provider.
+ * The next process finds the claim marked "sending" and must never send the payout twice.
+ */
+const merchant = { id: 'default', apiKey: 'sandbox-key' };
+const TIMEOUT_MS = 500;
+let sandbox: SandboxHandle;
+let upstream: UpstreamClient;
+let store: MemoryStore;
+let service: DisbursementService;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, settleMs: 600_000, rateLimitPerMin: 0 });
+  upstream = new UpstreamClient({
+    baseUrl: sandbox.url,
+    timeoutMs: TIMEOUT_MS,
+    callbackUrl: () => 'http://127.0.0.1:9/callbacks/x',
+    logger: createLogger({ level: 'silent', secrets: [] }),
+  });
+});
+beforeEach(() => {
+  store = new MemoryStore();
+  service = new DisbursementService({
+    store,
+    events: new PubSubEvents(),
+    provider: upstream,
+    upstreamTimeoutMs: TIMEOUT_MS,
+    reconcile: { unknownAfterMs: 100, pendingAfterMs: 600_000, maxDelayMs: 60_000 },
+  });
+});
+afterAll(async () => {
+  await upstream.close();
+  await sandbox.close();
+});
+
+function request(): MobileMoneyRequest {
+  return {
+    channel: 'MOBILE_MONEY',
+    referenceId: uniqueRef('crash'),
+    amount: '10',
+    currency: 'ZMW',
+    accountNumber: '260971234567',
+  };
+}
+
+/** The claim a dead process left: still "sending", last touched longer ago than any create may take. */
+async function deadClaim(req: MobileMoneyRequest): Promise<void> {
+  const longAgo = new Date(Date.now() - 10 * TIMEOUT_MS).toISOString();
+  const claim: Disbursement = {
+    merchantId: merchant.id,
+    referenceId: req.referenceId,
+    channel: req.channel,
+    request: req,
+    fingerprint: fingerprint(req),
+    sending: true,
+    status: 'UNKNOWN',
+    paymentType: 'OTHER',
+    amount: req.amount,
+    currency: req.currency,
+    accountNumber: req.accountNumber,
+    updatedAt: longAgo,
+    nextCheckAt: longAgo,
+    version: 0,
+    history: [],
+    deliveryIds: [],
+    checkAttempts: 0,
+  };
+  expect(await store.insertIfAbsent(claim)).toBeUndefined();
+}
+
+describe('a claim left by a process that died', () => {
+  it('died before sending: the retry asks the provider, then sends once', async () => {
+    const req = request();
+    await deadClaim(req);
+    const record = await service.create(merchant, req);
+    expect(record.status).toBe('PENDING');
+    expect(sandbox.stats().createRequestsByReferenceId[req.referenceId]).toBe(1);
+  });
+
+  it('died after sending: the retry finds the payout at the provider and sends nothing', async () => {
+    const req = request();
+    await upstream.create(merchant, req); // the dead process's call did reach the provider
+    await deadClaim(req);
+    const record = await service.create(merchant, req);
+    expect(record.status).toBe('PENDING');
+    expect(record.history.map((h) => h.source)).toEqual(['STATUS_CHECK']);
+    expect(sandbox.stats().createRequestsByReferenceId[req.referenceId]).toBe(1);
+  });
+
+  it('the reconciler settles it by itself, and marks one the provider never received without sending it', async () => {
+    const sent = request();
+    await upstream.create(merchant, sent);
+    await deadClaim(sent);
+    const lost = request();
+    await deadClaim(lost);
+    const reconciler = new Reconciler({ service, store, merchantById: () => merchant, intervalMs: 60_000 });
+    expect(await reconciler.runOnce()).toBe(2);
+    const [found, never] = await store.getMany(merchant.id, [sent.referenceId, lost.referenceId]);
+    expect(found).toMatchObject({ status: 'PENDING', sending: false });
+    expect(never).toMatchObject({ status: 'UNKNOWN', sending: false });
+    expect(never?.nextCheckAt).toBeUndefined();
+    expect(never?.history.at(-1)?.message).toMatch(/never received/);
+    expect(sandbox.stats().createRequestsByReferenceId[lost.referenceId]).toBeUndefined();
+    // The client's retry then sends it, once.
+    expect((await service.create(merchant, lost)).status).toBe('PENDING');
+    expect(sandbox.stats().createRequestsByReferenceId[lost.referenceId]).toBe(1);
+  });
+});

@@ -1,0 +1,97 @@
+import { getEventListeners } from 'node:events';
+import { PubSubEvents } from '../../src/events/pubsub.events';
+import { domain } from '../support/domain';
+import { describeEachStore } from '../support/modes';
+import { subscriptionsUnder } from '../support/redis';
+import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
+
+const STREAMS = 1000;
+const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { status } }`;
+const UPDATES = `subscription { disbursementUpdates { status } }`;
+const EVENTS = `subscription { disbursementEvents { cursor } }`;
+
+async function activeSubscriptions(stack: Stack): Promise<number> {
+  const text = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+  return Number(/^gateway_subscriptions_active (\d+)/m.exec(text)?.[1] ?? NaN);
+}
+
+const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+
+/** Opens one HTTP subscription stream with a plain fetch (multipart or SSE) and returns how to close it from the client's side. */
+async function open(
+  stack: Stack,
+  i: number,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<AbortController> {
+  const abort = new AbortController();
+  const multipart = i % 2 === 0;
+  const res = await fetch(multipart ? stack.graphqlUrl : `${stack.graphqlUrl}/stream`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: multipart ? 'multipart/mixed;boundary="graphql";subscriptionSpec=1.0' : 'text/event-stream',
+    },
+    body: JSON.stringify({ query, variables }),
+    signal: abort.signal,
+  });
+  expect(res.status).toBe(200);
+  return abort;
+}
+
+describeEachStore('1,000 HTTP subscription streams closed by their clients', (env) => {
+  let stack: Stack;
+  let prefix: string | undefined;
+  beforeAll(async () => {
+    const settings = env();
+    prefix = settings.REDIS_KEY_PREFIX;
+    stack = await startStack({ env: { ...settings, MAX_CONNECTIONS_PER_IP: '0' } });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it('leave no subscription, listener, Redis subscription or timer behind', async () => {
+    const input = mobileInput({ accountNumber: '260971234222' });
+    expect((await gql(stack.graphqlUrl, CREATE_MOBILE, { input })).errors).toBeUndefined();
+    const before = timers();
+    let neverCreated = 0;
+    const opened = await Promise.all(
+      Array.from({ length: STREAMS }, (_, i) => {
+        if (i % 4 === 0) return open(stack, i, WATCH, { referenceId: input.referenceId });
+        if (i % 4 === 1) {
+          neverCreated += 1;
+          return open(stack, i, WATCH, { referenceId: uniqueRef('never') });
+        }
+        return open(stack, i, i % 4 === 2 ? UPDATES : EVENTS, {});
+      }),
+    );
+    // Bounds, not speed claims: 1,000 streams over Redis take longer while other suites load the machine.
+    await eventually(async () => ((await activeSubscriptions(stack)) === STREAMS ? true : undefined), 400, 100);
+    // One heartbeat (multipart) or ping (SSE) timer per stream while they are open (short-lived timers counted
+    // in `before` may have fired since, so the count is compared with the streams alone).
+    expect(timers()).toBeGreaterThanOrEqual(STREAMS);
+    // One channel per payout watched (the pending one and each never created) and one for the merchant.
+    if (prefix) await subscriptionsUnder(prefix, 1 + neverCreated + 1);
+
+    for (const abort of opened) abort.abort();
+    await eventually(async () => ((await activeSubscriptions(stack)) === 0 ? true : undefined), 400, 100);
+    await eventually(() => (timers() <= before ? true : undefined), 400, 100);
+    if (prefix) await subscriptionsUnder(prefix, 0);
+  }, 150_000);
+});
+
+describe('DisbursementService.changes', () => {
+  const merchant = { id: 'm1', apiKey: 'unused' };
+  const target = new EventTarget();
+  const { service } = domain({ events: new PubSubEvents({ eventTarget: target }) });
+
+  it('return() resolves at once while next() waits, answers that next() with done, and removes the listener', async () => {
+    const changes = await service.changes(merchant);
+    const next = changes.next();
+    await eventually(() => (getEventListeners(target, 'merchant:m1').length === 1 ? true : undefined));
+    await expect(changes.return?.(undefined)).resolves.toEqual({ done: true, value: undefined });
+    await expect(next).resolves.toEqual({ done: true, value: undefined });
+    expect(getEventListeners(target, 'merchant:m1')).toHaveLength(0);
+  });
+});

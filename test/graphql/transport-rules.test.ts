@@ -1,0 +1,106 @@
+import { Client } from 'graphql-ws';
+import { capturedLogs, knownSecrets, Stack, startStack } from '../support/stack';
+import { wsClient } from '../support/ws';
+
+const TOKEN = 'tok_rules_client_0123456789abcdef';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+
+type GraphQLErrorJson = { message: string; extensions?: { code?: string } };
+
+let stack: Stack;
+let client: Client;
+beforeAll(async () => {
+  knownSecrets.add(TOKEN);
+  stack = await startStack({ env: { CLIENT_TOKENS: TOKEN, GRAPHQL_INTROSPECTION: 'false' } });
+  client = wsClient(stack.graphqlUrl, { authorization: `Bearer ${TOKEN}` });
+});
+afterAll(async () => {
+  await client.dispose();
+  await stack.close();
+});
+
+async function overHttp(query: string): Promise<GraphQLErrorJson[]> {
+  const res = await fetch(stack.graphqlUrl, {
+    method: 'POST',
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  return ((await res.json()) as { errors?: GraphQLErrorJson[] }).errors ?? [];
+}
+
+function overWs(query: string): Promise<GraphQLErrorJson[]> {
+  return new Promise((resolve) => {
+    const errors: GraphQLErrorJson[] = [];
+    client.subscribe(
+      { query },
+      {
+        next: (result) => errors.push(...((result.errors ?? []) as GraphQLErrorJson[])),
+        error: (error) => resolve([error].flat() as GraphQLErrorJson[]),
+        complete: () => resolve(errors),
+      },
+    );
+  });
+}
+
+const shape = (errors: GraphQLErrorJson[]) => errors.map((e) => ({ message: e.message, code: e.extensions?.code }));
+
+describe('the same rules over HTTP and websockets', () => {
+  it.each([
+    [
+      'introspection is refused when GRAPHQL_INTROSPECTION=false',
+      '{ __schema { types { name } } }',
+      'GRAPHQL_VALIDATION_FAILED',
+    ],
+    ['a type introspection too', '{ __type(name: "Disbursement") { name } }', 'GRAPHQL_VALIDATION_FAILED'],
+    [
+      'a misspelt field, with no suggestion',
+      '{ disbursment(referenceId: "x") { status } }',
+      'GRAPHQL_VALIDATION_FAILED',
+    ],
+    [
+      'a misspelt argument, with no suggestion',
+      '{ disbursement(referenceID: "x") { status } }',
+      'GRAPHQL_VALIDATION_FAILED',
+    ],
+    ['a syntax error', '{ disbursement(', 'GRAPHQL_PARSE_FAILED'],
+  ])('%s: identical answers', async (_name, query, code) => {
+    const http = await overHttp(query);
+    const ws = await overWs(query);
+    expect(http.length).toBeGreaterThan(0);
+    expect(http.every((e) => e.extensions?.code === code)).toBe(true);
+    expect(shape(ws)).toEqual(shape(http));
+    expect(JSON.stringify([http, ws])).not.toMatch(/Did you mean/);
+  });
+
+  it('still answers __typename, which is not introspection', async () => {
+    expect(await overWs('{ __typename }')).toEqual([]);
+    expect(await overHttp('{ __typename }')).toEqual([]);
+  });
+});
+
+describe('no credentials: 401 before anything else', () => {
+  const persisted = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } }));
+  it.each([
+    ['a GET with only a persisted-query extension', `?extensions=${persisted}`, {}],
+    ['a GET with a query', `?query=${encodeURIComponent('{ __typename }')}`, {}],
+    ['a GET with nothing, asking for JSON', '', { accept: 'application/json' }],
+    ['a GET with an unknown parameter', '?foo=bar', { 'apollo-require-preflight': 'true' }],
+  ])('%s gets 401 and no error in the log', async (_name, search, headers) => {
+    const logsBefore = capturedLogs.length;
+    const res = await fetch(`${stack.graphqlUrl}${search}`, { headers });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { errors: GraphQLErrorJson[] }).errors[0].extensions?.code).toBe('UNAUTHENTICATED');
+    expect(capturedLogs.slice(logsBefore).join('')).not.toMatch(/"level":50|stack/);
+  });
+
+  it('a PUT gets 401 too', async () => {
+    const res = await fetch(stack.graphqlUrl, { method: 'PUT', body: '{}' });
+    expect(res.status).toBe(401);
+  });
+
+  it('the landing page for a browser needs no token', async () => {
+    const res = await fetch(stack.graphqlUrl, { headers: { accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+  });
+});

@@ -1,0 +1,71 @@
+import {
+  capturedLogs,
+  CREATE_MOBILE,
+  eventually,
+  gql,
+  knownSecrets,
+  mobileInput,
+  Stack,
+  startStack,
+} from '../support/stack';
+
+const TOKEN = 'tok_log_test_client_0123456789ab';
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ env: { CLIENT_TOKENS: TOKEN } });
+  knownSecrets.add(TOKEN);
+});
+afterAll(() => stack.close());
+
+type Line = {
+  msg: string;
+  requestId?: string;
+  referenceId?: string;
+  operation?: string;
+  level: number;
+  providerCalls?: { endpoint: string; referenceId: string; status: string; durationMs: number }[];
+};
+
+describe("a payout's log lines", () => {
+  it('are one line per operation (its provider call on it) and one per callback, with one request id and no secret', async () => {
+    const input = mobileInput();
+    const requestId = `req-${input.referenceId as string}`;
+    const res = await gql(
+      stack.graphqlUrl,
+      CREATE_MOBILE,
+      { input },
+      { authorization: `Bearer ${TOKEN}`, 'x-request-id': requestId },
+    );
+    expect(res.errors).toBeUndefined();
+    const lines = await eventually(() => {
+      const mine = capturedLogs.map((l) => JSON.parse(l) as Line).filter((l) => l.requestId === requestId);
+      return mine.some((l) => l.msg === 'callback received') ? mine : undefined;
+    });
+    expect(lines.map((l) => l.msg).sort()).toEqual(['callback received', 'graphql operation']);
+    const operation = lines.find((l) => l.msg === 'graphql operation');
+    expect(operation?.operation).toBe('Create');
+    expect(operation?.providerCalls).toEqual([
+      {
+        endpoint: 'create_mobile_money',
+        referenceId: input.referenceId,
+        status: '200',
+        durationMs: expect.any(Number),
+      },
+    ]);
+    for (const line of capturedLogs) {
+      expect(line).not.toContain(TOKEN);
+      expect(line).not.toContain('sandbox-key');
+    }
+  });
+
+  it('generates a request id when none is given and returns it in x-request-id', async () => {
+    const res = await fetch(stack.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    const id = res.headers.get('x-request-id');
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(capturedLogs.some((l) => l.includes(`"requestId":"${id}"`))).toBe(true);
+  });
+});

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Disbursement,
+  DisbursementRequest,
+  ProviderBalance,
+  ProviderRecord,
+} from '../../src/disbursements/disbursement.model';
+import { Merchant, ProviderError, ProviderPort } from '../../src/disbursements/disbursement.ports';
+import { DisbursementService } from '../../src/disbursements/disbursement.service';
+import { ControlEvent } from '../../src/disbursements/payout.controls';
+import { PubSubEvents } from '../../src/events/pubsub.events';
+import { MemoryStore } from '../../src/store/memory.store';
+
+/**
+ * What the fake provider does with the next create:
+ * - `Pending` / `Failed`: stores the payout and answers it;
+ * - `{ fail, stores }`: answers with that failure, having stored the payout first when `stores`;
+ * - `hang`: stores nothing and never answers.
+ */
+export type CreateScript = 'Pending' | 'Failed' | { fail: ProviderError; stores: boolean } | 'hang';
+
+/** A provider in memory: a ledger check-status reads, scriptable answers, and a count of every call. */
+export class FakeProvider implements ProviderPort {
+  readonly ledger = new Map<string, ProviderRecord>();
+  readonly creates: DisbursementRequest[] = [];
+  readonly checks: string[] = [];
+  /** Answers for the next creates, in order; then `Pending`. */
+  readonly script: CreateScript[] = [];
+  /** When set, check-status fails with it. */
+  checkFailure?: ProviderError;
+
+  async create(_merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord> {
+    this.creates.push(request);
+    // A real provider refuses a referenceId it already has, whatever the content.
+    if (this.ledger.has(request.referenceId))
+      throw new ProviderError('rejected', 'referenceId already used', { status: 400, field: 'referenceId' });
+    const next = this.script.shift() ?? 'Pending';
+    if (next === 'hang') return new Promise<never>(() => undefined);
+    if (typeof next === 'object') {
+      if (next.stores) this.have(request, 'Pending');
+      throw next.fail;
+    }
+    return this.have(request, next);
+  }
+
+  /** The domain's create and status rules never read the balance. */
+  async balance(): Promise<ProviderBalance> {
+    return { amount: '0' };
+  }
+
+  async checkStatus(_merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined> {
+    this.checks.push(referenceId);
+    if (this.checkFailure) throw this.checkFailure;
+    return this.ledger.get(referenceId);
+  }
+
+  /** Puts a payout in the provider's ledger, as if it had been created there. */
+  have(
+    request: Pick<DisbursementRequest, 'referenceId' | 'amount' | 'currency' | 'accountNumber'>,
+    status: string,
+  ): ProviderRecord {
+    const record = providerRecord(request, status);
+    this.ledger.set(request.referenceId, record);
+    return record;
+  }
+
+  settle(referenceId: string, status: string): void {
+    const current = this.ledger.get(referenceId);
+    if (current) this.ledger.set(referenceId, { ...current, ...statusOf(status) });
+  }
+}
+
+function statusOf(status: string): Pick<ProviderRecord, 'status' | 'providerStatus' | 'message'> {
+  const upper = status.toUpperCase() as ProviderRecord['status'];
+  return { status: upper, providerStatus: status, message: status === 'Failed' ? 'Insufficient funds' : undefined };
+}
+
+export function providerRecord(
+  request: Pick<DisbursementRequest, 'referenceId' | 'amount' | 'currency' | 'accountNumber'>,
+  status: string,
+): ProviderRecord {
+  return {
+    referenceId: request.referenceId,
+    amount: request.amount,
+    currency: request.currency,
+    accountNumber: request.accountNumber,
+    ...statusOf(status),
+    paymentType: 'OPERATOR_A_MONEY',
+    providerPaymentType: 'OperatorAMoney',
+    identifier: `MM-${request.referenceId}`,
+    ipAddress: '127.0.0.1',
+    createdAt: '2026-11-22T10:00:00Z',
+  };
+}
+
+export const merchant: Merchant = { id: 'm1', apiKey: 'key-1' };
+
+export function mobileRequest(overrides: Partial<DisbursementRequest> = {}): DisbursementRequest {
+  return {
+    channel: 'MOBILE_MONEY',
+    referenceId: `ref-${randomUUID()}`,
+    amount: '150.75',
+    currency: 'ZMW',
+    accountNumber: '260971234567',
+    ...overrides,
+  } as DisbursementRequest;
+}
+
+export interface Domain {
+  provider: FakeProvider;
+  store: MemoryStore;
+  events: PubSubEvents;
+  service: DisbursementService;
+  /** Every record published, in order. */
+  published: Disbursement[];
+  /** Records reported final, in order. */
+  finals: Disbursement[];
+  mismatches: unknown[];
+  /** Payout-control actions reported, in order. */
+  controls: ControlEvent[];
+}
+
+/** The real domain over the memory store and in-process events, with the fake provider: no network. */
+export function domain(
+  opts: {
+    upstreamTimeoutMs?: number;
+    orphansPerHour?: number;
+    now?: () => Date;
+    payoutDayTimeZone?: string;
+    /** In-process events of the test's own, e.g. over an EventTarget whose listeners it counts. */
+    events?: PubSubEvents;
+  } = {},
+): Domain {
+  const provider = new FakeProvider();
+  const store = new MemoryStore();
+  const events = opts.events ?? new PubSubEvents();
+  const published: Disbursement[] = [];
+  const finals: Disbursement[] = [];
+  const mismatches: unknown[] = [];
+  const controls: ControlEvent[] = [];
+  const publish = events.publish.bind(events);
+  events.publish = async (record) => {
+    published.push(record);
+    await publish(record);
+  };
+  const service = new DisbursementService({
+    store,
+    events,
+    provider,
+    upstreamTimeoutMs: opts.upstreamTimeoutMs ?? 60_000,
+    claimPollMs: 5,
+    reconcile: { unknownAfterMs: 1000, pendingAfterMs: 60_000, maxDelayMs: 600_000 },
+    onFinal: (r) => finals.push(r),
+    onMismatch: (m) => mismatches.push(m),
+    orphansPerHour: opts.orphansPerHour,
+    now: opts.now,
+    payoutDayTimeZone: opts.payoutDayTimeZone,
+    onControl: (event) => controls.push(event),
+  });
+  return { provider, store, events, service, published, finals, mismatches, controls };
+}

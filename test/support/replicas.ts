@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import { SandboxHandle, startSandbox } from '../../src/sandbox/sandbox.server';
+import { requireRedisUrl } from './redis';
+
+export interface SharedProvider {
+  sandbox: SandboxHandle;
+  /** The settings every replica shares: the sandbox, its signing secret, one Redis and one key prefix. */
+  env: Record<string, string>;
+}
+
+/**
+ * One sandbox (no rate limit, signed callbacks) for several gateways sharing one Redis under `prefix`,
+ * as replicas behind a load balancer. The provider budget is off, as the sandbox has no limit to guard
+ * (as test/support/stack.ts does). Each test adds its own settings to `env`.
+ */
+export async function sharedProvider(
+  prefix: string,
+  timing: { settleMs: number; callbackRetryBaseMs: number },
+): Promise<SharedProvider> {
+  const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
+  const sandbox = await startSandbox({ port: 0, rateLimitPerMin: 0, webhookSecret, ...timing });
+  return {
+    sandbox,
+    env: {
+      HOST: '127.0.0.1',
+      UPSTREAM_BASE_URL: sandbox.url,
+      MERCHANT_API_KEY: 'sandbox-key',
+      WEBHOOK_SECRET: webhookSecret,
+      REDIS_URL: requireRedisUrl(),
+      REDIS_KEY_PREFIX: prefix,
+      UPSTREAM_RATE_LIMIT_PER_MIN: '0',
+    },
+  };
+}
