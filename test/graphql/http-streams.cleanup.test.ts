@@ -17,13 +17,18 @@ async function activeSubscriptions(stack: Stack): Promise<number> {
 
 const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
 
-/** Opens one HTTP subscription stream with a plain fetch (multipart or SSE) and returns how to close it from the client's side. */
-async function open(
-  stack: Stack,
-  i: number,
-  query: string,
-  variables: Record<string, unknown>,
-): Promise<AbortController> {
+interface OpenStream {
+  abort: AbortController;
+  /** Whether the gateway ended the stream while the client still held it open. */
+  endedByGateway: () => boolean;
+}
+
+/**
+ * Opens one HTTP subscription stream with a plain fetch (multipart or SSE) and reads it until the
+ * client aborts. Reading keeps the Response reachable: undici cancels the body of a Response that
+ * is garbage collected unread, which would close the stream from the client's side at random.
+ */
+async function open(stack: Stack, i: number, query: string, variables: Record<string, unknown>): Promise<OpenStream> {
   const abort = new AbortController();
   const multipart = i % 2 === 0;
   const res = await fetch(multipart ? stack.graphqlUrl : `${stack.graphqlUrl}/stream`, {
@@ -36,7 +41,15 @@ async function open(
     signal: abort.signal,
   });
   expect(res.status).toBe(200);
-  return abort;
+  let ended = false;
+  const reader = res.body!.getReader();
+  const gone = () => {
+    ended = !abort.signal.aborted;
+  };
+  void (async () => {
+    for (;;) if ((await reader.read()).done) break;
+  })().then(gone, gone);
+  return { abort, endedByGateway: () => ended };
 }
 
 describeEachStore('1,000 HTTP subscription streams closed by their clients', (env) => {
@@ -74,7 +87,9 @@ describeEachStore('1,000 HTTP subscription streams closed by their clients', (en
     // One channel per payout watched (the pending one and each never created) and one for the merchant.
     if (prefix) await subscriptionsUnder(prefix, 1 + neverCreated + 1);
 
-    for (const abort of opened) abort.abort();
+    expect(opened.filter((stream) => stream.endedByGateway())).toEqual([]);
+
+    for (const { abort } of opened) abort.abort();
     await eventually(async () => ((await activeSubscriptions(stack)) === 0 ? true : undefined), 400, 100);
     await eventually(() => (timers() <= before ? true : undefined), 400, 100);
     if (prefix) await subscriptionsUnder(prefix, 0);
