@@ -11,7 +11,8 @@ import { Actor } from './payout.controls';
 /**
  * A second person's approval. The decision is one atomic change of the stored record, so of many
  * racing approvals (and rejections), on any replica, exactly one wins; only the winner sends, through
- * the create protocol's own send. Approving an approved payout returns it; the requester never may.
+ * the create protocol's own send. Approving an approved payout returns it once its send has an
+ * answer; the requester never may approve, before or after someone else did.
  */
 export async function approveDisbursement(
   ctx: DomainContext,
@@ -30,11 +31,12 @@ export async function approveDisbursement(
           next: scheduled(approvedClaim(current, actor, now.toISOString()), now, ctx.policy),
         },
   );
-  if (outcome === 'self') throw selfApproval(referenceId);
+  if (outcome === 'self' || stored.approval?.requesterId === actor.id) throw selfApproval(referenceId);
   if (outcome === 'approved') {
     ctx.onControl({ merchantId: merchant.id, referenceId, actor: actor.name, action: 'approved' });
     return creates.sendApproved(merchant, stored);
   }
-  if (stored.approval?.decision === 'APPROVED') return stored;
+  // Approved by someone else: the answer is what that approval's send got, as for a repeated create.
+  if (stored.approval?.decision === 'APPROVED') return creates.answerOf(merchant, stored);
   throw notAwaiting(stored);
 }

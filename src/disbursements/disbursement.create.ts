@@ -78,6 +78,24 @@ export class CreateDisbursement {
     );
   }
 
+  /**
+   * The answer for a payout another call is sending: that send's own answer when it runs in this
+   * process, else the stored record once it stops "sending" (another replica's send), waiting at
+   * most as long as a claim takes to go stale. Still sending then: the record as it is, UNKNOWN.
+   */
+  async answerOf(merchant: Merchant, record: Disbursement): Promise<Disbursement> {
+    const running = this.inFlight.get(inFlightKey(merchant.id, record.referenceId));
+    if (running) return running.result;
+    const { policy, store } = this.ctx;
+    let current = record;
+    for (let waited = 0; current.sending && !isFinal(current.status) && waited < policy.staleClaimMs;) {
+      await sleep(this.claimPollMs);
+      waited += this.claimPollMs;
+      current = (await store.get(merchant.id, record.referenceId)) ?? current;
+    }
+    return current;
+  }
+
   private track(
     key: string,
     fp: string,

@@ -168,6 +168,19 @@ describe('approval by a second person', () => {
     expect(d.provider.creates.length).toBe(final?.status === 'CANCELLED' ? 0 : 1);
     expect(d.controls.filter((c) => c.action !== 'held')).toHaveLength(1);
     expect(outcomes.filter((o) => o === 'INVALID_STATE').length).toBe(final?.status === 'CANCELLED' ? 10 : 1);
+    // Every approval that lost to another answers what the winner's send got, never the in-flight UNKNOWN.
+    expect(outcomes.filter((o) => o !== 'INVALID_STATE')).toEqual(
+      final?.status === 'CANCELLED' ? [] : Array(10).fill('PENDING'),
+    );
+  });
+
+  it('the requester approving after someone else did is still FORBIDDEN', async () => {
+    const request = await held();
+    await d.service.approve(controlled, request.referenceId, bob);
+    expect(await attempt(d.service.approve(controlled, request.referenceId, alice))).toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    expect(d.provider.creates).toHaveLength(1);
   });
 
   it.each<[string, (r: DisbursementRequest) => Promise<Disbursement>]>([

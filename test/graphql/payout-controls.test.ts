@@ -193,6 +193,9 @@ describeEachStore('payout controls, end to end against the sandbox', (env) => {
           ),
         );
         expect(answers.map((a) => a.errors)).toEqual(Array(10).fill(undefined));
+        // Each approval answers what the one send got, on either replica, never the in-flight UNKNOWN.
+        const statuses = answers.map((a) => a.data?.approveDisbursement.status);
+        expect(statuses.filter((s) => s !== 'PENDING' && s !== 'SUCCESSFUL')).toEqual([]);
         expect(sent(referenceId)).toBe(1);
         await sub.completed;
         expect(sub.events.map((e) => e.disbursementUpdated.status)).toEqual([
