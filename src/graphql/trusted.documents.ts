@@ -1,4 +1,4 @@
-import { DocumentNode, Kind, parse, print } from 'graphql';
+import { DocumentNode, Kind, parse } from 'graphql';
 import { createHash } from 'node:crypto';
 import { GatewayError, persistedQueryNotInList, queryNotInSafelist } from '../disbursements/disbursement.errors';
 import { Logger } from '../observability/logger';
@@ -33,7 +33,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** The id a request names its document by: GraphQL over HTTP's `documentId`, or Apollo's persisted query hash. */
 function idOf(request: DocumentRequest): string | undefined {
-  if (typeof request.documentId === 'string' && request.documentId !== '') return request.documentId;
+  // GraphQL over HTTP's persisted documents write the hash as `sha256:<hex>`; manifests key it bare.
+  if (typeof request.documentId === 'string' && request.documentId !== '')
+    return request.documentId.replace(/^sha256:/, '');
   const persisted = isObject(request.extensions) ? request.extensions.persistedQuery : undefined;
   return isObject(persisted) && typeof persisted.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
 }
@@ -52,21 +54,27 @@ export function withTrustedQuery<T extends DocumentRequest>(request: T, query: s
   return next;
 }
 
+/** The fields graphql-js's own introspection rule covers; `__typename` alone reads nothing of the schema. */
+const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
+
 function onlyIntrospection(document: DocumentNode): boolean {
-  return document.definitions.every(
-    (definition) =>
-      definition.kind !== Kind.OPERATION_DEFINITION ||
-      definition.selectionSet.selections.every(
-        (selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__'),
-      ),
+  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+  return (
+    operations.length > 0 &&
+    operations.every((operation) => {
+      const fields = operation.selectionSet.selections.map((s) => (s.kind === Kind.FIELD ? s.name.value : ''));
+      return (
+        fields.some((f) => INTROSPECTION_FIELDS.has(f)) &&
+        fields.every((f) => f === '__typename' || INTROSPECTION_FIELDS.has(f))
+      );
+    })
   );
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
 /**
- * TRUSTED_DOCUMENTS: an operation runs only when its id or its body is in the manifest (a body that
- * prints the same as a listed one counts as listed). Every transport asks `admit` before parsing:
+ * TRUSTED_DOCUMENTS: an operation runs only when its id or its exact body is in the manifest. Every transport asks `admit` before parsing:
  * GraphQL over HTTP (graphql.http.ts) and graphql-ws (OperationChecker.checkRequest), so a new
  * transport built on either gets the same rule. In `log` mode nothing is refused: what would be is
  * logged (once per distinct document) and counted (every time).
@@ -76,7 +84,6 @@ export class TrustedDocuments {
   readonly names: readonly string[];
   private readonly byId = new Map<string, TrustedOperation>();
   private readonly bodies = new Set<string>();
-  private readonly printed = new Set<string>();
   private readonly verdicts = new Map<string, boolean>();
   private readonly logged = new Set<string>();
 
@@ -87,11 +94,6 @@ export class TrustedDocuments {
     for (const operation of operations) {
       this.byId.set(operation.id, operation);
       this.bodies.add(operation.body);
-      try {
-        this.printed.add(print(parse(operation.body, { noLocation: true })));
-      } catch {
-        // A listed text that does not parse can still match exactly (and then fails as any bad document does).
-      }
     }
     this.names = [...new Set(operations.flatMap((o) => (o.name ? [o.name] : [])))];
   }
@@ -110,7 +112,7 @@ export class TrustedDocuments {
     return this.untrusted(queryNotInSafelist(), `body:${query}`);
   }
 
-  /** Exact text first; else one parse per distinct text, remembered. */
+  /** The exact text is listed; any other runs only as introspection, decided once per distinct text. */
   private trusts(query: string): boolean {
     if (this.bodies.has(query)) return true;
     const known = this.verdicts.get(query);
@@ -118,7 +120,7 @@ export class TrustedDocuments {
     let verdict: boolean;
     try {
       const document = parse(query, { ...PARSE_OPTIONS, noLocation: true });
-      verdict = this.printed.has(print(document)) || (this.opts.introspection && onlyIntrospection(document));
+      verdict = this.opts.introspection && onlyIntrospection(document);
     } catch {
       verdict = false;
     }

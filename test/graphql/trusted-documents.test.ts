@@ -194,6 +194,20 @@ describe('TRUSTED_DOCUMENTS (enforce, the default)', () => {
     ).toBe(3);
   });
 
+  it('lists only the exact text: a reformatted listed body and a bare __typename are refused, on both transports', async () => {
+    const reformatted = listed('GetWalletBalance').body.replace(/\s+/g, '  ');
+    expect(codeOf(await post(stack, { query: reformatted }))).toBe('QUERY_NOT_IN_SAFELIST');
+    // __typename is no introspection: only __schema and __type are, and only they run unlisted.
+    expect(codeOf(await post(stack, { query: '{ __typename }' }))).toBe('QUERY_NOT_IN_SAFELIST');
+    expect(codeOf(await overWs(stack, { query: '{ __typename }' }))).toBe('QUERY_NOT_IN_SAFELIST');
+  });
+
+  it("runs a documentId written as GraphQL over HTTP's sha256:<hash>", async () => {
+    const res = await post(stack, { documentId: `sha256:${listed('GetWalletBalance').id}` });
+    expect(res.errors).toBeUndefined();
+    expect(res.data).toMatchObject({ walletBalance: { currency: 'ZMW' } });
+  });
+
   it('refuses a mutation that is not listed before anything is sent', async () => {
     const input = mobileInput();
     const res = await post(stack, {
