@@ -48,8 +48,8 @@ const listen = {
     "idle keep-alive connections are closed after it; keep it above your load balancer's idle timeout",
   ),
   MAX_CONNECTIONS_PER_IP: doc(
-    nonNegativeInt.default(256),
-    'open connections (HTTP and websockets) per client address (0: no cap); behind a balancer raise it or use 0',
+    nonNegativeInt.default(4096),
+    'open connections (HTTP and websockets) per client address (0: no cap); a dashboard holds one per stream, so behind a balancer raise it or use 0',
   ),
   GRAPHQL_INTROSPECTION: doc(z.stringbool().default(true), 'schema introspection'),
   GRAPHQL_LANDING_PAGE: doc(z.stringbool().default(true), 'the Apollo Sandbox page at `GET /graphql`'),
