@@ -25,7 +25,9 @@ interface Entry {
 /**
  * The merchant's wallet balance from the provider, kept a few seconds per merchant in this
  * process so a dashboard refreshing on every payout costs the provider one call per few seconds;
- * concurrent callers share one request. Failures are not kept: the next call asks again.
+ * concurrent callers share one request. Failures are not kept: the next call asks again. While the
+ * provider may not be asked (its 429, the pause that sets, or the budget holding the call back), the
+ * last known figure answers, its `asOf` saying how old it is; any other failure forgets it.
  */
 export class WalletBalances {
   private readonly entries = new Map<string, Entry>();
@@ -53,6 +55,12 @@ export class WalletBalances {
       this.entries.set(merchant.id, { value, expiresAt: this.now() + this.ttlMs });
       return value;
     } catch (error) {
+      const known = this.entries.get(merchant.id)?.value;
+      if (known && error instanceof ProviderError && error.kind === 'rate-limited') {
+        // Kept, not refreshed: the next call asks the provider again.
+        this.entries.set(merchant.id, { value: known, expiresAt: 0 });
+        return known;
+      }
       this.entries.delete(merchant.id);
       throw balanceError(error);
     }

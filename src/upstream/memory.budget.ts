@@ -47,7 +47,10 @@ export class MemoryBudgetLedger implements BudgetLedger {
   }
 }
 
-/** Continuous refill: `perMinute` a minute for all calls, half that for reads, each capped at its size (see redis.budget.ts). */
+/**
+ * Continuous refill: `perMinute` a minute for the shared bucket, half that for the reads' own allowance, each capped
+ * at its size; a read needs a token from both (see redis.budget.ts).
+ */
 function takeFrom(buckets: Map<string, Bucket>, key: string, perMinute: number, read: boolean, now: number): Take {
   const bucket = buckets.get(key);
   if (bucket && bucket.pausedUntil > now) return { taken: false, waitMs: bucket.pausedUntil - now, paused: true };
@@ -56,11 +59,12 @@ function takeFrom(buckets: Map<string, Bucket>, key: string, perMinute: number, 
   const elapsed = bucket ? Math.max(0, now - bucket.at) : 0;
   const all = Math.min(perMinute, (bucket?.all ?? perMinute) + (elapsed * perMinute) / 60_000);
   const reads = Math.min(half, (bucket?.reads ?? half) + (elapsed * half) / 60_000);
-  if (all < 1) return { taken: false, waitMs: Math.ceil(((1 - all) * 60_000) / perMinute), paused: false };
-  // A read leaves at least half of all calls to creates, and spends at most half the rate.
-  if (read && all < half + 1)
-    return { taken: false, waitMs: Math.ceil(((half + 1 - all) * 60_000) / perMinute), paused: false };
-  if (read && reads < 1) return { taken: false, waitMs: Math.ceil(((1 - reads) * 60_000) / half), paused: false };
+  // A read waits for whichever of its two buckets refills last.
+  const waitMs = Math.max(
+    all < 1 ? Math.ceil(((1 - all) * 60_000) / perMinute) : 0,
+    read && reads < 1 ? Math.ceil(((1 - reads) * 60_000) / half) : 0,
+  );
+  if (waitMs > 0) return { taken: false, waitMs, paused: false };
   buckets.set(key, { all: all - 1, reads: read ? reads - 1 : reads, at: now, pausedUntil: bucket?.pausedUntil ?? 0 });
   return { taken: true };
 }

@@ -7,13 +7,14 @@ export type Take = { taken: true } | { taken: false; waitMs: number; paused: boo
 
 /**
  * Where provider budgets are kept: in memory for one process, in Redis for every replica at once
- * (src/store/memory.budget.ts, src/store/redis.budget.ts). A budget is two token buckets under one
- * key, refilled continuously: all calls (`perMinute` a minute) and, inside it, reads (half as many,
- * and only while at least half of all calls are left, so creates always have room), plus the pause a
- * provider 429 set.
+ * (src/upstream/memory.budget.ts, src/upstream/redis.budget.ts). A budget is two token buckets under
+ * one key, refilled continuously: the shared bucket of all calls (`perMinute`, refilling `perMinute`
+ * a minute) and the reads' own allowance (half of that, refilling at half the rate), plus the pause
+ * a provider 429 set. A create takes from the shared bucket only; a read takes from both, so reads
+ * spend at most half the bucket (and half the rate) while creates may spend all of it.
  */
 export interface BudgetLedger {
-  /** One token from the bucket of `key` (capacity and refill `perMinute`); a read also takes one from the reads' half. */
+  /** One token from the shared bucket of `key`; a read also needs one from its own allowance (half the bucket). */
   take(key: string, perMinute: number, read: boolean): Promise<Take>;
   /** Nothing may be taken from `key` for `ms` (a provider 429's Retry-After). */
   pause(key: string, ms: number): Promise<void>;

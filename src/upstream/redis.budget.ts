@@ -19,13 +19,13 @@ local half = cap / 2
 local elapsed = math.max(0, now - tonumber(h[3] or now))
 local all = math.min(cap, tonumber(h[1] or cap) + elapsed * cap / 60000)
 local reads = math.min(half, tonumber(h[2] or half) + elapsed * half / 60000)
-if all < 1 then return {0, math.ceil((1 - all) * 60000 / cap), 0} end
-if ARGV[2] == '1' then
-  -- A read leaves at least half of all calls to creates, and spends at most half the rate.
-  if all < half + 1 then return {0, math.ceil((half + 1 - all) * 60000 / cap), 0} end
-  if reads < 1 then return {0, math.ceil((1 - reads) * 60000 / half), 0} end
-  reads = reads - 1
-end
+-- A read needs a token from the shared bucket and one from its own half, and waits for whichever refills last.
+local wait = 0
+if all < 1 then wait = math.ceil((1 - all) * 60000 / cap) end
+local read = ARGV[2] == '1'
+if read and reads < 1 then wait = math.max(wait, math.ceil((1 - reads) * 60000 / half)) end
+if wait > 0 then return {0, wait, 0} end
+if read then reads = reads - 1 end
 redis.call('HSET', KEYS[1], 'a', tostring(all - 1), 'r', tostring(reads), 't', now)
 redis.call('PEXPIRE', KEYS[1], 120000 + math.max(0, paused - now))
 return {1, 0, 0}

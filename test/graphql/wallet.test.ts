@@ -116,12 +116,29 @@ describe('walletBalance caching and errors', () => {
     }
   });
 
-  it('maps the provider 429 to RATE_LIMITED with retryAfter', async () => {
+  it('maps the provider 429 to RATE_LIMITED with retryAfter while no figure is known', async () => {
     const stack = await startStack({ env: { WALLET_BALANCE_CACHE_MS: '0' }, sandbox: { rateLimitPerMin: 1 } });
     try {
-      expect((await gql<Balance>(stack.graphqlUrl, BALANCE)).errors).toBeUndefined();
+      // A create spends the provider's one call a minute: the first balance read meets its 429.
+      await pay(stack, '1', '260971234567');
       const res = await gql<Balance>(stack.graphqlUrl, BALANCE);
       expect(res.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
+    } finally {
+      await stack.close();
+    }
+  });
+
+  it('answers the last known figure, with the asOf of when it was given, during a provider 429 and its pause', async () => {
+    const stack = await startStack({ env: { WALLET_BALANCE_CACHE_MS: '0' }, sandbox: { rateLimitPerMin: 1 } });
+    try {
+      const known = await gql<Balance>(stack.graphqlUrl, BALANCE);
+      expect(known.errors).toBeUndefined();
+      // The first read after it meets the provider's 429, the next one the pause it set.
+      for (let i = 0; i < 2; i += 1) {
+        const res = await gql<Balance>(stack.graphqlUrl, BALANCE);
+        expect(res.errors).toBeUndefined();
+        expect(res.data).toEqual(known.data);
+      }
     } finally {
       await stack.close();
     }

@@ -51,24 +51,84 @@ function budgetContract(name: string, ledger: () => BudgetLedger) {
   describe(name, () => {
     const merchant = (): Merchant => ({ id: `m-${Math.random()}`, apiKey: `key-${Math.random()}` });
 
-    it('status checks of every kind take at most half of UPSTREAM_RATE_LIMIT_PER_MIN; creates still have room', async () => {
+    /** Each step's calls go out together; `sent`: how many of each step reached the provider. */
+    it.each<{ name: string; perMinute: number; steps: ({ create: number } | { read: number })[]; sent: number[] }>([
+      {
+        name: 'after a batch of creates, reads pass',
+        perMinute: 100,
+        steps: [{ create: 60 }, { read: 10 }],
+        sent: [60, 10],
+      },
+      {
+        name: 'reads stop where creates left the bucket',
+        perMinute: 20,
+        steps: [{ create: 15 }, { read: 10 }],
+        sent: [15, 5],
+      },
+      { name: 'reads alone stop at half the bucket', perMinute: 20, steps: [{ read: 30 }], sent: [10] },
+      {
+        name: 'creates after reads have half the bucket',
+        perMinute: 20,
+        steps: [{ read: 10 }, { create: 15 }],
+        sent: [10, 10],
+      },
+      {
+        name: 'creates, reads, creates',
+        perMinute: 20,
+        steps: [{ create: 5 }, { read: 20 }, { create: 20 }],
+        sent: [5, 10, 5],
+      },
+    ])('$name (UPSTREAM_RATE_LIMIT_PER_MIN $perMinute)', async ({ perMinute, steps, sent }) => {
       const inner = new CountingProvider();
+      const spent: string[] = [];
+      const refused: string[] = [];
       const provider = new BudgetedProvider(inner, {
         ledger: ledger(),
         providerUrl: 'https://provider.test',
-        perMinute: 100,
+        perMinute,
+        onSpend: (_m, purpose) => spent.push(purpose),
+        onRefuse: (_m, purpose, reason) => refused.push(`${purpose}:${reason}`),
       });
       const m = merchant();
-      const reads = await Promise.all(
-        Array.from({ length: 200 }, (_, i) =>
-          settled(i % 2 === 0 ? provider.checkStatus(m, `x${i}`, 'reconcile') : provider.balance(m)),
-        ),
-      );
-      expect(inner.checks + inner.balances).toBeLessThanOrEqual(50);
-      expect(reads.filter((r) => r === 'rate-limited')).toHaveLength(200 - inner.checks - inner.balances);
-      const creates = await Promise.all(Array.from({ length: 40 }, (_, i) => settled(provider.create(m, request(i)))));
-      expect(creates.every((c) => c === 'ok')).toBe(true);
-      expect(inner.creates).toBe(40);
+      const reached = () => inner.creates + inner.checks + inner.balances;
+      const answered: number[] = [];
+      let asked = 0;
+      for (const step of steps) {
+        const before = reached();
+        const calls =
+          'create' in step
+            ? Array.from({ length: step.create }, (_, i) => provider.create(m, request(i)))
+            : Array.from({ length: step.read }, (_, i) =>
+                i % 2 === 0 ? provider.checkStatus(m, `x${i}`, 'reconcile') : provider.balance(m),
+              );
+        const answers = await Promise.all(calls.map(settled));
+        asked += answers.length;
+        expect(answers.filter((a) => a !== 'ok').every((a) => a === 'rate-limited')).toBe(true);
+        expect(answers.filter((a) => a === 'ok')).toHaveLength(reached() - before);
+        answered.push(reached() - before);
+      }
+      expect(answered).toEqual(sent);
+      // What is spent and what is refused are told, by purpose, as the metrics count them.
+      expect(spent).toHaveLength(reached());
+      expect(spent.filter((p) => p === 'create')).toHaveLength(inner.creates);
+      expect(refused).toHaveLength(asked - reached());
+      expect(refused.every((r) => r.endsWith(':budget'))).toBe(true);
+    });
+
+    it('a read refused by both its own half and the shared bucket is told to wait for the later of the two', async () => {
+      const provider = new BudgetedProvider(new CountingProvider(), {
+        ledger: ledger(),
+        providerUrl: 'https://provider.test',
+        perMinute: 20,
+      });
+      const m = merchant();
+      await Promise.all(Array.from({ length: 10 }, (_, i) => provider.checkStatus(m, `x${i}`, 'reconcile')));
+      await Promise.all(Array.from({ length: 10 }, (_, i) => provider.create(m, request(i))));
+      const refused = await provider.balance(m).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(ProviderError);
+      // The shared bucket has a token again in 3 s, the reads' half (10 a minute) only in 6 s.
+      expect((refused as ProviderError).details.retryAfter).toBeGreaterThan(3);
+      expect((refused as ProviderError).details.retryAfter).toBeLessThanOrEqual(6);
     });
 
     it('refreshes of one record reach the provider once in a few seconds; unknown references a few a minute', async () => {
