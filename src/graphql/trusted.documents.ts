@@ -74,9 +74,9 @@ function onlyIntrospection(document: DocumentNode): boolean {
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
 /**
- * TRUSTED_DOCUMENTS: an operation runs only when its id or its exact body is in the manifest. Every transport asks `admit` before parsing:
- * GraphQL over HTTP (graphql.http.ts) and graphql-ws (OperationChecker.checkRequest), so a new
- * transport built on either gets the same rule. In `log` mode nothing is refused: what would be is
+ * TRUSTED_DOCUMENTS: an operation runs only when its id or its exact body is in the manifest.
+ * Every transport asks `admit` before parsing: GraphQL over HTTP (graphql.http.ts) and graphql-ws
+ * (OperationChecker.checkRequest), so a new transport built on either gets the same rule. In `log` mode nothing is refused: what would be is
  * logged (once per distinct document) and counted (every time).
  */
 export class TrustedDocuments {
