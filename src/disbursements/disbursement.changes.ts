@@ -2,7 +2,7 @@ import { Repeater } from '@repeaterjs/repeater';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { cursorExpired, unknownCursor } from './disbursement.errors';
 import { Disbursement } from './disbursement.model';
-import { DisbursementEvents, DisbursementStore, Merchant } from './disbursement.ports';
+import { DisbursementEvents, DisbursementStore, Merchant, OnListening } from './disbursement.ports';
 
 /** One change of a merchant's payouts as a subscriber gets it: the cursor to resume after, and the record. */
 export interface Change {
@@ -69,6 +69,7 @@ export async function watchChanges(
   events: DisbursementEvents,
   merchant: Merchant,
   after?: string | null,
+  onListening: OnListening = () => {},
 ): Promise<AsyncIterableIterator<Change>> {
   let from: string | undefined;
   if (after !== undefined && after !== null) {
@@ -83,6 +84,7 @@ export async function watchChanges(
     let rung = bell.next();
     try {
       if ((await Promise.race([events.merchantListening(merchant.id), stopped])) === STOPPED) return;
+      onListening();
       const latest = from ?? (await Promise.race([store.latestChange(merchant.id), stopped]));
       if (latest === STOPPED) return;
       let position = latest;

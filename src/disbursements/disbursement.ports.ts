@@ -147,6 +147,9 @@ export interface DisbursementStore {
 }
 
 /** Publishes each change of a record to its subscribers, wherever they are connected. */
+/** Told once a watcher hears every change published from then on, on any replica: its subscription is live. */
+export type OnListening = () => void;
+
 export interface DisbursementEvents {
   publish(record: Disbursement): Promise<void>;
   healthy(): Promise<boolean>;

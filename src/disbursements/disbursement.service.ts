@@ -4,11 +4,19 @@ import { DomainContext } from './disbursement.context';
 import { CreateDisbursement } from './disbursement.create';
 import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
 import { DisbursementHistory, HistoryRequest } from './disbursement.history';
-import { DisbursementEvents, DisbursementStore, HistoryPage, Merchant, ProviderPort } from './disbursement.ports';
+import {
+  DisbursementEvents,
+  DisbursementStore,
+  HistoryPage,
+  Merchant,
+  OnListening,
+  ProviderPort,
+} from './disbursement.ports';
 import { reconcileStep } from './disbursement.reconciler';
 import { leased, ReconcilePolicy } from './disbursement.schedule';
 import { withRelayAttempt } from './disbursement.record';
 import { CallbackDelivery, CallbackOutcome, StatusUpdateOptions, StatusUpdates } from './disbursement.update';
+import { watchMerchantUpdates } from './disbursement.updates';
 import { watchDisbursement } from './disbursement.watch';
 import { RecordWriter } from './disbursement.writer';
 import { WalletBalance, WalletBalances } from './wallet.balance';
@@ -156,18 +164,23 @@ export class DisbursementService {
     return reconcileStep(this.ctx, merchant, record);
   }
 
-  watch(merchant: Merchant, referenceId: string): AsyncIterableIterator<Disbursement> {
-    return watchDisbursement(this.ctx.store, this.ctx.events, merchant.id, referenceId);
+  /** One payout's states (disbursement.watch.ts); `onListening` is told once the subscription is live. */
+  watch(merchant: Merchant, referenceId: string, onListening?: OnListening): AsyncIterableIterator<Disbursement> {
+    return watchDisbursement(this.ctx.store, this.ctx.events, merchant.id, referenceId, onListening);
   }
 
-  /** Every change of a merchant's payouts, as it happens. */
-  watchMerchant(merchant: Merchant): AsyncIterable<Disbursement> {
-    return this.ctx.events.watchMerchant(merchant.id);
+  /** Every change of a merchant's payouts, as it happens (disbursement.updates.ts). */
+  watchMerchant(merchant: Merchant, onListening?: OnListening): AsyncIterableIterator<Disbursement> {
+    return watchMerchantUpdates(this.ctx.events, merchant.id, onListening);
   }
 
   /** Every change of a merchant's payouts with its cursor, after `after` when given (disbursement.changes.ts). */
-  changes(merchant: Merchant, after?: string | null): Promise<AsyncIterableIterator<Change>> {
-    return watchChanges(this.ctx.store, this.ctx.events, merchant, after);
+  changes(
+    merchant: Merchant,
+    after?: string | null,
+    onListening?: OnListening,
+  ): Promise<AsyncIterableIterator<Change>> {
+    return watchChanges(this.ctx.store, this.ctx.events, merchant, after, onListening);
   }
 
   /** Shutdown: creates in flight get `graceMs` to finish, then are answered OUTCOME_UNKNOWN. */

@@ -1,6 +1,6 @@
 import { Repeater } from '@repeaterjs/repeater';
 import { Disbursement, isFinal } from './disbursement.model';
-import { DisbursementEvents, DisbursementStore } from './disbursement.ports';
+import { DisbursementEvents, DisbursementStore, OnListening } from './disbursement.ports';
 
 /** What a wait raced against the watcher's end answers when the watcher ended first. */
 const STOPPED = Symbol('stopped');
@@ -20,6 +20,7 @@ export function watchDisbursement(
   events: DisbursementEvents,
   merchantId: string,
   referenceId: string,
+  onListening: OnListening = () => {},
 ): AsyncIterableIterator<Disbursement> {
   return new Repeater<Disbursement>(async (push, stop) => {
     const stopped = stop.then((): typeof STOPPED => STOPPED);
@@ -28,6 +29,7 @@ export function watchDisbursement(
     let pending = changes.next();
     try {
       if ((await Promise.race([events.listening(merchantId, referenceId), stopped])) === STOPPED) return;
+      onListening();
       const current = await Promise.race([store.get(merchantId, referenceId), stopped]);
       if (current === STOPPED) return;
       let seen = -1;
