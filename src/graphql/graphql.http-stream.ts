@@ -3,7 +3,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Principal } from '../auth/client.auth';
 import { badRequest, ErrorCode } from '../disbursements/disbursement.errors';
 import { readBody } from '../http/http.body';
-import { sendGraphQLError, sendJson } from '../http/http.reply';
+import { sendGraphQLError, sendGraphQLErrors } from '../http/http.reply';
 import { GraphQLOperations, OperationRequest } from './graphql.operations';
 
 /** The same body limit as GraphQL over HTTP. */
@@ -84,7 +84,7 @@ export function statusOf(errors: readonly GraphQLFormattedError[]): number {
 /** A refusal answered before the stream opens, masked like every other error. */
 export function sendRefusal(core: GraphQLOperations, res: ServerResponse, errors: readonly GraphQLError[]): void {
   const formatted = core.formatErrors(errors);
-  sendJson(res, statusOf(formatted), { errors: formatted });
+  sendGraphQLErrors(res, statusOf(formatted), formatted);
 }
 
 /** What a stream's failure looks like to its client: masked unless it is a gateway error. */

@@ -93,6 +93,25 @@ describe('no credentials: 401 before anything else', () => {
     expect(capturedLogs.slice(logsBefore).join('')).not.toMatch(/"level":50|stack/);
   });
 
+  it.each([
+    ['Apollo Client', 'application/graphql-response+json,application/json;q=0.9'],
+    ['GraphQL over HTTP only', 'application/graphql-response+json'],
+    ['JSON only', 'application/json'],
+    ['anything', '*/*'],
+    ['both, JSON first', 'application/json, application/graphql-response+json'],
+  ])('a 401 to %s has the media type Apollo Server answers that Accept with', async (_name, accept) => {
+    const request = (headers: Record<string, string>) =>
+      fetch(stack.graphqlUrl, {
+        method: 'POST',
+        headers: { accept, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      });
+    const [refused, answered] = await Promise.all([request({}), request(AUTH)]);
+    await Promise.all([refused.text(), answered.text()]);
+    expect([refused.status, answered.status]).toEqual([401, 200]);
+    expect(refused.headers.get('content-type')).toBe(answered.headers.get('content-type'));
+  });
+
   it('a PUT gets 401 too', async () => {
     const res = await fetch(stack.graphqlUrl, { method: 'PUT', body: '{}' });
     expect(res.status).toBe(401);
