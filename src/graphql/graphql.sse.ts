@@ -22,7 +22,7 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult
 /**
  * GraphQL over server-sent events at `/graphql/stream`, graphql-sse's protocol in its distinct
  * connections mode (one operation per request): a thin adapter between graphql-sse's handler and
- * GraphQLOperations. Credentials are checked before graphql-sse sees the request; the body is
+ * GraphQLOperations. Credentials are checked before anything else about the request; the body is
  * read here, within the HTTP limit (graphql-sse's own Node adapter reads any size).
  */
 export function createSseHandler(
@@ -53,12 +53,13 @@ export function createSseHandler(
   });
 
   return async (req, res) => {
+    // Credentials first, as for every request to /graphql: without them nothing else is answered.
+    const principal = await principalOf(core, req, res);
+    if (!principal) return;
     // Distinct connections mode only: graphql-sse's single connection mode (PUT reservations) is not served.
     if (req.headers.accept !== 'text/event-stream' || (req.method !== 'POST' && req.method !== 'GET')) {
       return sendGraphQLError(res, 406, badRequest('Send GET or POST with accept: text/event-stream'));
     }
-    const principal = await principalOf(core, req, res);
-    if (!principal) return;
     let body: string | null = null;
     if (req.method === 'POST') {
       const request = await jsonRequestOf(req, res);

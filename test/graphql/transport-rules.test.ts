@@ -117,6 +117,33 @@ describe('no credentials: 401 before anything else', () => {
     expect(res.status).toBe(401);
   });
 
+  it.each([
+    ['a PUT (single connection mode)', { method: 'PUT', headers: { accept: 'text/event-stream' } }],
+    ['a POST asking for JSON', { method: 'POST', headers: { accept: 'application/json' }, body: '{}' }],
+    ['a GET asking for nothing in particular', { method: 'GET' }],
+    ['a DELETE', { method: 'DELETE' }],
+  ])('/graphql/stream: %s gets 401, whatever else is wrong with it', async (_name, init: RequestInit) => {
+    const res = await fetch(`${stack.graphqlUrl}/stream`, init);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    expect(((await res.json()) as { errors: GraphQLErrorJson[] }).errors[0].extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('/graphql/stream with a token: a PUT or a request not asking for text/event-stream gets 406', async () => {
+    for (const init of [
+      { method: 'PUT', headers: { ...AUTH, accept: 'text/event-stream' } },
+      {
+        method: 'POST',
+        headers: { ...AUTH, accept: 'application/json', 'content-type': 'application/json' },
+        body: '{}',
+      },
+    ]) {
+      const res = await fetch(`${stack.graphqlUrl}/stream`, init);
+      expect(res.status).toBe(406);
+      expect(((await res.json()) as { errors: GraphQLErrorJson[] }).errors[0].extensions?.code).toBe('BAD_REQUEST');
+    }
+  });
+
   it('the landing page for a browser needs no token', async () => {
     const res = await fetch(stack.graphqlUrl, { headers: { accept: 'text/html' } });
     expect(res.status).toBe(200);
