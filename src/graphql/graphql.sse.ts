@@ -3,7 +3,7 @@ import { createHandler, Request } from 'graphql-sse';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest } from '../disbursements/disbursement.errors';
 import { sendGraphQLError } from '../http/http.reply';
-import { jsonRequestOf, MAX_STREAM_BUFFERED_BYTES, principalOf } from './graphql.http-stream';
+import { jsonRequestOf, MAX_STREAM_BUFFERED_BYTES, principalOf, searchRequestOf } from './graphql.http-stream';
 import { GraphQLOperations, OperationConnection } from './graphql.operations';
 
 /** graphql-sse wants an index signature on its context type; the core's contexts are GatewayContexts. */
@@ -60,12 +60,9 @@ export function createSseHandler(
     if (req.headers.accept !== 'text/event-stream' || (req.method !== 'POST' && req.method !== 'GET')) {
       return sendGraphQLError(res, 406, badRequest('Send GET or POST with accept: text/event-stream'));
     }
-    let body: string | null = null;
-    if (req.method === 'POST') {
-      const request = await jsonRequestOf(req, res);
-      if (!request) return;
-      body = JSON.stringify(request);
-    }
+    const request = req.method === 'POST' ? await jsonRequestOf(req, res) : searchRequestOf(req, res);
+    if (!request) return;
+    const body = req.method === 'POST' ? JSON.stringify(request) : null;
     const context: StreamRequest = { operations: core.connection(principal, 'sse', 1) };
     const gone = () => {
       void context.results?.return?.();

@@ -32,7 +32,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The id a request names its document by: GraphQL over HTTP's `documentId`, or Apollo's persisted query hash. */
-function idOf(request: DocumentRequest): string | undefined {
+export function documentIdOf(request: DocumentRequest): string | undefined {
   if (typeof request.documentId === 'string' && request.documentId !== '') return request.documentId;
   const persisted = isObject(request.extensions) ? request.extensions.persistedQuery : undefined;
   return isObject(persisted) && typeof persisted.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
@@ -97,7 +97,7 @@ export class TrustedDocuments {
   }
 
   admit(request: DocumentRequest): Admission {
-    const id = idOf(request);
+    const id = documentIdOf(request);
     if (id !== undefined) {
       const listed = this.byId.get(id);
       if (listed) return { query: listed.body };

@@ -78,6 +78,59 @@ describe('the same rules over HTTP and websockets', () => {
   });
 });
 
+type Answer = { status: number; code?: string; message?: string };
+
+/** What a client reads of a refusal: its status, and its first error's code and message. */
+async function answerOf(res: Response): Promise<Answer> {
+  const text = await res.text();
+  if (!/json/.test(res.headers.get('content-type') ?? '')) return { status: res.status };
+  const [error] = (JSON.parse(text) as { errors?: GraphQLErrorJson[] }).errors ?? [];
+  return { status: res.status, code: error?.extensions?.code, message: error?.message };
+}
+
+describe('a request that cannot be read: the same answer over HTTP, multipart and SSE', () => {
+  const post = (path: string, accept: string, body: unknown) =>
+    fetch(`${stack.graphqlUrl}${path}`, {
+      method: 'POST',
+      headers: { ...AUTH, accept, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it.each([
+    ['no query', { variables: {} }],
+    ['an empty query', { query: '' }],
+    ['a query that is not a string', { query: 5 }],
+    ['variables that are not an object', { query: '{ __typename }', variables: [1] }],
+    ['variables as a JSON string', { query: '{ __typename }', variables: '{}' }],
+    ['extensions that are not an object', { query: '{ __typename }', extensions: [1] }],
+    ['extensions as a JSON string', { query: '{ __typename }', extensions: '{}' }],
+    ['an operationName that is not a string', { query: '{ __typename }', operationName: 1 }],
+  ])('a POST with %s', async (_name, body) => {
+    const http = await answerOf(await post('', 'application/json', body));
+    expect(http).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+    expect(await answerOf(await post('', 'multipart/mixed;boundary="graphql";subscriptionSpec=1.0', body))).toEqual(
+      http,
+    );
+    expect(await answerOf(await post('/stream', 'text/event-stream', body))).toEqual(http);
+  });
+
+  it.each([
+    ['no query', ''],
+    ['variables that are not JSON', `query=${encodeURIComponent('{ __typename }')}&variables=%7B`],
+    ['variables that are not an object', `query=${encodeURIComponent('{ __typename }')}&variables=%5B1%5D`],
+    ['extensions that are not JSON', `query=${encodeURIComponent('{ __typename }')}&extensions=%7B`],
+  ])('a GET with %s', async (_name, search) => {
+    const http = await answerOf(
+      await fetch(`${stack.graphqlUrl}?${search}`, { headers: { ...AUTH, 'apollo-require-preflight': 'true' } }),
+    );
+    expect(http).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+    const sse = await fetch(`${stack.graphqlUrl}/stream?${search}`, {
+      headers: { ...AUTH, accept: 'text/event-stream' },
+    });
+    expect(await answerOf(sse)).toEqual(http);
+  });
+});
+
 describe('no credentials: 401 before anything else', () => {
   const persisted = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } }));
   it.each([
