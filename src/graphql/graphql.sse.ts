@@ -1,8 +1,8 @@
-import { ExecutionResult } from 'graphql';
+import { ExecutionResult, OperationTypeNode } from 'graphql';
 import { createHandler, Request } from 'graphql-sse';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest } from '../disbursements/disbursement.errors';
-import { sendGraphQLError } from '../http/http.reply';
+import { badRequest, mutationOverGet } from '../disbursements/disbursement.errors';
+import { graphQLResponseType, sendGraphQLError } from '../http/http.reply';
 import { jsonRequestOf, MAX_STREAM_BUFFERED_BYTES, principalOf, searchRequestOf } from './graphql.http-stream';
 import { GraphQLOperations, OperationConnection } from './graphql.operations';
 
@@ -35,8 +35,23 @@ export function createSseHandler(
     execute: (args) => core.run(args),
     subscribe: (args) => core.run(args),
     onSubscribe: async (req: Request<IncomingMessage, StreamRequest>, params) => {
-      const admitted = await req.context.operations.admit('', params, req.raw.headers);
-      // A refused operation is answered in the stream, as graphql-sse answers invalid ones: the client reads why (onNext masks it).
+      // Mutations go by POST (GraphQL over HTTP): a GET names what to read or watch.
+      const overGet = req.method === 'GET' ? mutationOverGet() : undefined;
+      const admitted = await req.context.operations.admit('', params, req.raw.headers, (operation) =>
+        operation === OperationTypeNode.MUTATION ? overGet : undefined,
+      );
+      if ('errors' in admitted && overGet && admitted.errors[0]?.originalError === overGet) {
+        // Before the stream, 405, as Apollo Server and graphql-sse answer it.
+        return [
+          JSON.stringify({ errors: core.formatErrors(admitted.errors) }),
+          {
+            status: 405,
+            statusText: 'Method Not Allowed',
+            headers: { allow: 'POST', 'content-type': graphQLResponseType(req.raw.headers.accept) },
+          },
+        ];
+      }
+      // Any other refusal is answered in the stream, as graphql-sse answers invalid operations: the client reads why (onNext masks it).
       // graphql-sse tells a result from arguments by its `data` key.
       return 'errors' in admitted
         ? { data: null, errors: [...admitted.errors] }

@@ -48,7 +48,7 @@ function preferenceOf(ranges: readonly string[][], type: string): Preference | u
  * goes to application/json). Clients read errors from the first even on a non-2xx status: Apollo
  * Client gives them as CombinedGraphQLErrors, where a non-2xx application/json is a ServerError.
  */
-function graphQLResponseType(accept: string | undefined): string {
+export function graphQLResponseType(accept: string | undefined): string {
   if (!accept) return JSON_TYPE;
   const ranges = accept.split(',').map((range) => range.split(';').map((part) => part.trim().toLowerCase()));
   const graphQL = preferenceOf(ranges, 'application/graphql-response+json');

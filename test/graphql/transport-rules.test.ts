@@ -131,6 +131,48 @@ describe('a request that cannot be read: the same answer over HTTP, multipart an
   });
 });
 
+/** gateway_graphql_operations_total of one transport, all operations and outcomes. */
+async function operationsCounted(type: string): Promise<number> {
+  const text = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+  const counted = [...text.matchAll(/^gateway_graphql_operations_total\{([^}]*)\} (\d+)$/gm)];
+  return counted.filter(([, labels]) => labels.includes(`type="${type}"`)).reduce((sum, [, , n]) => sum + Number(n), 0);
+}
+
+describe('an operation a transport does not carry is refused before it is admitted', () => {
+  const CANCEL = 'mutation Cancel { cancelDisbursement(referenceId: "never-created") { status } }';
+
+  it('a mutation sent with GET to /graphql/stream: 405 BAD_REQUEST, as on /graphql, and not counted', async () => {
+    const before = await operationsCounted('sse');
+    const search = `?query=${encodeURIComponent(CANCEL)}`;
+    const http = await fetch(`${stack.graphqlUrl}${search}`, {
+      headers: { ...AUTH, 'apollo-require-preflight': 'true' },
+    });
+    const sse = await fetch(`${stack.graphqlUrl}/stream${search}`, {
+      headers: { ...AUTH, accept: 'text/event-stream' },
+    });
+    const [httpAnswer, sseAnswer] = [await answerOf(http), await answerOf(sse)];
+    expect(httpAnswer).toMatchObject({ status: 405, code: 'BAD_REQUEST' });
+    expect(sseAnswer).toEqual({ ...httpAnswer, message: expect.stringMatching(/not mutation operations/) });
+    expect(sse.headers.get('allow')).toBe(http.headers.get('allow'));
+    expect(await operationsCounted('sse')).toBe(before);
+  });
+
+  it('a query sent as a multipart subscription: 400 BAD_REQUEST, and not counted', async () => {
+    const before = await operationsCounted('multipart');
+    const res = await fetch(stack.graphqlUrl, {
+      method: 'POST',
+      headers: { ...AUTH, accept: 'multipart/mixed;subscriptionSpec=1.0', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(await answerOf(res)).toEqual({
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: 'Multipart answers subscriptions only: send queries and mutations as JSON',
+    });
+    expect(await operationsCounted('multipart')).toBe(before);
+  });
+});
+
 describe('no credentials: 401 before anything else', () => {
   const persisted = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } }));
   it.each([
