@@ -4,7 +4,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, mutationOverGet } from '../disbursements/disbursement.errors';
 import { graphQLResponseType, sendGraphQLError } from '../http/http.reply';
 import { jsonRequestOf, MAX_STREAM_BUFFERED_BYTES, principalOf, searchRequestOf } from './graphql.http-stream';
-import { GraphQLOperations, OperationConnection } from './graphql.operations';
+import { GraphQLOperations, OperationConnection, OperationRequest } from './graphql.operations';
 
 /** graphql-sse wants an index signature on its context type; the core's contexts are GatewayContexts. */
 type SseContext = Record<PropertyKey, unknown>;
@@ -12,6 +12,8 @@ type SseContext = Record<PropertyKey, unknown>;
 /** What graphql-sse hands back to the callbacks below for one request. */
 interface StreamRequest {
   operations: OperationConnection;
+  /** The operation as the gateway read it, `documentId` and all. */
+  request: OperationRequest;
   /** The running subscription, ended when the client goes away. */
   results?: AsyncIterableIterator<ExecutionResult>;
 }
@@ -22,8 +24,9 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult
 /**
  * GraphQL over server-sent events at `/graphql/stream`, graphql-sse's protocol in its distinct
  * connections mode (one operation per request): a thin adapter between graphql-sse's handler and
- * GraphQLOperations. Credentials are checked before anything else about the request; the body is
- * read here, within the HTTP limit (graphql-sse's own Node adapter reads any size).
+ * GraphQLOperations. Credentials are checked before anything else about the request; the request
+ * is read here, as multipart reads it, the body within the HTTP limit (graphql-sse's own Node
+ * adapter reads any size).
  */
 export function createSseHandler(
   core: GraphQLOperations,
@@ -34,10 +37,11 @@ export function createSseHandler(
     validate: () => [],
     execute: (args) => core.run(args),
     subscribe: (args) => core.run(args),
-    onSubscribe: async (req: Request<IncomingMessage, StreamRequest>, params) => {
+    onSubscribe: async (req: Request<IncomingMessage, StreamRequest>) => {
+      const { operations, request } = req.context;
       // Mutations go by POST (GraphQL over HTTP): a GET names what to read or watch.
       const overGet = req.method === 'GET' ? mutationOverGet() : undefined;
-      const admitted = await req.context.operations.admit('', params, req.raw.headers, (operation) =>
+      const admitted = await operations.admit('', request, req.raw.headers, (operation) =>
         operation === OperationTypeNode.MUTATION ? overGet : undefined,
       );
       if ('errors' in admitted && overGet && admitted.errors[0]?.originalError === overGet) {
@@ -77,8 +81,10 @@ export function createSseHandler(
     }
     const request = req.method === 'POST' ? await jsonRequestOf(req, res) : searchRequestOf(req, res);
     if (!request) return;
-    const body = req.method === 'POST' ? JSON.stringify(request) : null;
-    const context: StreamRequest = { operations: core.connection(principal, 'sse', 1) };
+    // graphql-sse's own parser drops `documentId` and refuses a request without `query` (a trusted
+    // document's id alone): it is given the query text only, and onSubscribe admits `request` itself.
+    const query = typeof request.query === 'string' ? request.query : '';
+    const context: StreamRequest = { operations: core.connection(principal, 'sse', 1), request };
     const gone = () => {
       void context.results?.return?.();
       context.operations.close();
@@ -88,9 +94,9 @@ export function createSseHandler(
     try {
       const [stream, init] = await handler({
         method: req.method,
-        url: req.url ?? '/graphql/stream',
+        url: req.method === 'GET' ? `/graphql/stream?${new URLSearchParams({ query }).toString()}` : '/graphql/stream',
         headers: { get: (key) => req.headers[key.toLowerCase()]?.toString() },
-        body,
+        body: req.method === 'POST' ? JSON.stringify({ query }) : null,
         raw: req,
         context,
       });
