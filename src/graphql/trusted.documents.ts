@@ -69,8 +69,8 @@ const digest = (text: string) => createHash('sha256').update(text).digest('hex')
  * prints the same as a listed one counts as listed). Every transport asks `admit` before parsing:
  * GraphQL over HTTP (graphql.http.ts), and graphql-ws, multipart and server-sent events through
  * GraphQLOperations (OperationChecker.checkRequest), so a new transport built on either gets the
- * same rule. In `log` mode nothing is refused: what would be is
- * logged (once per distinct document) and counted (every time).
+ * same rule. In `log` mode nothing is refused: what would be is logged (once per distinct
+ * document) and counted (every time).
  */
 export class TrustedDocuments {
   /** The manifest's operation names: the only operation labels of the metrics. */
