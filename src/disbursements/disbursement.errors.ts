@@ -285,6 +285,11 @@ export function badRequest(message: string): GatewayError {
   return new GatewayError(ErrorCode.BAD_REQUEST, message);
 }
 
+/** A mutation sent with GET, which GraphQL over HTTP keeps for reads; answered 405 with `allow: POST`. */
+export function mutationOverGet(): GatewayError {
+  return badRequest('GET requests only support query and subscription operations, not mutation operations');
+}
+
 /** Anything unexpected: the cause is logged, never shown. */
 export function internalError(): GatewayError {
   return new GatewayError(ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error');

@@ -1,10 +1,11 @@
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Principal } from '../auth/client.auth';
-import { badRequest, ErrorCode } from '../disbursements/disbursement.errors';
+import { badRequest, ErrorCode, GatewayError } from '../disbursements/disbursement.errors';
 import { readBody } from '../http/http.body';
-import { sendGraphQLError, sendJson } from '../http/http.reply';
+import { sendGraphQLError, sendGraphQLErrors } from '../http/http.reply';
 import { GraphQLOperations, OperationRequest } from './graphql.operations';
+import { documentIdOf } from './trusted.documents';
 
 /** The same body limit as GraphQL over HTTP. */
 const BODY_LIMIT = 64 * 1024;
@@ -36,6 +37,53 @@ export async function principalOf(
   return undefined;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const absent = (value: unknown): value is null | undefined => value === undefined || value === null;
+
+/**
+ * The operation a POST body or a query string names, checked as Apollo Server checks the same input
+ * on `POST /graphql` (BAD_REQUEST, in its words), so a request reads the same on every transport.
+ */
+function operationOf(fields: Record<string, unknown>): OperationRequest | GatewayError {
+  const { query, operationName, variables, extensions, documentId } = fields;
+  if (!absent(query) && typeof query !== 'string') return badRequest('GraphQL queries must be strings.');
+  for (const [name, value] of [
+    ['variables', variables],
+    ['extensions', extensions],
+  ] as const) {
+    if (typeof value === 'string') {
+      return badRequest(
+        `\`${name}\` in a POST body should be provided as an object, not a recursively JSON-encoded string.`,
+      );
+    }
+    if (!absent(value) && !isRecord(value))
+      return badRequest(`\`${name}\` in a POST body must be an object if provided.`);
+  }
+  if (!absent(operationName) && typeof operationName !== 'string') {
+    return badRequest('`operationName` in a POST body must be a string if provided.');
+  }
+  const request: OperationRequest = {
+    query,
+    operationName,
+    variables: variables as Record<string, unknown> | null | undefined,
+    extensions,
+    documentId,
+  };
+  // A trusted document's id stands for its text (trusted.documents.ts).
+  if (!query && documentIdOf(request) === undefined) {
+    return badRequest('GraphQL operations must contain a non-empty `query` or a `persistedQuery` extension.');
+  }
+  return request;
+}
+
+function answered(res: ServerResponse, read: OperationRequest | GatewayError): OperationRequest | undefined {
+  if (!(read instanceof GatewayError)) return read;
+  sendGraphQLError(res, 400, read);
+  return undefined;
+}
+
 /**
  * The operation of a POST: JSON only. A browser must preflight that content type, so a page on
  * another origin cannot start an operation with the user's cookies (as Apollo's CSRF prevention).
@@ -53,26 +101,35 @@ export async function jsonRequestOf(req: IncomingMessage, res: ServerResponse): 
     sendGraphQLError(res, 400, badRequest('The request body is not valid JSON'));
     return undefined;
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  if (!isRecord(body)) {
     sendGraphQLError(res, 400, badRequest('The request body must be one JSON object'));
     return undefined;
   }
-  const { query, operationName, variables, extensions, documentId } = body as Record<string, unknown>;
-  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
-    sendGraphQLError(res, 400, badRequest('variables must be an object'));
-    return undefined;
-  }
-  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
-    sendGraphQLError(res, 400, badRequest('operationName must be a string'));
-    return undefined;
-  }
-  return {
-    query,
-    operationName,
-    variables: variables as Record<string, unknown> | null | undefined,
-    extensions,
-    documentId,
+  return answered(res, operationOf(body));
+}
+
+/** The operation of a GET, from its query string (`variables` and `extensions` as JSON), read as Apollo Server reads it. */
+export function searchRequestOf(req: IncomingMessage, res: ServerResponse): OperationRequest | undefined {
+  const params = new URL(req.url ?? '/', 'http://gateway').searchParams;
+  const fields: Record<string, unknown> = {
+    query: params.get('query'),
+    operationName: params.get('operationName'),
+    documentId: params.get('documentId'),
   };
+  for (const name of ['variables', 'extensions']) {
+    const text = params.get(name);
+    if (text === null) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return answered(res, badRequest(`The ${name} search parameter contains invalid JSON.`));
+    }
+    if (!isRecord(value))
+      return answered(res, badRequest(`The ${name} search parameter should contain a JSON-encoded object.`));
+    fields[name] = value;
+  }
+  return answered(res, operationOf(fields));
 }
 
 /** The HTTP status of a refused operation, by its first error's code. */
@@ -84,7 +141,7 @@ export function statusOf(errors: readonly GraphQLFormattedError[]): number {
 /** A refusal answered before the stream opens, masked like every other error. */
 export function sendRefusal(core: GraphQLOperations, res: ServerResponse, errors: readonly GraphQLError[]): void {
   const formatted = core.formatErrors(errors);
-  sendJson(res, statusOf(formatted), { errors: formatted });
+  sendGraphQLErrors(res, statusOf(formatted), formatted);
 }
 
 /** What a stream's failure looks like to its client: masked unless it is a gateway error. */

@@ -1,7 +1,6 @@
 import { ExecutionResult, OperationTypeNode } from 'graphql';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, subscriberTooSlow } from '../disbursements/disbursement.errors';
-import { sendGraphQLError } from '../http/http.reply';
 import {
   jsonRequestOf,
   MAX_STREAM_BUFFERED_BYTES,
@@ -22,6 +21,11 @@ export function acceptsMultipartSubscription(req: IncomingMessage): boolean {
   const accept = req.headers.accept ?? '';
   return req.method === 'POST' && /multipart\/mixed/i.test(accept) && /subscriptionSpec\s*=\s*"?1\.0"?/i.test(accept);
 }
+
+const subscriptionsOnly = (operation: OperationTypeNode) =>
+  operation === OperationTypeNode.SUBSCRIPTION
+    ? undefined
+    : badRequest('Multipart answers subscriptions only: send queries and mutations as JSON');
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
   typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
@@ -46,15 +50,8 @@ export async function serveMultipart(
   const goneEarly = () => operations.close();
   res.once('close', goneEarly);
   try {
-    const admitted = await operations.admit('1', request, req.headers);
+    const admitted = await operations.admit('1', request, req.headers, subscriptionsOnly);
     if ('errors' in admitted) return sendRefusal(core, res, admitted.errors);
-    if (admitted.operation !== OperationTypeNode.SUBSCRIPTION) {
-      return sendGraphQLError(
-        res,
-        400,
-        badRequest('Multipart answers subscriptions only: send queries and mutations as JSON'),
-      );
-    }
     const result = await core.run(admitted.args);
     if (res.destroyed) {
       // The client left while the subscription was being set up: end it, its listener with it.

@@ -42,8 +42,13 @@ export interface OperationRequest {
 export type StreamTransport = 'websocket' | 'multipart' | 'sse';
 
 export type Admission =
-  | { args: ExecutionArgs & { contextValue: GatewayContext }; operation: OperationTypeNode }
-  | { errors: readonly GraphQLError[] };
+  { args: ExecutionArgs & { contextValue: GatewayContext } } | { errors: readonly GraphQLError[] };
+
+/**
+ * What a transport carries, for one request (multipart: subscriptions only; a GET: no mutations):
+ * the refusal of an operation of another kind, or undefined.
+ */
+export type Carries = (operation: OperationTypeNode) => GatewayError | undefined;
 
 /** setTimeout fires at once for delays past 2^31-1 ms (24.8 days); longer waits are taken in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -178,10 +183,17 @@ export class OperationConnection {
   ) {}
 
   /**
-   * Takes a slot for operation `id` and checks it: the rate limit, parse and validation, scopes.
-   * Admitted, it counts as active until `release(id)` or `close()`; refused, it holds nothing.
+   * Takes a slot for operation `id` and checks it: the rate limit, parse and validation, what the
+   * transport carries (before anything else is counted, as Apollo refuses a mutation over GET),
+   * scopes, the payout quota. Admitted, it counts as active until `release(id)` or `close()`;
+   * refused, it holds nothing.
    */
-  async admit(id: string, request: OperationRequest, headers: IncomingHttpHeaders = {}): Promise<Admission> {
+  async admit(
+    id: string,
+    request: OperationRequest,
+    headers: IncomingHttpHeaders = {},
+    carries?: Carries,
+  ): Promise<Admission> {
     const { rateLimit, metrics, schema } = this.core.serving;
     if (this.closed) return { errors: refusal(unauthenticated('The connection is closed')) };
     // The slot is taken before the first await: operations that arrive together cannot all pass the check.
@@ -206,6 +218,10 @@ export class OperationConnection {
     // Trusted documents first: an operation sent by its id has no query text of its own.
     const checked = this.checker.checkRequest(request);
     if ('errors' in checked) return refused(checked.errors);
+    const operation = getOperationAST(checked.document, request.operationName);
+    if (!operation) return refused(refusal(badRequest('The document names no operation to run')));
+    const notCarried = carries?.(operation.operation);
+    if (notCarried) return refused(refusal(notCarried));
     const scope = scopeRefusal(checked.document, request.operationName, this.principal.scopes);
     if (scope) return refused(refusal(scope));
     let payouts: GatewayError | undefined;
@@ -222,8 +238,6 @@ export class OperationConnection {
       throw error;
     }
     if (payouts) return refused(refusal(payouts));
-    const operation = getOperationAST(checked.document, request.operationName);
-    if (!operation) return refused(refusal(badRequest('The document names no operation to run')));
     metrics.operations.inc({
       operation: metrics.operationLabels.label(operation.name?.value),
       type: this.transport,
@@ -232,7 +246,6 @@ export class OperationConnection {
     const contextValue = createContext(this.core.serving, this.principal, randomUUID());
     noteClientTrace(contextValue, request.extensions, headers);
     return {
-      operation: operation.operation,
       args: {
         schema,
         document: checked.document,

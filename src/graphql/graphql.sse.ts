@@ -1,10 +1,10 @@
-import { ExecutionResult } from 'graphql';
+import { ExecutionResult, OperationTypeNode } from 'graphql';
 import { createHandler, Request } from 'graphql-sse';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest } from '../disbursements/disbursement.errors';
-import { sendGraphQLError } from '../http/http.reply';
-import { jsonRequestOf, MAX_STREAM_BUFFERED_BYTES, principalOf } from './graphql.http-stream';
-import { GraphQLOperations, OperationConnection } from './graphql.operations';
+import { badRequest, mutationOverGet } from '../disbursements/disbursement.errors';
+import { graphQLResponseType, sendGraphQLError } from '../http/http.reply';
+import { jsonRequestOf, MAX_STREAM_BUFFERED_BYTES, principalOf, searchRequestOf } from './graphql.http-stream';
+import { GraphQLOperations, OperationConnection, OperationRequest } from './graphql.operations';
 
 /** graphql-sse wants an index signature on its context type; the core's contexts are GatewayContexts. */
 type SseContext = Record<PropertyKey, unknown>;
@@ -12,6 +12,8 @@ type SseContext = Record<PropertyKey, unknown>;
 /** What graphql-sse hands back to the callbacks below for one request. */
 interface StreamRequest {
   operations: OperationConnection;
+  /** The operation as the gateway read it, `documentId` and all. */
+  request: OperationRequest;
   /** The running subscription, ended when the client goes away. */
   results?: AsyncIterableIterator<ExecutionResult>;
 }
@@ -22,8 +24,9 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult
 /**
  * GraphQL over server-sent events at `/graphql/stream`, graphql-sse's protocol in its distinct
  * connections mode (one operation per request): a thin adapter between graphql-sse's handler and
- * GraphQLOperations. Credentials are checked before graphql-sse sees the request; the body is
- * read here, within the HTTP limit (graphql-sse's own Node adapter reads any size).
+ * GraphQLOperations. Credentials are checked before anything else about the request; the request
+ * is read here, as multipart reads it, the body within the HTTP limit (graphql-sse's own Node
+ * adapter reads any size).
  */
 export function createSseHandler(
   core: GraphQLOperations,
@@ -34,9 +37,25 @@ export function createSseHandler(
     validate: () => [],
     execute: (args) => core.run(args),
     subscribe: (args) => core.run(args),
-    onSubscribe: async (req: Request<IncomingMessage, StreamRequest>, params) => {
-      const admitted = await req.context.operations.admit('', params, req.raw.headers);
-      // A refused operation is answered in the stream, as graphql-sse answers invalid ones: the client reads why (onNext masks it).
+    onSubscribe: async (req: Request<IncomingMessage, StreamRequest>) => {
+      const { operations, request } = req.context;
+      // Mutations go by POST (GraphQL over HTTP): a GET names what to read or watch.
+      const overGet = req.method === 'GET' ? mutationOverGet() : undefined;
+      const admitted = await operations.admit('', request, req.raw.headers, (operation) =>
+        operation === OperationTypeNode.MUTATION ? overGet : undefined,
+      );
+      if ('errors' in admitted && overGet && admitted.errors[0]?.originalError === overGet) {
+        // Before the stream, 405, as Apollo Server and graphql-sse answer it.
+        return [
+          JSON.stringify({ errors: core.formatErrors(admitted.errors) }),
+          {
+            status: 405,
+            statusText: 'Method Not Allowed',
+            headers: { allow: 'POST', 'content-type': graphQLResponseType(req.raw.headers.accept) },
+          },
+        ];
+      }
+      // Any other refusal is answered in the stream, as graphql-sse answers invalid operations: the client reads why (onNext masks it).
       // graphql-sse tells a result from arguments by its `data` key.
       return 'errors' in admitted
         ? { data: null, errors: [...admitted.errors] }
@@ -53,19 +72,19 @@ export function createSseHandler(
   });
 
   return async (req, res) => {
+    // Credentials first, as for every request to /graphql: without them nothing else is answered.
+    const principal = await principalOf(core, req, res);
+    if (!principal) return;
     // Distinct connections mode only: graphql-sse's single connection mode (PUT reservations) is not served.
     if (req.headers.accept !== 'text/event-stream' || (req.method !== 'POST' && req.method !== 'GET')) {
       return sendGraphQLError(res, 406, badRequest('Send GET or POST with accept: text/event-stream'));
     }
-    const principal = await principalOf(core, req, res);
-    if (!principal) return;
-    let body: string | null = null;
-    if (req.method === 'POST') {
-      const request = await jsonRequestOf(req, res);
-      if (!request) return;
-      body = JSON.stringify(request);
-    }
-    const context: StreamRequest = { operations: core.connection(principal, 'sse', 1) };
+    const request = req.method === 'POST' ? await jsonRequestOf(req, res) : searchRequestOf(req, res);
+    if (!request) return;
+    // graphql-sse's own parser drops `documentId` and refuses a request without `query` (a trusted
+    // document's id alone): it is given the query text only, and onSubscribe admits `request` itself.
+    const query = typeof request.query === 'string' ? request.query : '';
+    const context: StreamRequest = { operations: core.connection(principal, 'sse', 1), request };
     const gone = () => {
       void context.results?.return?.();
       context.operations.close();
@@ -75,9 +94,9 @@ export function createSseHandler(
     try {
       const [stream, init] = await handler({
         method: req.method,
-        url: req.url ?? '/graphql/stream',
+        url: req.method === 'GET' ? `/graphql/stream?${new URLSearchParams({ query }).toString()}` : '/graphql/stream',
         headers: { get: (key) => req.headers[key.toLowerCase()]?.toString() },
-        body,
+        body: req.method === 'POST' ? JSON.stringify({ query }) : null,
         raw: req,
         context,
       });

@@ -32,7 +32,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The id a request names its document by: GraphQL over HTTP's `documentId`, or Apollo's persisted query hash. */
-function idOf(request: DocumentRequest): string | undefined {
+export function documentIdOf(request: DocumentRequest): string | undefined {
   // GraphQL over HTTP's persisted documents write the hash as `sha256:<hex>`; manifests key it bare.
   if (typeof request.documentId === 'string' && request.documentId !== '')
     return request.documentId.replace(/^sha256:/, '');
@@ -75,9 +75,10 @@ const digest = (text: string) => createHash('sha256').update(text).digest('hex')
 
 /**
  * TRUSTED_DOCUMENTS: an operation runs only when its id or its exact body is in the manifest.
- * Every transport asks `admit` before parsing: GraphQL over HTTP (graphql.http.ts) and graphql-ws
- * (OperationChecker.checkRequest), so a new transport built on either gets the same rule. In `log` mode nothing is refused: what would be is
- * logged (once per distinct document) and counted (every time).
+ * Every transport asks `admit` before parsing: GraphQL over HTTP (graphql.http.ts), and graphql-ws,
+ * multipart and server-sent events through GraphQLOperations (OperationChecker.checkRequest), so a
+ * new transport built on either gets the same rule. In `log` mode nothing is refused: what would be
+ * is logged (once per distinct document) and counted (every time).
  */
 export class TrustedDocuments {
   /** The manifest's operation names: the only operation labels of the metrics. */
@@ -99,7 +100,7 @@ export class TrustedDocuments {
   }
 
   admit(request: DocumentRequest): Admission {
-    const id = idOf(request);
+    const id = documentIdOf(request);
     if (id !== undefined) {
       const listed = this.byId.get(id);
       if (listed) return { query: listed.body };

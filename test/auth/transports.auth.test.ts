@@ -1,3 +1,4 @@
+import { ApolloClient, CombinedGraphQLErrors, gql, HttpLink, InMemoryCache } from '@apollo/client';
 import { TestIdp } from '../support/idp';
 import { eventually, Stack, startStack, subscriptionsLive } from '../support/stack';
 import { codesOf, messagesOf, subscribeOver, TRANSPORTS } from '../support/streams';
@@ -60,4 +61,33 @@ describe.each(TRANSPORTS)('credentials over %s', (transport) => {
       return /^gateway_subscriptions_active 0$/m.test(text) ? true : undefined;
     });
   });
+});
+
+describe('a refusal before a multipart stream opens, as Apollo Client 4 reads it', () => {
+  it.each([
+    ['no token', async () => undefined, 'UNAUTHENTICATED'],
+    ['a token without payouts:read', async () => `Bearer ${await token('payouts:write')}`, 'FORBIDDEN'],
+  ])(
+    '%s: CombinedGraphQLErrors with extensions.code, as for a query with the same token',
+    async (_name, auth, code) => {
+      const authorization = await auth();
+      const sub = subscribeOver('multipart', stack.graphqlUrl, UPDATES, {}, authorization);
+      await sub.completed.catch(() => undefined);
+      await sub.close();
+      const client = new ApolloClient({
+        link: new HttpLink({ uri: stack.graphqlUrl, headers: authorization ? { authorization } : {} }),
+        cache: new InMemoryCache(),
+      });
+      const queried = await client.query({ query: gql('query { walletBalance { amount } }') }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      client.stop();
+      expect(sub.errors).toHaveLength(1);
+      for (const error of [sub.errors[0], queried]) {
+        expect(CombinedGraphQLErrors.is(error)).toBe(true);
+        expect(CombinedGraphQLErrors.is(error) && error.errors.map((e) => e.extensions?.code)).toEqual([code]);
+      }
+    },
+  );
 });

@@ -71,7 +71,7 @@ describe('a subscription is live once it says so, and hears every change from th
     let told = 0;
     const subscription = d.service.watchMerchant(merchant, () => (told += 1));
     const first = subscription.next();
-    await subscription.return();
+    await subscription.return?.();
     await expect(first).resolves.toEqual({ done: true, value: undefined });
     events.release();
     await new Promise((r) => setImmediate(r));

@@ -14,9 +14,11 @@ const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(refer
 const UPDATES = `subscription Updates { disbursementUpdates { referenceId status } }`;
 const EVENTS = `subscription Events($after: String) { disbursementEvents(after: $after) { cursor disbursement { referenceId status } } }`;
 
+const APP = 'https://app.example';
+
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ env: { CORS_ORIGINS: APP } });
 });
 afterAll(async () => {
   await stack.close();
@@ -90,4 +92,72 @@ describe('multipart heartbeats', () => {
     abort.abort();
     await reader.cancel().catch(() => undefined);
   }, 15_000);
+});
+
+/** The events of a server-sent event stream read to its end: each `event:` with its `data:`. */
+async function eventsOf(res: Response): Promise<{ event: string; data: string }[]> {
+  const text = await res.text();
+  return [...text.matchAll(/^event: (\w+)\ndata:(.*)$/gm)].map(([, event, data]) => ({ event, data: data.trim() }));
+}
+
+describe('server-sent events with GET, as a browser EventSource sends them', () => {
+  it('a subscription in ?query= with its variables: PENDING, SUCCESSFUL, then complete', async () => {
+    const referenceId = await create();
+    const search = new URLSearchParams({
+      query: `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { referenceId status } }`,
+      variables: JSON.stringify({ referenceId }),
+      operationName: 'Watch',
+    });
+    const res = await fetch(`${stack.graphqlUrl}/stream?${search.toString()}`, {
+      headers: { accept: 'text/event-stream' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(await eventsOf(res)).toEqual([
+      { event: 'next', data: JSON.stringify({ data: { disbursementUpdated: { referenceId, status: 'PENDING' } } }) },
+      { event: 'next', data: JSON.stringify({ data: { disbursementUpdated: { referenceId, status: 'SUCCESSFUL' } } }) },
+      { event: 'complete', data: '' },
+    ]);
+  });
+});
+
+describe('CORS on /graphql/stream', () => {
+  const preflight = (origin: string) =>
+    fetch(`${stack.graphqlUrl}/stream`, {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
+    });
+  const query = (origin: string) =>
+    fetch(`${stack.graphqlUrl}/stream?${new URLSearchParams({ query: '{ __typename }' }).toString()}`, {
+      headers: { origin, accept: 'text/event-stream' },
+    });
+
+  it('lets a page on a CORS_ORIGINS origin preflight and read the stream', async () => {
+    const allowed = await preflight(APP);
+    await allowed.text();
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(allowed.headers.get('access-control-allow-methods')).toMatch(/\bPOST\b/);
+    expect(allowed.headers.get('access-control-allow-headers')).toMatch(/\bauthorization\b.*\bcontent-type\b/);
+    const read = await query(APP);
+    expect(read.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(await eventsOf(read)).toEqual([
+      { event: 'next', data: JSON.stringify({ data: { __typename: 'Query' } }) },
+      { event: 'complete', data: '' },
+    ]);
+  });
+
+  it('refuses the preflight of any other origin, and gives its requests nothing a browser would hand over', async () => {
+    const refused = await preflight('https://evil.example');
+    await refused.text();
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+    const read = await query('https://evil.example');
+    await read.text();
+    expect(read.headers.get('access-control-allow-origin')).toBeNull();
+  });
 });

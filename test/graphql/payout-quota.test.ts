@@ -69,3 +69,30 @@ describe('CLIENT_RATE_LIMIT_PER_MIN counts payouts', () => {
     expect(stack.sandbox.stats().createRequests).toBeLessThanOrEqual(3);
   });
 });
+
+describe('an operation a transport does not carry costs no payouts', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ env: { CLIENT_RATE_LIMIT_PER_MIN: '5' } });
+  });
+  afterAll(() => stack.close());
+
+  it('a batch sent with GET over SSE (405) or as a multipart subscription (400) spends one request of the quota, no payouts', async () => {
+    const variables = JSON.stringify({ i: inputs(2) });
+    const overGet = await fetch(
+      `${stack.graphqlUrl}/stream?${new URLSearchParams({ query: BATCH, variables }).toString()}`,
+      { headers: { accept: 'text/event-stream' } },
+    );
+    const asMultipart = await fetch(stack.graphqlUrl, {
+      method: 'POST',
+      headers: { accept: 'multipart/mixed;subscriptionSpec=1.0', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: BATCH, variables: { i: inputs(2) } }),
+    });
+    await Promise.all([overGet.text(), asMultipart.text()]);
+    expect([overGet.status, asMultipart.status]).toEqual([405, 400]);
+    // Each counted one request, as any request to the gateway does: three payouts are left of five.
+    const batch = await gql(stack.graphqlUrl, BATCH, { i: inputs(3) });
+    expect(batch.errors).toBeUndefined();
+    expect(stack.sandbox.stats().createRequests).toBe(3);
+  });
+});

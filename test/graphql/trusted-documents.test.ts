@@ -100,6 +100,32 @@ async function overWs(
   }
 }
 
+/**
+ * One operation over server-sent events (graphql-sse's distinct connections mode), sent as is with
+ * plain fetch, so a body without `query` goes as written: its results (`next` events), read to the end.
+ */
+async function overSse(
+  stack: Stack,
+  request: { body: Record<string, unknown> } | { search: Record<string, string> },
+): Promise<{ status: number; results: Result[] }> {
+  const res = await fetch(
+    'search' in request
+      ? `${stack.graphqlUrl}/stream?${new URLSearchParams(request.search).toString()}`
+      : `${stack.graphqlUrl}/stream`,
+    'search' in request
+      ? { headers: { accept: 'text/event-stream' } }
+      : {
+          method: 'POST',
+          headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+          body: JSON.stringify(request.body),
+        },
+  );
+  const text = await res.text();
+  if (!res.ok) return { status: res.status, results: [JSON.parse(text) as Result] };
+  const results = [...text.matchAll(/^event: next\ndata: (.*)$/gm)].map(([, data]) => JSON.parse(data) as Result);
+  return { status: res.status, results };
+}
+
 const codeOf = (result: Result) => result.errors?.[0]?.extensions?.code;
 
 async function metric(stack: Stack, pattern: RegExp): Promise<number> {
@@ -226,6 +252,54 @@ describe('TRUSTED_DOCUMENTS (enforce, the default)', () => {
   it('lets introspection through when GRAPHQL_INTROSPECTION allows it (Apollo Sandbox)', async () => {
     const res = await post(stack, { query: '{ __schema { queryType { name } } }' });
     expect(res.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+  });
+
+  it('runs operations sent by id alone, without query, over server-sent events and multipart', async () => {
+    const input = mobileInput();
+    const created = await overSse(stack, {
+      body: { extensions: persisted(listed('CreateMobileMoneyDisbursement').id), variables: { input } },
+    });
+    expect(created).toEqual({
+      status: 200,
+      results: [
+        { data: { createMobileMoneyDisbursement: expect.objectContaining({ referenceId: input.referenceId }) } },
+      ],
+    });
+    const read = await overSse(stack, {
+      body: { documentId: listed('GetDisbursement').id, variables: { referenceId: input.referenceId } },
+    });
+    expect(read.results).toEqual([
+      { data: { disbursement: expect.objectContaining({ referenceId: input.referenceId }) } },
+    ]);
+    const overGet = await overSse(stack, { search: { documentId: listed('GetWalletBalance').id } });
+    expect(overGet.results).toEqual([{ data: { walletBalance: expect.objectContaining({ currency: 'ZMW' }) } }]);
+
+    // The same by id over multipart: the first part of the subscription is the payout's current record.
+    const abort = new AbortController();
+    const multipart = await fetch(stack.graphqlUrl, {
+      method: 'POST',
+      headers: { accept: 'multipart/mixed;subscriptionSpec=1.0', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        documentId: listed('WatchDisbursement').id,
+        variables: { referenceId: input.referenceId },
+      }),
+      signal: abort.signal,
+    });
+    const reader = multipart.body!.getReader();
+    let text = '';
+    while (!text.includes('"payload"')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    abort.abort();
+    await reader.cancel().catch(() => undefined);
+    expect(text).toContain(`{"payload":{"data":{"disbursementUpdated":{"referenceId":"${String(input.referenceId)}"`);
+
+    const unknownId = await overSse(stack, { body: { documentId: 'sha256:nope' } });
+    expect(unknownId.results.map(codeOf)).toEqual(['PERSISTED_QUERY_NOT_IN_LIST']);
+    const unlisted = await overSse(stack, { body: { query: UNLISTED } });
+    expect(unlisted.results.map(codeOf)).toEqual(['QUERY_NOT_IN_SAFELIST']);
   });
 
   it("labels metrics with the manifest's operation names", async () => {

@@ -1,5 +1,5 @@
 import { ApolloClient, gql as parse, HttpLink, InMemoryCache } from '@apollo/client';
-import { createClient } from 'graphql-sse';
+import { createClient, NetworkError } from 'graphql-sse';
 import { Subscription, subscribe as overWs, wsClient } from './ws';
 import { capturedResponses } from './stack';
 
@@ -128,24 +128,26 @@ export function subscribeOver<T>(
 const STATUS_CODES: Record<number, string> = { 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN', 429: 'RATE_LIMITED' };
 
 /**
- * The error codes a subscriber was told, however its client shaped them: GraphQL errors (their
- * `extensions.code`), Apollo's CombinedGraphQLErrors and ServerError, graphql-sse's refused
- * response (its HTTP status), or graphql-ws's close event (`close <code>`).
+ * The error codes a subscriber was told, as its client shows them: GraphQL errors' `extensions.code`
+ * (Apollo's CombinedGraphQLErrors and CombinedProtocolErrors hold those errors as `errors`),
+ * graphql-sse's NetworkError (a refusal before the stream opened: its client shows only the HTTP
+ * status), or graphql-ws's close event (`close <code>`). Apollo's ServerError, its shape for an
+ * answer that is not GraphQL, shows no code.
  */
 export function codesOf(errors: readonly unknown[]): string[] {
   const codes: string[] = [];
   const visit = (value: unknown): void => {
     if (Array.isArray(value)) return value.forEach(visit);
+    if (value instanceof NetworkError) {
+      const status = value.response?.status;
+      if (status !== undefined && STATUS_CODES[status]) codes.push(STATUS_CODES[status]);
+      return;
+    }
     if (typeof value !== 'object' || value === null) return;
     const v = value as Record<string, unknown>;
     const code = (v.extensions as { code?: unknown } | undefined)?.code;
     if (typeof code === 'string') codes.push(code);
     if (Array.isArray(v.errors)) visit(v.errors);
-    if (typeof v.bodyText === 'string') {
-      for (const m of v.bodyText.matchAll(/"code":"(\w+)"/g)) codes.push(m[1]);
-    }
-    const status = (v.response as { status?: unknown } | undefined)?.status ?? v.statusCode;
-    if (typeof status === 'number' && STATUS_CODES[status]) codes.push(STATUS_CODES[status]);
     if (typeof v.code === 'number' && typeof v.reason === 'string') codes.push(`close ${v.code}`);
   };
   visit(errors);
