@@ -12,7 +12,7 @@ export class DisbursementSubscriptionResolver {
     description:
       'One payout of yours: its current state first (when known), then every change; completes after a final status.',
     subscribe: ({ args, context }: { args: { referenceId: string }; context: GatewayContext }) =>
-      context.service.watch(context.merchant, args.referenceId),
+      context.service.watch(context.merchant, args.referenceId, context.onListening),
   })
   disbursementUpdated(@Root() record: Record, @Arg('referenceId', () => ID) _referenceId: string): Disbursement {
     return toView(record);
@@ -20,7 +20,8 @@ export class DisbursementSubscriptionResolver {
 
   @Subscription(() => Disbursement, {
     description: 'Every change of any of your payouts, as it happens.',
-    subscribe: ({ context }: { context: GatewayContext }) => context.service.watchMerchant(context.merchant),
+    subscribe: ({ context }: { context: GatewayContext }) =>
+      context.service.watchMerchant(context.merchant, context.onListening),
   })
   disbursementUpdates(@Root() record: Record): Disbursement {
     return toView(record);
@@ -31,7 +32,7 @@ export class DisbursementSubscriptionResolver {
       'Every change of any of your payouts, in the order they were stored. With `after` (a cursor from an earlier change), first every change after it, then live ones, with no gap or repeat. CURSOR_EXPIRED: the changes after that cursor are no longer kept; refetch disbursementHistory and subscribe without `after`.',
     // Async: a refused cursor fails the subscribe itself, so the client gets its error before any event.
     subscribe: ({ args, context }: { args: { after?: string | null }; context: GatewayContext }) =>
-      context.service.changes(context.merchant, args.after),
+      context.service.changes(context.merchant, args.after, context.onListening),
   })
   disbursementEvents(
     @Root() change: Change,

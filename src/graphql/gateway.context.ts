@@ -5,6 +5,7 @@ import { ClientRateLimit } from '../auth/client.rate-limit';
 import { MerchantAccount } from '../auth/merchant.registry';
 import { TrustedDocuments } from './trusted.documents';
 import { Disbursement } from '../disbursements/disbursement.model';
+import { OnListening } from '../disbursements/disbursement.ports';
 import { DisbursementService } from '../disbursements/disbursement.service';
 import { Actor } from '../disbursements/payout.controls';
 import { Logger } from '../observability/logger';
@@ -37,6 +38,8 @@ export interface GatewayContext {
   requestId: string;
   /** The key the caller's operations and payouts count against (CLIENT_RATE_LIMIT_PER_MIN). */
   quotaKey: string;
+  /** On the streaming transports: a subscription tells the core it is live (gateway_subscriptions_active). */
+  onListening?: OnListening;
 }
 
 export function createContext(

@@ -170,8 +170,13 @@ export class GraphQLOperations {
 }
 
 /** The operations running on one client connection; `close()` when the client goes away. */
+/** One admitted operation: `live` once its subscription hears every later change (then the gauge counts it). */
+interface Slot {
+  live: boolean;
+}
+
 export class OperationConnection {
-  private readonly ids = new Set<string>();
+  private readonly ids = new Map<string, Slot>();
   private closed = false;
 
   constructor(
@@ -185,8 +190,8 @@ export class OperationConnection {
   /**
    * Takes a slot for operation `id` and checks it: the rate limit, parse and validation, what the
    * transport carries (before anything else is counted, as Apollo refuses a mutation over GET),
-   * scopes, the payout quota. Admitted, it counts as active until `release(id)` or `close()`;
-   * refused, it holds nothing.
+   * scopes, the payout quota. Admitted, it holds its slot until `release(id)` or `close()`, and
+   * gateway_subscriptions_active counts it from when its subscription is live; refused, it holds nothing.
    */
   async admit(
     id: string,
@@ -199,8 +204,8 @@ export class OperationConnection {
     // The slot is taken before the first await: operations that arrive together cannot all pass the check.
     if (this.ids.has(id)) return { errors: refusal(badRequest(`Operation ${id} is already running`)) };
     if (this.ids.size >= this.maxOperations) return { errors: refusal(tooManyOperations(this.maxOperations)) };
-    this.ids.add(id);
-    metrics.subscriptions.inc();
+    const slot: Slot = { live: false };
+    this.ids.set(id, slot);
     const refused = (errors: readonly GraphQLError[]): Admission => {
       this.release(id);
       return { errors };
@@ -244,6 +249,12 @@ export class OperationConnection {
       outcome: 'ok',
     });
     const contextValue = createContext(this.core.serving, this.principal, randomUUID());
+    contextValue.onListening = () => {
+      // Only the operation that still holds this slot counts: not one released, or gone with its client.
+      if (this.ids.get(id) !== slot || slot.live) return;
+      slot.live = true;
+      metrics.subscriptions.inc();
+    };
     noteClientTrace(contextValue, request.extensions, headers);
     return {
       args: {
@@ -258,14 +269,15 @@ export class OperationConnection {
 
   /** The operation ended (completed, failed or stopped by the client). */
   release(id: string): void {
-    if (this.ids.delete(id)) this.core.serving.metrics.subscriptions.dec();
+    if (this.ids.get(id)?.live) this.core.serving.metrics.subscriptions.dec();
+    this.ids.delete(id);
   }
 
   /** The client went away: every operation still counted ends with it. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.core.serving.metrics.subscriptions.dec(this.ids.size);
+    this.core.serving.metrics.subscriptions.dec([...this.ids.values()].filter((slot) => slot.live).length);
     this.ids.clear();
   }
 }

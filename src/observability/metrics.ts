@@ -72,7 +72,7 @@ export class GatewayMetrics {
 
   readonly subscriptions = new Gauge({
     name: 'gateway_subscriptions_active',
-    help: 'Active GraphQL subscriptions',
+    help: 'GraphQL subscriptions live on every transport: counted once they hear every change published on any replica',
     registers: [this.registry],
   });
 
