@@ -1,4 +1,5 @@
 import { GraphQLFormattedError } from 'graphql';
+import Negotiator from 'negotiator';
 import { ServerResponse } from 'node:http';
 import { GatewayError } from '../disbursements/disbursement.errors';
 
@@ -20,43 +21,16 @@ export function sendJson(
   res.end(text);
 }
 
-interface Preference {
-  q: number;
-  specificity: number;
-  order: number;
-}
-
-/** How an Accept header ranks `type`: by its most specific matching range, then that range's q. */
-function preferenceOf(ranges: readonly string[][], type: string): Preference | undefined {
-  const anySubtype = `${type.slice(0, type.indexOf('/'))}/*`;
-  let best: Preference | undefined;
-  ranges.forEach(([range, ...params], order) => {
-    const specificity = range === type ? 2 : range === anySubtype ? 1 : range === '*/*' ? 0 : -1;
-    if (specificity < 0) return;
-    const given = params.find((p) => p.startsWith('q='));
-    const q = given === undefined ? 1 : Number(given.slice(2));
-    if (!best || specificity > best.specificity || (specificity === best.specificity && q > best.q)) {
-      best = { q: Number.isNaN(q) ? 0 : q, specificity, order };
-    }
-  });
-  return best;
-}
-
 /**
- * The media type of a GraphQL response (GraphQL over HTTP): application/graphql-response+json when
- * the client prefers it to application/json, else application/json, as Apollo Server chooses (a tie
- * goes to application/json). Clients read errors from the first even on a non-2xx status: Apollo
- * Client gives them as CombinedGraphQLErrors, where a non-2xx application/json is a ServerError.
+ * The media type of a GraphQL response (GraphQL over HTTP), chosen from the Accept header as Apollo
+ * Server chooses it, with the same library: application/json unless the client prefers
+ * application/graphql-response+json (a tie goes to application/json). Clients read errors from the
+ * latter even on a non-2xx status: Apollo Client gives them as CombinedGraphQLErrors, where a
+ * non-2xx application/json is a ServerError.
  */
 export function graphQLResponseType(accept: string | undefined): string {
   if (!accept) return JSON_TYPE;
-  const ranges = accept.split(',').map((range) => range.split(';').map((part) => part.trim().toLowerCase()));
-  const graphQL = preferenceOf(ranges, 'application/graphql-response+json');
-  if (!graphQL || graphQL.q <= 0) return JSON_TYPE;
-  const json = preferenceOf(ranges, 'application/json');
-  if (!json || json.q <= 0) return GRAPHQL_RESPONSE_TYPE;
-  const preferred = graphQL.q - json.q || graphQL.specificity - json.specificity || json.order - graphQL.order;
-  return preferred > 0 ? GRAPHQL_RESPONSE_TYPE : JSON_TYPE;
+  return new Negotiator({ headers: { accept } }).mediaType([JSON_TYPE, GRAPHQL_RESPONSE_TYPE]) ?? JSON_TYPE;
 }
 
 /** A GraphQL response of errors alone, for requests refused before an operation runs, in the type the client prefers. */
