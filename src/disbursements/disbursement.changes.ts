@@ -1,5 +1,6 @@
 import { Repeater } from '@repeaterjs/repeater';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { SharedChangeReads } from './change-log.reads';
 import { cursorExpired, unknownCursor } from './disbursement.errors';
 import { Disbursement } from './disbursement.model';
 import { DisbursementEvents, DisbursementStore, Merchant, OnListening } from './disbursement.ports';
@@ -52,6 +53,10 @@ export function openCursor(merchant: Merchant, cursor: string): string | undefin
   return actual.length === expected.length && timingSafeEqual(actual, expected) ? position : undefined;
 }
 
+/** Whether a logged record is the change that rang, or a later one of the same payout. */
+const shows = (logged: Disbursement, rang: Disbursement) =>
+  logged.referenceId === rang.referenceId && logged.version >= rang.version;
+
 /** What a wait raced against the subscriber's end answers when the subscriber ended first. */
 const STOPPED = Symbol('stopped');
 
@@ -59,13 +64,15 @@ const STOPPED = Symbol('stopped');
  * Every change of a merchant's payouts, in the order the store applied them, read from the store's
  * change log. With `after`, the changes after that cursor come first; the log is then read on from
  * the last position sent each time a change is published, so replay and live changes meet with no
- * gap and no duplicate: a published change only rings the bell, the log says what changed.
+ * gap and no duplicate: a published change only rings the bell, the log says what changed. Live
+ * subscribers of one process share the reads a change sets off (change-log.reads.ts).
  *
  * Throws (before anything is sent) `BAD_USER_INPUT` for a cursor this merchant was never given and
  * `CURSOR_EXPIRED` for one whose change is no longer kept.
  */
 export async function watchChanges(
   store: DisbursementStore,
+  shared: SharedChangeReads,
   events: DisbursementEvents,
   merchant: Merchant,
   after?: string | null,
@@ -88,18 +95,33 @@ export async function watchChanges(
       const latest = from ?? (await Promise.race([store.latestChange(merchant.id), stopped]));
       if (latest === STOPPED) return;
       let position = latest;
+      // The change that rang, until a page shows it. The first pages (replay, and what came before
+      // listening) are read alone: a shared read could have begun before them.
+      let rang: Disbursement | undefined;
       for (;;) {
+        let together = rang !== undefined;
         for (;;) {
-          const batch = await Promise.race([store.changesAfter(merchant.id, position, BATCH), stopped]);
+          const read = together
+            ? shared.changesAfter(merchant.id, position, BATCH)
+            : store.changesAfter(merchant.id, position, BATCH);
+          const batch = await Promise.race([read, stopped]);
           if (batch === STOPPED) return;
           for (const change of batch) {
             await push({ cursor: sealCursor(merchant, change.position), record: change.record });
             position = change.position;
+            if (rang && shows(change.record, rang)) rang = undefined;
           }
-          if (batch.length < BATCH) break;
+          if (batch.length === BATCH) continue;
+          // A shared read that began before the change that rang was logged: read once more, alone.
+          if (rang && together) {
+            together = false;
+            continue;
+          }
+          break;
         }
         const next = await Promise.race([rung, stopped]);
         if (next === STOPPED || next.done) return;
+        rang = next.value;
         rung = bell.next();
       }
     } finally {

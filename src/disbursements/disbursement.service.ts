@@ -1,4 +1,5 @@
 import { BatchItem, BatchResult, DisbursementBatches } from './disbursement.batch';
+import { SharedChangeReads } from './change-log.reads';
 import { Change, watchChanges } from './disbursement.changes';
 import { DomainContext } from './disbursement.context';
 import { CreateDisbursement } from './disbursement.create';
@@ -62,6 +63,7 @@ export class DisbursementService {
   private readonly batches: DisbursementBatches;
   private readonly histories: DisbursementHistory;
   private readonly wallets: WalletBalances;
+  private readonly sharedReads: SharedChangeReads;
 
   constructor(opts: DisbursementServiceOptions) {
     this.ctx = {
@@ -83,6 +85,7 @@ export class DisbursementService {
     });
     this.histories = new DisbursementHistory(opts.store);
     this.wallets = new WalletBalances({ provider: opts.provider, ttlMs: opts.walletBalanceCacheMs });
+    this.sharedReads = new SharedChangeReads(opts.store);
   }
 
   getMany(merchant: Merchant, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]> {
@@ -180,7 +183,7 @@ export class DisbursementService {
     after?: string | null,
     onListening?: OnListening,
   ): Promise<AsyncIterableIterator<Change>> {
-    return watchChanges(this.ctx.store, this.ctx.events, merchant, after, onListening);
+    return watchChanges(this.ctx.store, this.sharedReads, this.ctx.events, merchant, after, onListening);
   }
 
   /** Shutdown: creates in flight get `graceMs` to finish, then are answered OUTCOME_UNKNOWN. */
