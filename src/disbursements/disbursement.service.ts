@@ -84,7 +84,11 @@ export class DisbursementService {
       getMany: (merchant, referenceIds) => this.getMany(merchant, referenceIds),
     });
     this.histories = new DisbursementHistory(opts.store);
-    this.wallets = new WalletBalances({ provider: opts.provider, ttlMs: opts.walletBalanceCacheMs });
+    this.wallets = new WalletBalances({
+      provider: opts.provider,
+      ttlMs: opts.walletBalanceCacheMs,
+      now: () => this.ctx.now().getTime(),
+    });
     this.sharedReads = new SharedChangeReads(opts.store);
   }
 
