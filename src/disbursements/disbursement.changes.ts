@@ -57,6 +57,24 @@ export function openCursor(merchant: Merchant, cursor: string): string | undefin
 const shows = (logged: Disbursement, rang: Disbursement) =>
   logged.referenceId === rang.referenceId && logged.version >= rang.version;
 
+/** How many recently sent changes a subscriber remembers, to let the bells they ring pass without a read. */
+const RECENT = 1000;
+
+/** The versions a subscriber sent last, per payout, the oldest forgotten first. */
+class RecentlySent {
+  private readonly versions = new Map<string, number>();
+
+  note(record: Disbursement): void {
+    this.versions.delete(record.referenceId);
+    this.versions.set(record.referenceId, record.version);
+    if (this.versions.size > RECENT) this.versions.delete(this.versions.keys().next().value as string);
+  }
+
+  has(record: Disbursement): boolean {
+    return (this.versions.get(record.referenceId) ?? -1) >= record.version;
+  }
+}
+
 /** What a wait raced against the subscriber's end answers when the subscriber ended first. */
 const STOPPED = Symbol('stopped');
 
@@ -98,6 +116,7 @@ export async function watchChanges(
       // The change that rang, until a page shows it. The first pages (replay, and what came before
       // listening) are read alone: a shared read could have begun before them.
       let rang: Disbursement | undefined;
+      const sent = new RecentlySent();
       for (;;) {
         let together = rang !== undefined;
         for (;;) {
@@ -109,6 +128,7 @@ export async function watchChanges(
           for (const change of batch) {
             await push({ cursor: sealCursor(merchant, change.position), record: change.record });
             position = change.position;
+            sent.note(change.record);
             if (rang && shows(change.record, rang)) rang = undefined;
           }
           if (batch.length === BATCH) continue;
@@ -119,10 +139,14 @@ export async function watchChanges(
           }
           break;
         }
-        const next = await Promise.race([rung, stopped]);
-        if (next === STOPPED || next.done) return;
-        rang = next.value;
-        rung = bell.next();
+        // A change already sent (a page read for an earlier bell reached it) needs no read: every
+        // change after it rings a bell of its own.
+        do {
+          const next = await Promise.race([rung, stopped]);
+          if (next === STOPPED || next.done) return;
+          rang = next.value;
+          rung = bell.next();
+        } while (sent.has(rang));
       }
     } finally {
       // A Repeater ends only when stopped, not when this function returns.

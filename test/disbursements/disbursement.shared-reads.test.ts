@@ -4,28 +4,31 @@ import { LoggedChange } from '../../src/disbursements/disbursement.ports';
 import { MemoryStore } from '../../src/store/memory.store';
 import { domain, Domain, merchant, mobileRequest } from '../support/domain';
 
+/** How the next change log read is held: its page taken now and answered later, or taken only once let go. */
+type Hold = 'answer' | 'read';
+
 /** The domain over a memory store that counts change log reads and can hold the next one back. */
-function counted(): Domain & { reads: () => number; hold: () => () => void } {
+function counted(): Domain & { reads: () => number; hold: (how: Hold) => () => void } {
   const d = domain();
   const store: MemoryStore = d.store;
   const changesAfter = store.changesAfter.bind(store);
   let reads = 0;
-  let gate: Promise<void> | undefined;
+  let gate: { how: Hold; until: Promise<void> } | undefined;
   store.changesAfter = async (merchantId: string, position: string, limit: number): Promise<LoggedChange[]> => {
     reads += 1;
-    // Held: the read is taken now, as the store would, and answered when the test lets it go.
-    const page = changesAfter(merchantId, position, limit);
     const held = gate;
     gate = undefined;
-    if (held) await held;
+    if (held?.how === 'read') await held.until;
+    const page = changesAfter(merchantId, position, limit);
+    if (held?.how === 'answer') await held.until;
     return page;
   };
   return {
     ...d,
     reads: () => reads,
-    hold: () => {
+    hold: (how) => {
       let release = () => {};
-      gate = new Promise((resolve) => (release = resolve));
+      gate = { how, until: new Promise((resolve) => (release = resolve)) };
       return release;
     },
   };
@@ -79,12 +82,35 @@ describe('disbursementEvents subscribers of one process share their change log r
     await Promise.all(all.map((s) => s.end()));
   });
 
+  it('a change a page already sent costs no read when its own bell rings', async () => {
+    const d = counted();
+    const [subscriber] = await subscribers(d, 1);
+    const [first, second] = [mobileRequest(), mobileRequest()];
+    // The read the first change sets off is taken only after the second change is logged: one page has both.
+    const release = d.hold('read');
+    await d.service.create(merchant, first);
+    await new Promise((r) => setImmediate(r));
+    await d.service.create(merchant, second);
+    const before = d.reads();
+    release();
+    const refs = [(await subscriber.next()).value, (await subscriber.next()).value].map(
+      (c: Change | undefined) => c?.record.referenceId,
+    );
+    expect(refs).toEqual([first.referenceId, second.referenceId]);
+    // Asking for more lets the subscriber go on to the second change's bell, which finds it sent.
+    const third = subscriber.next();
+    for (let i = 0; i < 10; i += 1) await new Promise((r) => setImmediate(r));
+    expect(d.reads() - before).toBe(0);
+    await subscriber.end();
+    await expect(third).resolves.toEqual({ done: true, value: undefined });
+  });
+
   it('a subscriber woken by a change logged after the shared read it joined began reads again, and misses nothing', async () => {
     const d = counted();
     const [early] = await subscribers(d, 1);
     // A bell with nothing new in the log (a publish that logs nothing): `early` starts a shared read,
     // which takes its page now and is held.
-    const release = d.hold();
+    const release = d.hold('answer');
     await d.events.publish({ merchantId: merchant.id, referenceId: 'never-logged', version: 1 } as Disbursement);
     await new Promise((r) => setImmediate(r));
     // `late` subscribes after that bell; then a change is logged and rings both.
