@@ -51,6 +51,10 @@ const listen = {
     nonNegativeInt.default(4096),
     'open connections (HTTP and websockets) per client address (0: no cap); a dashboard holds one per stream, so behind a balancer raise it or use 0',
   ),
+  MAX_SUBSCRIPTIONS_PER_CLIENT: doc(
+    nonNegativeInt.default(5000),
+    'operations one client (a token, a JWT user, or an address without a token) may run at once over websockets, multipart and SSE, in one process (0: no cap)',
+  ),
   GRAPHQL_INTROSPECTION: doc(z.stringbool().default(true), 'schema introspection'),
   GRAPHQL_LANDING_PAGE: doc(z.stringbool().default(true), 'the Apollo Sandbox page at `GET /graphql`'),
   METRICS_PORT: doc(
@@ -431,6 +435,7 @@ function toConfig(e: z.infer<typeof envSchema>) {
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP,
+      maxSubscriptionsPerClient: e.MAX_SUBSCRIPTIONS_PER_CLIENT,
     },
     walletBalanceCacheMs: e.WALLET_BALANCE_CACHE_MS,
     introspection: e.GRAPHQL_INTROSPECTION,

@@ -115,7 +115,7 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
     trustedDocuments,
   };
   // One core of rules for graphql-ws, multipart HTTP and server-sent events; Apollo serves plain HTTP with the same rules.
-  const operations = new GraphQLOperations(serving);
+  const operations = new GraphQLOperations(serving, config.http.maxSubscriptionsPerClient);
   const ws = attachGraphQLWs(httpServer, operations, { allowedOrigins });
   const sse = createSseHandler(operations);
   const graphql = new GraphQLHttpHandler({

@@ -280,6 +280,13 @@ export function tooManyOperations(max: number): GatewayError {
   return new GatewayError(ErrorCode.RATE_LIMITED, `At most ${max} operations per connection`);
 }
 
+export function tooManyClientOperations(max: number): GatewayError {
+  return new GatewayError(
+    ErrorCode.RATE_LIMITED,
+    `At most ${max} subscriptions at once per client: end one before starting another`,
+  );
+}
+
 /** The request could not be read as GraphQL over HTTP. */
 export function badRequest(message: string): GatewayError {
   return new GatewayError(ErrorCode.BAD_REQUEST, message);

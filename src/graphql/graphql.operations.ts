@@ -17,6 +17,7 @@ import {
   clientRateLimited,
   GatewayError,
   tokenExpired,
+  tooManyClientOperations,
   tooManyOperations,
   unauthenticated,
 } from '../disbursements/disbursement.errors';
@@ -78,7 +79,14 @@ export class GraphQLOperations {
   private readonly open = new Set<() => void>();
   private readonly execution: (args: ExecutionArgs) => Promise<AsyncIterable<ExecutionResult> | ExecutionResult>;
 
-  constructor(readonly serving: GraphQLServing) {
+  /** Operations each client (its quota key) runs at once, across its connections; 0 entries are removed. */
+  private readonly perClient = new Map<string, number>();
+
+  constructor(
+    readonly serving: GraphQLServing,
+    /** MAX_SUBSCRIPTIONS_PER_CLIENT (0: no cap). */
+    readonly maxOperationsPerClient = 0,
+  ) {
     this.checker = new OperationChecker(serving.schema, serving.introspection, serving.trustedDocuments);
     // One span per operation when tracing is on; nothing in between otherwise.
     this.execution = tracingOn() ? tracedRun(execution) : execution;
@@ -91,6 +99,21 @@ export class GraphQLOperations {
   /** The operations of one client connection (a websocket, or one HTTP stream), at most `maxOperations` at once. */
   connection(principal: Principal, transport: StreamTransport, maxOperations: number): OperationConnection {
     return new OperationConnection(this, this.checker, principal, transport, maxOperations);
+  }
+
+  /** Takes one of the client's places, or answers false when it holds all of them. */
+  takeClientPlace(quotaKey: string): boolean {
+    const held = this.perClient.get(quotaKey) ?? 0;
+    if (this.maxOperationsPerClient > 0 && held >= this.maxOperationsPerClient) return false;
+    this.perClient.set(quotaKey, held + 1);
+    return true;
+  }
+
+  /** Gives back `count` of the client's places. */
+  freeClientPlaces(quotaKey: string, count = 1): void {
+    const held = (this.perClient.get(quotaKey) ?? 0) - count;
+    if (held > 0) this.perClient.set(quotaKey, held);
+    else this.perClient.delete(quotaKey);
   }
 
   /** The one way an admitted operation runs, on every streaming transport (hooks such as tracing go here). */
@@ -204,6 +227,9 @@ export class OperationConnection {
     // The slot is taken before the first await: operations that arrive together cannot all pass the check.
     if (this.ids.has(id)) return { errors: refusal(badRequest(`Operation ${id} is already running`)) };
     if (this.ids.size >= this.maxOperations) return { errors: refusal(tooManyOperations(this.maxOperations)) };
+    // Across the client's connections and transports: many sockets cannot multiply the per-connection cap.
+    if (!this.core.takeClientPlace(this.principal.quotaKey))
+      return { errors: refusal(tooManyClientOperations(this.core.maxOperationsPerClient)) };
     const slot: Slot = { live: false };
     this.ids.set(id, slot);
     const refused = (errors: readonly GraphQLError[]): Admission => {
@@ -269,8 +295,11 @@ export class OperationConnection {
 
   /** The operation ended (completed, failed or stopped by the client). */
   release(id: string): void {
-    if (this.ids.get(id)?.live) this.core.serving.metrics.subscriptions.dec();
+    const slot = this.ids.get(id);
+    if (!slot) return;
+    if (slot.live) this.core.serving.metrics.subscriptions.dec();
     this.ids.delete(id);
+    this.core.freeClientPlaces(this.principal.quotaKey);
   }
 
   /** The client went away: every operation still counted ends with it. */
@@ -278,6 +307,7 @@ export class OperationConnection {
     if (this.closed) return;
     this.closed = true;
     this.core.serving.metrics.subscriptions.dec([...this.ids.values()].filter((slot) => slot.live).length);
+    this.core.freeClientPlaces(this.principal.quotaKey, this.ids.size);
     this.ids.clear();
   }
 }

@@ -1,5 +1,6 @@
 import { Client } from 'graphql-ws';
 import { eventually, gql, Stack, startStack, uniqueRef } from '../support/stack';
+import { codesOf, subscribeOver, TRANSPORTS } from '../support/streams';
 import { subscribe, Subscription, wsClient } from '../support/ws';
 
 const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { referenceId status } }`;
@@ -76,5 +77,53 @@ describe('operation-name labels', () => {
     expect(seen.size).toBeLessThanOrEqual(6 + 50 + 2);
     expect(seen.has('other')).toBe(true);
     expect(after.length - before.length).toBeLessThan(20 * 1024);
+  });
+});
+
+describe('subscriptions per client, across its connections and transports', () => {
+  const [alice, bob] = [`alice-${uniqueRef('t')}`, `bob-${uniqueRef('t')}`];
+  let capped: Stack;
+  beforeAll(async () => {
+    capped = await startStack({ env: { CLIENT_TOKENS: `${alice},${bob}`, MAX_SUBSCRIPTIONS_PER_CLIENT: '3' } });
+  });
+  afterAll(() => capped.close());
+
+  const live = async (count: number) =>
+    eventually(async () => {
+      const text = await (await fetch(`${capped.gateway.url}/metrics`)).text();
+      return new RegExp(`^gateway_subscriptions_active ${count}$`, 'm').test(text) ? true : undefined;
+    });
+
+  it('holds one client to MAX_SUBSCRIPTIONS_PER_CLIENT on every transport, and no other client with it', async () => {
+    const open = TRANSPORTS.map((t) =>
+      subscribeOver(t, capped.graphqlUrl, WATCH, { referenceId: uniqueRef('c') }, `Bearer ${alice}`),
+    );
+    await live(3);
+    const refused = await Promise.all(
+      TRANSPORTS.map(async (t) => {
+        const over = subscribeOver(t, capped.graphqlUrl, WATCH, { referenceId: uniqueRef('c') }, `Bearer ${alice}`);
+        await eventually(() => (over.errors.length > 0 ? true : undefined));
+        await over.close();
+        return codesOf(over.errors);
+      }),
+    );
+    expect(refused).toEqual([['RATE_LIMITED'], ['RATE_LIMITED'], ['RATE_LIMITED']]);
+    // Another client is not held by alice's subscriptions.
+    const other = subscribeOver('sse', capped.graphqlUrl, WATCH, { referenceId: uniqueRef('c') }, `Bearer ${bob}`);
+    await live(4);
+    // A subscription ended gives its place back.
+    await open[0].close();
+    await live(3);
+    const again = subscribeOver(
+      'multipart',
+      capped.graphqlUrl,
+      WATCH,
+      { referenceId: uniqueRef('c') },
+      `Bearer ${alice}`,
+    );
+    await live(4);
+    expect(again.errors).toEqual([]);
+    await Promise.all([...open.slice(1), other, again].map((s) => s.close()));
+    await live(0);
   });
 });
