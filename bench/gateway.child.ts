@@ -23,6 +23,7 @@ async function main(): Promise<void> {
     UPSTREAM_RATE_LIMIT_PER_MIN: '0',
     // Every simulated client connects from 127.0.0.1: thousands of watchers are not one abusive address.
     MAX_CONNECTIONS_PER_IP: '0',
+    MAX_SUBSCRIPTIONS_PER_CLIENT: '0',
     WEBHOOK_SECRET: env.BENCH_WEBHOOK_SECRET,
     REDIS_URL: env.BENCH_REDIS_URL,
     REDIS_KEY_PREFIX: env.BENCH_REDIS_KEY_PREFIX,

@@ -52,7 +52,7 @@ const listen = {
     'open connections (HTTP and websockets) per client address (0: no cap); a dashboard holds one per stream, so behind a balancer raise it or use 0',
   ),
   MAX_SUBSCRIPTIONS_PER_CLIENT: doc(
-    nonNegativeInt.default(5000),
+    nonNegativeInt.default(20_000),
     'operations one client (a token, a JWT user, or an address without a token) may run at once over websockets, multipart and SSE, in one process (0: no cap)',
   ),
   GRAPHQL_INTROSPECTION: doc(z.stringbool().default(true), 'schema introspection'),
