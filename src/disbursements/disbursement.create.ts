@@ -85,7 +85,8 @@ export class CreateDisbursement {
    */
   async answerOf(merchant: Merchant, record: Disbursement): Promise<Disbursement> {
     const running = this.inFlight.get(inFlightKey(merchant.id, record.referenceId));
-    if (running) return running.result;
+    // Only a create of this very request is that send: another request's would answer REQUEST_CONFLICT.
+    if (running && running.fingerprint === record.fingerprint) return running.result;
     const { policy, store } = this.ctx;
     let current = record;
     for (let waited = 0; current.sending && !isFinal(current.status) && waited < policy.staleClaimMs;) {
