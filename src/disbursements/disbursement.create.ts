@@ -436,11 +436,14 @@ export class CreateDisbursement {
         .catch(() => undefined);
       return;
     }
-    await this.ctx.writer
-      .change(claim.merchantId, claim.referenceId, (current) =>
-        ours(current) && seen(current) ? markNeverReceived(current, this.ctx.now().toISOString()) : undefined,
-      )
-      .catch(() => undefined);
+    if (seen(claim)) {
+      await this.ctx.writer
+        .change(claim.merchantId, claim.referenceId, (current) =>
+          ours(current) && seen(current) ? markNeverReceived(current, this.ctx.now().toISOString()) : undefined,
+        )
+        .catch(() => undefined);
+      return;
+    }
     await this.ctx.writer
       .remove(claim.merchantId, claim.referenceId, (current) => ours(current) && !seen(current))
       .catch(() => undefined);
