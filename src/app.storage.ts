@@ -85,15 +85,13 @@ export function createStorage(config: Config, logger: Logger, metrics: GatewayMe
   const store = new RedisStore({ redis, prefix, retentionSeconds, eventRetentionSeconds, onError, failures });
   const events = new RedisEvents({ redis, prefix, onError });
   const quotaClient = connectRedis(redis, 'store', onError);
+  // Quotas and budgets share one connection, and so one view of its failures.
+  const quotas = classifyingFailures(quotaClient, failures);
   return {
     store,
     events,
-    rateLimit: ClientRateLimit.inRedis(
-      classifyingFailures(quotaClient, failures),
-      prefix,
-      config.clientRateLimitPerMin,
-    ),
-    budget: new RedisBudgetLedger(classifyingFailures(quotaClient, failures), prefix),
+    rateLimit: ClientRateLimit.inRedis(quotas, prefix, config.clientRateLimitPerMin),
+    budget: new RedisBudgetLedger(quotas, prefix),
     close: async () => {
       await Promise.all([events.close(), store.close(), closeRedis(quotaClient)]);
     },

@@ -4,9 +4,10 @@ import { changed } from './disbursement.record';
 import { Actor } from './payout.controls';
 
 /**
- * Pure changes of a payout under approval. Holding, rejecting, cancelling and expiring are changes a
- * client sees (published); the approval itself turns the record into an ordinary create claim
- * ("sending", UNKNOWN) and is bookkeeping, so subscribers see AWAITING_APPROVAL, then the provider's PENDING.
+ * Pure changes of a payout under approval. Holding, rejecting, cancelling, expiring and undoing an
+ * approval are changes a client sees (published); the approval itself turns the record into an
+ * ordinary create claim ("sending", UNKNOWN) and is bookkeeping, so subscribers see AWAITING_APPROVAL,
+ * then the provider's PENDING.
  */
 
 /** A new claim held for approval: nothing is sent; the reconciler looks at it again when it expires. */
@@ -54,21 +55,28 @@ export function approvedClaim(current: Disbursement, actor: Actor, at: string): 
   };
 }
 
-/** The provider took nothing (refused, unreachable): the approval is undone and the payout awaits approval again. */
+/**
+ * The provider took nothing (refused, unreachable): the approval is undone and the payout awaits
+ * approval again. Published, since clients may have seen it UNKNOWN meanwhile (a send whose outcome
+ * was unknown, then a retry the provider refused).
+ */
 export function approvalUndone(current: Disbursement, why: string, at: string): Disbursement {
   const { requestedBy, requesterId, expiresAt } = current.approval as ApprovalState;
-  return {
-    ...current,
-    status: 'AWAITING_APPROVAL',
-    sending: false,
-    updatedAt: at,
-    approval: { requestedBy, requesterId, expiresAt },
-    nextCheckAt: expiresAt,
-    history: [
-      ...current.history,
-      { status: 'AWAITING_APPROVAL', message: `Not sent (${why}); awaiting approval again`, source: 'CONTROL', at },
-    ],
-  };
+  return changed(
+    current,
+    {
+      ...current,
+      status: 'AWAITING_APPROVAL',
+      sending: false,
+      approval: { requestedBy, requesterId, expiresAt },
+      nextCheckAt: expiresAt,
+      history: [
+        ...current.history,
+        { status: 'AWAITING_APPROVAL', message: `Not sent (${why}); awaiting approval again`, source: 'CONTROL', at },
+      ],
+    },
+    at,
+  );
 }
 
 type Ending = { decision: 'REJECTED' | 'CANCELLED' | 'EXPIRED'; actor?: Actor; reason?: string };

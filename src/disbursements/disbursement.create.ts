@@ -12,7 +12,7 @@ import {
 import { fingerprint } from './disbursement.fingerprint';
 import { Disbursement, DisbursementRequest, EventSource, isFinal, ProviderRecord } from './disbursement.model';
 import { Merchant, ProviderError, StoreUnavailableError } from './disbursement.ports';
-import { adopted, changed, contentDiffers, markUnknown, newClaim } from './disbursement.record';
+import { adopted, changed, contentDiffers, markNeverReceived, markUnknown, newClaim } from './disbursement.record';
 import { isStale, rescheduled, scheduled } from './disbursement.schedule';
 import { applyStatusUpdate } from './disbursement.status';
 import { approvalUndone, heldForApproval } from './approval.records';
@@ -85,7 +85,8 @@ export class CreateDisbursement {
    */
   async answerOf(merchant: Merchant, record: Disbursement): Promise<Disbursement> {
     const running = this.inFlight.get(inFlightKey(merchant.id, record.referenceId));
-    if (running) return running.result;
+    // Only a create of this very request is that send: another request's would answer REQUEST_CONFLICT.
+    if (running && running.fingerprint === record.fingerprint) return running.result;
     const { policy, store } = this.ctx;
     let current = record;
     for (let waited = 0; current.sending && !isFinal(current.status) && waited < policy.staleClaimMs;) {
@@ -418,10 +419,13 @@ export class CreateDisbursement {
 
   /**
    * The provider created nothing: a new claim goes (its reservation with it), so the client may retry;
-   * an approved one goes back to awaiting approval, so it is neither lost nor sent.
+   * an approved one goes back to awaiting approval, so it is neither lost nor sent. One a client has
+   * already seen UNKNOWN stays, marked never received: gone, it would come back with its version
+   * starting over, and watchers would drop its next states as ones they had seen.
    */
   private async releaseClaim(claim: Disbursement): Promise<void> {
     const ours = (current: Disbursement) => current.sending && current.fingerprint === claim.fingerprint;
+    const seen = (current: Disbursement) => current.status === 'UNKNOWN' && current.version > 0;
     if (claim.approval?.decision === 'APPROVED') {
       await this.ctx.writer
         .change(claim.merchantId, claim.referenceId, (current) =>
@@ -432,6 +436,16 @@ export class CreateDisbursement {
         .catch(() => undefined);
       return;
     }
-    await this.ctx.writer.remove(claim.merchantId, claim.referenceId, ours).catch(() => undefined);
+    if (seen(claim)) {
+      await this.ctx.writer
+        .change(claim.merchantId, claim.referenceId, (current) =>
+          ours(current) && seen(current) ? markNeverReceived(current, this.ctx.now().toISOString()) : undefined,
+        )
+        .catch(() => undefined);
+      return;
+    }
+    await this.ctx.writer
+      .remove(claim.merchantId, claim.referenceId, (current) => ours(current) && !seen(current))
+      .catch(() => undefined);
   }
 }

@@ -184,47 +184,26 @@ return false
 /** A Lua reply: nil arrives as null, a number as a number, a bulk string as a string. */
 type Reply = Promise<string | number | null>;
 
-/** Five keys: the record, the due index, the history index, the merchant's and the actor's day counter. */
-type ReservingKeys = [record: string, due: string, history: string, merchantDay: string, actorDay: string];
+/** The keys every record script takes first: the record, its merchant's due index and history index. */
+export type RecordKeys = [record: string, due: string, history: string];
+/** Five keys: the record's three, then the merchant's and the actor's day counter. */
+type ReservingKeys = [...RecordKeys, merchantDay: string, actorDay: string];
+/** The first arguments of a writing script: the record's JSON, its TTL and its due score. */
+export type WriteArgs = [json: string, ttl: string, score: string];
 /** The change stream's key, last among the keys, and its three arguments, last among the arguments. */
-type ChangeLog = [log: string, keepMs: string, keepAtMost: string];
+export type ChangeLog = [log: string, keepMs: string, keepAtMost: string];
 
 export interface ScriptCommands {
   pgwInsertIfAbsent(
-    ...args: [
-      record: string,
-      due: string,
-      history: string,
-      stream: string,
-      json: string,
-      ttl: string,
-      score: string,
-      at: string,
-      ref: string,
-      ...ChangeLog,
-    ]
+    ...args: [...RecordKeys, stream: string, ...WriteArgs, at: string, ref: string, ...ChangeLog]
   ): Reply;
-  pgwReplaceIf(
-    ...args: [
-      record: string,
-      due: string,
-      history: string,
-      stream: string,
-      json: string,
-      ttl: string,
-      score: string,
-      expected: string,
-      ...ChangeLog,
-    ]
-  ): Reply;
-  pgwRemoveIf(record: string, due: string, history: string, expected: string, ref: string): Reply;
+  pgwReplaceIf(...args: [...RecordKeys, stream: string, ...WriteArgs, expected: string, ...ChangeLog]): Reply;
+  pgwRemoveIf(...args: [...RecordKeys, expected: string, ref: string]): Reply;
   pgwInsertReserving(
     ...args: [
       ...ReservingKeys,
       stream: string,
-      json: string,
-      ttl: string,
-      score: string,
+      ...WriteArgs,
       at: string,
       ref: string,
       minor: string,
@@ -235,16 +214,7 @@ export interface ScriptCommands {
     ]
   ): Promise<string | [string, number] | null>;
   pgwReplaceReleasing(
-    ...args: [
-      ...ReservingKeys,
-      stream: string,
-      json: string,
-      ttl: string,
-      score: string,
-      expected: string,
-      minor: string,
-      ...ChangeLog,
-    ]
+    ...args: [...ReservingKeys, stream: string, ...WriteArgs, expected: string, minor: string, ...ChangeLog]
   ): Reply;
   pgwRemoveReleasing(...args: [...ReservingKeys, expected: string, ref: string, minor: string]): Reply;
   pgwForgetExpired(numberOfKeys: number, due: string, ...records: string[]): Reply;

@@ -22,7 +22,7 @@ import {
   RedisErrorHandler,
   RedisTarget,
 } from '../redis/redis.connection';
-import { ScriptedClient, withScripts } from './redis.scripts';
+import { ChangeLog, RecordKeys, ScriptedClient, withScripts, WriteArgs } from './redis.scripts';
 import { keyPart } from '../redis/redis.keys';
 
 export interface RedisStoreOptions {
@@ -458,7 +458,7 @@ export class RedisStore implements DisbursementStore {
   }
 
   /** The change stream's arguments of a writing script: whether this write is a change clients see, how long and how many are kept. */
-  private changeLog(visible: boolean): [log: string, keepMs: string, keepAtMost: string] {
+  private changeLog(visible: boolean): ChangeLog {
     return [visible ? '1' : '0', String(this.eventRetentionMs), this.maxChanges];
   }
 
@@ -467,11 +467,10 @@ export class RedisStore implements DisbursementStore {
     return `${this.tag(merchantId)}:changes`;
   }
 
-  private keysOf(merchantId: string, referenceId: string): [record: string, due: string, history: string] {
+  private keysOf(merchantId: string, referenceId: string): RecordKeys {
     return [this.recordKey(merchantId, referenceId), this.dueKey(merchantId), this.historyKeyOf(merchantId)];
   }
 
-  /** ARGV of the write scripts: JSON, TTL, and the due score ('' to leave the index). */
   private remember(key: string, json: string): void {
     this.lastWritten.delete(key);
     this.lastWritten.set(key, json);
@@ -479,7 +478,8 @@ export class RedisStore implements DisbursementStore {
       this.lastWritten.delete(this.lastWritten.keys().next().value as string);
   }
 
-  private writeArgs(record: Disbursement): [json: string, ttl: string, score: string] {
+  /** ARGV of the write scripts: JSON, TTL, and the due score ('' to leave the index). */
+  private writeArgs(record: Disbursement): WriteArgs {
     const score = record.nextCheckAt ? String(Date.parse(record.nextCheckAt)) : '';
     return [JSON.stringify(record), this.ttl, score];
   }

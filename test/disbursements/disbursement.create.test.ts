@@ -1,7 +1,7 @@
 import { fingerprint } from '../../src/disbursements/disbursement.fingerprint';
 import { Disbursement, DisbursementRequest } from '../../src/disbursements/disbursement.model';
 import { ProviderError } from '../../src/disbursements/disbursement.ports';
-import { newClaim } from '../../src/disbursements/disbursement.record';
+import { NEVER_RECEIVED, newClaim } from '../../src/disbursements/disbursement.record';
 import { CreateScript, domain, merchant, mobileRequest } from '../support/domain';
 
 const fail = (kind: ProviderError['kind'], status?: number, extra: { retryAfter?: number } = {}) =>
@@ -130,6 +130,26 @@ describe('every outcome of a create', () => {
     const record = await d.service.create(merchant, request);
     expect(record.identifier).toBe(theirs.identifier);
     expect(record.history.map((h) => [h.status, h.source])).toEqual([['PENDING', 'STATUS_CHECK']]);
+  });
+});
+
+describe('a payout a client saw as UNKNOWN', () => {
+  it('is kept when a retry is refused with nothing sent, so its versions only grow and watchers miss no state', async () => {
+    const d = domain();
+    const request = mobileRequest();
+    d.provider.script.push({ fail: fail('unknown'), stores: false }, { fail: fail('rejected', 400), stores: false });
+    await expect(d.service.create(merchant, request)).rejects.toMatchObject({ code: 'OUTCOME_UNKNOWN' });
+    // The retry asks the provider (it has nothing), sends again, and is refused.
+    await expect(d.service.create(merchant, request)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    const kept = await d.store.get(merchant.id, request.referenceId);
+    expect(kept).toMatchObject({ status: 'UNKNOWN', sending: false });
+    expect(kept?.history.at(-1)?.message).toBe(NEVER_RECEIVED);
+    // The same request again is sent, as "never received" promises.
+    await expect(d.service.create(merchant, request)).resolves.toMatchObject({ status: 'PENDING' });
+    const versions = d.published.filter((r) => r.referenceId === request.referenceId).map((r) => r.version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect(new Set(versions).size).toBe(versions.length);
+    expect(d.provider.creates).toHaveLength(3);
   });
 });
 

@@ -240,6 +240,18 @@ describe('approval by a second person', () => {
     expect(d.provider.creates).toHaveLength(2);
   });
 
+  it('an approval undone after its payout was seen UNKNOWN is published: subscribers see it awaiting again', async () => {
+    const request = await held();
+    d.provider.script.push({ fail: new ProviderError('unknown', 'socket hang up'), stores: false });
+    expect(codeOf(await attempt(d.service.approve(controlled, request.referenceId, bob)))).toBe('OUTCOME_UNKNOWN');
+    // The requester's retry asks the provider (nothing), sends, and the provider takes nothing.
+    d.provider.script.push({ fail: new ProviderError('unavailable', 'down'), stores: false });
+    expect(codeOf(await attempt(d.service.create(controlled, request, undefined, alice)))).toBe('UPSTREAM_UNAVAILABLE');
+    expect(await stored(request)).toMatchObject({ status: 'AWAITING_APPROVAL', sending: false });
+    const published = d.published.filter((r) => r.referenceId === request.referenceId);
+    expect(published.map((r) => r.status)).toEqual(['AWAITING_APPROVAL', 'UNKNOWN', 'AWAITING_APPROVAL']);
+  });
+
   it('a payout awaiting approval is not refreshed from the provider', async () => {
     const request = await held();
     expect((await d.service.refresh(controlled, request.referenceId))?.status).toBe('AWAITING_APPROVAL');
