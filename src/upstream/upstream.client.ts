@@ -35,11 +35,11 @@ interface Answer {
 export class UpstreamClient implements ProviderPort {
   private readonly pool: Pool;
   private readonly basePath: string;
-  private readonly scrubber: SecretScrubber;
+  /** By merchant key (a fixed, configured set): the gateway's secrets and that key in one scrubber, so the longest goes first. */
+  private readonly scrubbers = new Map<string, SecretScrubber>();
   private readonly deadlines: CallDeadlines;
 
   constructor(private readonly opts: UpstreamClientOptions) {
-    this.scrubber = new SecretScrubber(opts.secrets ?? []);
     const url = new URL(opts.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.deadlines = new CallDeadlines(opts.timeoutMs);
@@ -197,13 +197,21 @@ export class UpstreamClient implements ProviderPort {
   /** A record from a 2xx answer, scrubbed at the door. */
   private parseRecord(merchant: Merchant, body: string): ProviderRecord | undefined {
     const record = parseJson(body);
-    return record && this.scrubber.record(new SecretScrubber([merchant.apiKey]).record(record));
+    return record && this.scrubberFor(merchant).record(record);
+  }
+
+  private scrubberFor(merchant: Merchant): SecretScrubber {
+    let scrubber = this.scrubbers.get(merchant.apiKey);
+    if (!scrubber) {
+      scrubber = new SecretScrubber([...(this.opts.secrets ?? []), merchant.apiKey]);
+      this.scrubbers.set(merchant.apiKey, scrubber);
+    }
+    return scrubber;
   }
 
   private failure(answer: Answer, merchant: Merchant, call: string): ProviderError {
-    const { message, field } = providerMessage(answer.body, (text) =>
-      this.scrubber.text(new SecretScrubber([merchant.apiKey]).text(text)),
-    );
+    const scrubber = this.scrubberFor(merchant);
+    const { message, field } = providerMessage(answer.body, (text) => scrubber.text(text));
     const status = answer.status;
     if (status === 401 || status === 403)
       return new ProviderError('auth', `provider refused the merchant key on ${call} (${status})`, { status });
