@@ -147,37 +147,13 @@ export class UpstreamClient implements ProviderPort {
     callbackUrl?: string,
   ): Promise<Answer> {
     const started = process.hrtime.bigint();
-    let status = 'error';
-    try {
-      const answer = await this.call(merchant, method, path, body, callbackUrl);
-      status = String(answer.status);
-      return answer;
-    } catch (error) {
-      status = error instanceof ProviderError ? `failed_${error.kind}` : 'error';
-      throw error;
-    } finally {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      this.opts.observe?.(endpoint, status, seconds);
-      const call = { endpoint, referenceId, status, durationMs: Math.round(seconds * 1000) };
-      // Under a GraphQL operation the call goes on the operation's line: one line per operation at info.
-      if (noteProviderCall(call)) this.opts.logger.debug({ ...call, merchant: merchant.id }, 'provider call');
-      else this.opts.logger.info({ ...call, merchant: merchant.id }, 'provider call');
-    }
-  }
-
-  private async call(
-    merchant: Merchant,
-    method: 'GET' | 'POST',
-    path: string,
-    body?: string,
-    callbackUrl?: string,
-  ): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': merchant.apiKey };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (callbackUrl) headers.callbackUrl = callbackUrl;
     const requestId = currentRequestId();
     if (requestId) headers['x-request-id'] = requestId;
     const deadline = this.deadlines.start();
+    let status = 'error';
     try {
       const res = await this.pool.request({
         method,
@@ -186,11 +162,21 @@ export class UpstreamClient implements ProviderPort {
         body,
         signal: deadline.signal,
       });
-      return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+      const answer = { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+      status = String(answer.status);
+      return answer;
     } catch (error) {
-      throw transportFailure(error);
+      const failure = transportFailure(error);
+      status = `failed_${failure.kind}`;
+      throw failure;
     } finally {
       deadline.done();
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.opts.observe?.(endpoint, status, seconds);
+      const call = { endpoint, referenceId, status, durationMs: Math.round(seconds * 1000) };
+      // Under a GraphQL operation the call goes on the operation's line: one line per operation at info.
+      if (noteProviderCall(call)) this.opts.logger.debug({ ...call, merchant: merchant.id }, 'provider call');
+      else this.opts.logger.info({ ...call, merchant: merchant.id }, 'provider call');
     }
   }
 
