@@ -80,8 +80,8 @@ export class RemoteKeySet {
     this.fetchCount += 1;
     this.inFlight = this.fetch()
       .then(
-        (set) => {
-          this.good = { getKey: createLocalJWKSet(set), fetchedAt: this.now() };
+        (getKey) => {
+          this.good = { getKey, fetchedAt: this.now() };
           this.opts.onFetch?.(true);
         },
         (error: unknown) => this.opts.onFetch?.(false, error instanceof Error ? error.message : String(error)),
@@ -92,7 +92,7 @@ export class RemoteKeySet {
     return this.inFlight;
   }
 
-  private async fetch(): Promise<JSONWebKeySet> {
+  private async fetch(): Promise<GoodSet['getKey']> {
     const res = await fetch(this.opts.url, {
       headers: { accept: 'application/json' },
       redirect: 'error',
@@ -105,9 +105,7 @@ export class RemoteKeySet {
     if (typeof body !== 'object' || body === null || !Array.isArray((body as { keys?: unknown }).keys)) {
       throw new Error('key set answer has no "keys" array');
     }
-    const set = body as JSONWebKeySet;
     // createLocalJWKSet checks the shape of each key; a set it refuses is a bad body.
-    createLocalJWKSet(set);
-    return set;
+    return createLocalJWKSet(body as JSONWebKeySet);
   }
 }

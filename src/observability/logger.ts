@@ -1,6 +1,7 @@
 import pino, { DestinationStream, Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { currentRequestId } from './request.context';
+import { redactSecrets, secretForms } from './secret.redaction';
 import { logTraceIds } from './tracing';
 
 export type { Logger };
@@ -13,14 +14,10 @@ export interface LoggerOptions {
   destination?: NodeJS.WritableStream;
 }
 
-/** Blanks out secret values in a serialized line; the common case (no secret in it) allocates nothing. */
+/** Blanks out secret values in a serialized line, as the provider's text is scrubbed; a line with none is not copied. */
 function redactor(secrets: readonly string[]): ((line: string) => string) | undefined {
-  const needles = secrets.filter((s) => s.length > 0);
-  if (needles.length === 0) return undefined;
-  return (line) => {
-    for (const secret of needles) if (line.includes(secret)) line = line.split(secret).join('[redacted]');
-    return line;
-  };
+  const forms = secretForms(secrets);
+  return forms.length === 0 ? undefined : (line) => redactSecrets(line, forms);
 }
 
 const CENSOR = '[redacted]';

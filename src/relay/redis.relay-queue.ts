@@ -173,12 +173,9 @@ export class RedisRelayQueue implements RelayQueue {
   }
 
   async enqueue(job: RelayJob, at: Date): Promise<void> {
-    await (
-      await this.redis()
-    ).pgwRelayEnqueue(
-      this.keyOf(job),
-      this.dueOf(job),
-      this.merchantsKey,
+    await this.started;
+    await this.client.pgwRelayEnqueue(
+      ...this.jobKeys(job),
       JSON.stringify(job),
       String(at.getTime()),
       this.ttl,
@@ -188,9 +185,8 @@ export class RedisRelayQueue implements RelayQueue {
 
   async lease(now: Date, limit: number, leaseUntil: Date, fairness?: LeaseFairness): Promise<LeasedRelayJob[]> {
     const busy = [...(fairness?.busy ?? [])].flatMap(([merchantId, held]) => [keyPart(merchantId), String(held)]);
-    const rows = (await (
-      await this.redis()
-    ).pgwRelayLease(
+    await this.started;
+    const rows = (await this.client.pgwRelayLease(
       this.merchantsKey,
       String(now.getTime()),
       String(limit),
@@ -208,12 +204,9 @@ export class RedisRelayQueue implements RelayQueue {
   }
 
   async retry(job: LeasedRelayJob, at: Date): Promise<void> {
-    await (
-      await this.redis()
-    ).pgwRelayRetry(
-      this.keyOf(job),
-      this.dueOf(job),
-      this.merchantsKey,
+    await this.started;
+    await this.client.pgwRelayRetry(
+      ...this.jobKeys(job),
       job.lease,
       String(job.attempts + 1),
       String(at.getTime()),
@@ -223,23 +216,22 @@ export class RedisRelayQueue implements RelayQueue {
   }
 
   async finish(job: LeasedRelayJob): Promise<void> {
-    await (await this.redis()).pgwRelayFinish(this.keyOf(job), this.dueOf(job), job.lease);
+    await this.started;
+    const [key, due] = this.jobKeys(job);
+    await this.client.pgwRelayFinish(key, due, job.lease);
   }
 
   async close(): Promise<void> {
     await closeRedis(this.client);
   }
 
-  private async redis(): Promise<RedisClient & RelayScripts> {
-    await this.started;
-    return this.client;
-  }
-
-  private dueOf(job: RelayJob): string {
-    return `${this.duePrefix}${keyPart(job.merchantId)}`;
-  }
-
-  private keyOf(job: RelayJob): string {
-    return `${this.opts.prefix}{relay}:job:${keyPart(job.merchantId)}:${keyPart(job.referenceId)}`;
+  /** The job's hash, its merchant's due set, and the set of merchants with jobs: the keys enqueue and retry take. */
+  private jobKeys(job: RelayJob): [job: string, due: string, merchants: string] {
+    const merchant = keyPart(job.merchantId);
+    return [
+      `${this.opts.prefix}{relay}:job:${merchant}:${keyPart(job.referenceId)}`,
+      `${this.duePrefix}${merchant}`,
+      this.merchantsKey,
+    ];
   }
 }

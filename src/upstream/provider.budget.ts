@@ -60,6 +60,9 @@ const keyId = (...parts: string[]) =>
  * passed. What is held back never leaves: it fails as `rate-limited`, which means "nothing was sent".
  */
 export class BudgetedProvider implements ProviderPort {
+  /** Each merchant's budget key, hashed once (merchants are a fixed, configured set). */
+  private readonly budgetKeys = new Map<string, string>();
+
   constructor(
     private readonly inner: ProviderPort,
     private readonly opts: BudgetOptions,
@@ -101,7 +104,7 @@ export class BudgetedProvider implements ProviderPort {
 
   private async spend(merchant: Merchant, purpose: SpendPurpose | 'create', read: boolean): Promise<void> {
     const take = await this.ledgerCall(() =>
-      this.opts.ledger.take(`k:${keyId(this.opts.providerUrl, merchant.apiKey)}`, this.opts.perMinute, read),
+      this.opts.ledger.take(this.budgetKey(merchant), this.opts.perMinute, read),
     );
     if (!take.taken) this.refuse(merchant, purpose, take.paused ? 'paused' : 'budget', take.waitMs);
     this.opts.onSpend?.(merchant.id, purpose);
@@ -130,12 +133,19 @@ export class BudgetedProvider implements ProviderPort {
     } catch (error) {
       if (error instanceof ProviderError && error.kind === 'rate-limited') {
         const seconds = error.details.retryAfter ?? 60;
-        await this.opts.ledger
-          .pause(`k:${keyId(this.opts.providerUrl, merchant.apiKey)}`, seconds * 1000)
-          .catch(() => undefined);
+        await this.opts.ledger.pause(this.budgetKey(merchant), seconds * 1000).catch(() => undefined);
       }
       throw error;
     }
+  }
+
+  private budgetKey(merchant: Merchant): string {
+    let key = this.budgetKeys.get(merchant.apiKey);
+    if (key === undefined) {
+      key = `k:${keyId(this.opts.providerUrl, merchant.apiKey)}`;
+      this.budgetKeys.set(merchant.apiKey, key);
+    }
+    return key;
   }
 
   /** The ledger cannot be read (its store is away): nothing is sent, as the provider could not be spent on knowingly. */

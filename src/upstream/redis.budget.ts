@@ -40,36 +40,40 @@ if untilMs > tonumber(redis.call('HGET', KEYS[1], 'p') or '0') then redis.call('
 redis.call('PEXPIRE', KEYS[1], 120000 + tonumber(ARGV[1]))
 `;
 
+interface BudgetScripts {
+  pgwBudgetTake(key: string, perMinute: number, read: '1' | '0'): Promise<number[]>;
+  pgwBudgetPause(key: string, ms: number): Promise<unknown>;
+}
+
 /**
  * Provider budgets shared by every replica. Each budget and each claim is one key with its own hash
  * tag (`{b:...}`), and every script touches one key, so a Redis Cluster serves them from any slot.
+ * The scripts go by ioredis `defineCommand` (EVALSHA, not their text on every call).
  */
 export class RedisBudgetLedger implements BudgetLedger {
+  private readonly client: RedisClient & BudgetScripts;
   private readonly started: Promise<void>;
 
   constructor(
-    private readonly client: RedisClient,
+    client: RedisClient,
     private readonly prefix: string,
   ) {
+    client.defineCommand('pgwBudgetTake', { numberOfKeys: 1, lua: TAKE });
+    client.defineCommand('pgwBudgetPause', { numberOfKeys: 1, lua: PAUSE });
+    this.client = client as RedisClient & BudgetScripts;
     // The client queues nothing while connecting: the first calls wait for its first attempt.
     this.started = client.status === 'ready' ? Promise.resolve() : firstAttempt(client);
   }
 
   async take(key: string, perMinute: number, read: boolean): Promise<Take> {
     await this.started;
-    const [taken, waitMs, paused] = (await this.client.eval(
-      TAKE,
-      1,
-      this.key(key),
-      perMinute,
-      read ? '1' : '0',
-    )) as number[];
+    const [taken, waitMs, paused] = await this.client.pgwBudgetTake(this.key(key), perMinute, read ? '1' : '0');
     return taken === 1 ? { taken: true } : { taken: false, waitMs, paused: paused === 1 };
   }
 
   async pause(key: string, ms: number): Promise<void> {
     await this.started;
-    await this.client.eval(PAUSE, 1, this.key(key), Math.ceil(ms));
+    await this.client.pgwBudgetPause(this.key(key), Math.ceil(ms));
   }
 
   async claim(key: string, ms: number): Promise<boolean> {

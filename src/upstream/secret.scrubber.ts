@@ -1,6 +1,5 @@
 import { ProviderRecord } from '../disbursements/disbursement.model';
-
-const REDACTED = '[redacted]';
+import { redactSecrets, secretForms } from '../observability/secret.redaction';
 
 /**
  * Removes every secret the gateway holds (merchant keys, client tokens, webhook and relay secrets,
@@ -9,27 +8,16 @@ const REDACTED = '[redacted]';
  * so the store, events, history, relays and logs never see a secret a provider echoed back.
  */
 export class SecretScrubber {
-  private readonly secrets: string[];
+  private readonly forms: string[];
 
   constructor(secrets: Iterable<string>) {
-    const forms = new Set<string>();
-    for (const secret of secrets) {
-      if (!secret) continue;
-      forms.add(secret);
-      // An echoed URL or header may carry the secret percent-encoded.
-      forms.add(encodeURIComponent(secret));
-    }
-    // Longest first, so a secret that contains another is removed whole.
-    this.secrets = [...forms].sort((a, b) => b.length - a.length);
+    this.forms = secretForms(secrets);
   }
 
   text(value: string): string;
   text(value: string | undefined): string | undefined;
   text(value: string | undefined): string | undefined {
-    if (value === undefined) return undefined;
-    let scrubbed = value;
-    for (const secret of this.secrets) if (scrubbed.includes(secret)) scrubbed = scrubbed.split(secret).join(REDACTED);
-    return scrubbed;
+    return value === undefined ? undefined : redactSecrets(value, this.forms);
   }
 
   /** Every text field but `referenceId`, which must match what the gateway sent or stores, and so is no echo. */

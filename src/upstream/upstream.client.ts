@@ -35,11 +35,11 @@ interface Answer {
 export class UpstreamClient implements ProviderPort {
   private readonly pool: Pool;
   private readonly basePath: string;
-  private readonly scrubber: SecretScrubber;
+  /** By merchant key (a fixed, configured set): the gateway's secrets and that key in one scrubber, so the longest goes first. */
+  private readonly scrubbers = new Map<string, SecretScrubber>();
   private readonly deadlines: CallDeadlines;
 
   constructor(private readonly opts: UpstreamClientOptions) {
-    this.scrubber = new SecretScrubber(opts.secrets ?? []);
     const url = new URL(opts.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.deadlines = new CallDeadlines(opts.timeoutMs);
@@ -147,15 +147,30 @@ export class UpstreamClient implements ProviderPort {
     callbackUrl?: string,
   ): Promise<Answer> {
     const started = process.hrtime.bigint();
+    const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': merchant.apiKey };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (callbackUrl) headers.callbackUrl = callbackUrl;
+    const requestId = currentRequestId();
+    if (requestId) headers['x-request-id'] = requestId;
+    const deadline = this.deadlines.start();
     let status = 'error';
     try {
-      const answer = await this.call(merchant, method, path, body, callbackUrl);
+      const res = await this.pool.request({
+        method,
+        path: this.basePath + path,
+        headers,
+        body,
+        signal: deadline.signal,
+      });
+      const answer = { status: res.statusCode, headers: res.headers, body: await res.body.text() };
       status = String(answer.status);
       return answer;
     } catch (error) {
-      status = error instanceof ProviderError ? `failed_${error.kind}` : 'error';
-      throw error;
+      const failure = transportFailure(error);
+      status = `failed_${failure.kind}`;
+      throw failure;
     } finally {
+      deadline.done();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.opts.observe?.(endpoint, status, seconds);
       const call = { endpoint, referenceId, status, durationMs: Math.round(seconds * 1000) };
@@ -165,45 +180,24 @@ export class UpstreamClient implements ProviderPort {
     }
   }
 
-  private async call(
-    merchant: Merchant,
-    method: 'GET' | 'POST',
-    path: string,
-    body?: string,
-    callbackUrl?: string,
-  ): Promise<Answer> {
-    const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': merchant.apiKey };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (callbackUrl) headers.callbackUrl = callbackUrl;
-    const requestId = currentRequestId();
-    if (requestId) headers['x-request-id'] = requestId;
-    const deadline = this.deadlines.start();
-    try {
-      const res = await this.pool.request({
-        method,
-        path: this.basePath + path,
-        headers,
-        body,
-        signal: deadline.signal,
-      });
-      return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
-    } catch (error) {
-      throw transportFailure(error);
-    } finally {
-      deadline.done();
-    }
-  }
-
   /** A record from a 2xx answer, scrubbed at the door. */
   private parseRecord(merchant: Merchant, body: string): ProviderRecord | undefined {
     const record = parseJson(body);
-    return record && this.scrubber.record(new SecretScrubber([merchant.apiKey]).record(record));
+    return record && this.scrubberFor(merchant).record(record);
+  }
+
+  private scrubberFor(merchant: Merchant): SecretScrubber {
+    let scrubber = this.scrubbers.get(merchant.apiKey);
+    if (!scrubber) {
+      scrubber = new SecretScrubber([...(this.opts.secrets ?? []), merchant.apiKey]);
+      this.scrubbers.set(merchant.apiKey, scrubber);
+    }
+    return scrubber;
   }
 
   private failure(answer: Answer, merchant: Merchant, call: string): ProviderError {
-    const { message, field } = providerMessage(answer.body, (text) =>
-      this.scrubber.text(new SecretScrubber([merchant.apiKey]).text(text)),
-    );
+    const scrubber = this.scrubberFor(merchant);
+    const { message, field } = providerMessage(answer.body, (text) => scrubber.text(text));
     const status = answer.status;
     if (status === 401 || status === 403)
       return new ProviderError('auth', `provider refused the merchant key on ${call} (${status})`, { status });

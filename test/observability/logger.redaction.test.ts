@@ -48,3 +48,23 @@ describe('log redaction of credential fields', () => {
     expect(lines[0]).toMatchObject({ referenceId: 'r1', providerCalls: [{ endpoint: 'create', status: '200' }] });
   });
 });
+
+describe('log redaction of secret values', () => {
+  it('removes a secret whole when a shorter one is part of it, and its percent-encoded form too', () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _e, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    // A merchant key listed before a client token that contains it.
+    const logger = createLogger({
+      level: 'info',
+      secrets: ['sk_live_1', 'sk_live_1_client/token'],
+      destination: sink,
+    });
+    logger.info(`token sk_live_1_client/token in ${encodeURIComponent('sk_live_1_client/token')}`);
+    expect(lines[0].msg).toBe('token [redacted] in [redacted]');
+  });
+});

@@ -64,3 +64,30 @@ it('removes every secret the gateway knows from provider text, before it reaches
     await client.close();
   }
 });
+
+it('removes a secret whole even when the merchant key is part of it', async () => {
+  // The callback token contains the merchant key: scrubbing the key on its own first would leave the token's other parts.
+  const apiKey = 'merchant-key-2';
+  const callbackToken = `cb-${apiKey}-token`;
+  const client = new UpstreamClient({
+    baseUrl: url,
+    timeoutMs: 2000,
+    callbackUrl: () => `http://gateway.test/callbacks/${callbackToken}`,
+    secrets: [callbackToken],
+    logger: createLogger({ level: 'silent', secrets: [] }),
+  });
+  try {
+    const error = await client
+      .create(
+        { id: 'm', apiKey },
+        { channel: 'MOBILE_MONEY', referenceId: 'r2', amount: '1', currency: 'ZMW', accountNumber: '260971234567' },
+      )
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    const message = (error as ProviderError).message;
+    expect(message).toContain('/callbacks/[redacted]"');
+    expect(message).not.toContain('cb-');
+  } finally {
+    await client.close();
+  }
+});
