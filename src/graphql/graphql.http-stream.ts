@@ -1,4 +1,4 @@
-import { GraphQLError, GraphQLFormattedError } from 'graphql';
+import { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Principal } from '../auth/client.auth';
 import { badRequest, ErrorCode, GatewayError } from '../disbursements/disbursement.errors';
@@ -36,6 +36,10 @@ export async function principalOf(
   sendGraphQLError(res, STATUS_OF_CODE[code] ?? 403, authentication.refused);
   return undefined;
 }
+
+/** Whether an operation ran as a subscription (a stream of results) rather than to one result. */
+export const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
+  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -2,6 +2,7 @@ import { ExecutionResult, OperationTypeNode } from 'graphql';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, subscriberTooSlow } from '../disbursements/disbursement.errors';
 import {
+  isAsyncIterable,
   jsonRequestOf,
   MAX_STREAM_BUFFERED_BYTES,
   principalOf,
@@ -26,9 +27,6 @@ const subscriptionsOnly = (operation: OperationTypeNode) =>
   operation === OperationTypeNode.SUBSCRIPTION
     ? undefined
     : badRequest('Multipart answers subscriptions only: send queries and mutations as JSON');
-
-const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
-  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 /**
  * A subscription over `POST /graphql`, answered `multipart/mixed`: a thin adapter over
