@@ -222,7 +222,6 @@ export class OperationConnection {
     headers: IncomingHttpHeaders = {},
     carries?: Carries,
   ): Promise<Admission> {
-    const { rateLimit, metrics, schema } = this.core.serving;
     if (this.closed) return { errors: refusal(unauthenticated('The connection is closed')) };
     // The slot is taken before the first await: operations that arrive together cannot all pass the check.
     if (this.ids.has(id)) return { errors: refusal(badRequest(`Operation ${id} is already running`)) };
@@ -232,43 +231,48 @@ export class OperationConnection {
       return { errors: refusal(tooManyClientOperations(this.core.maxOperationsPerClient)) };
     const slot: Slot = { live: false };
     this.ids.set(id, slot);
-    const refused = (errors: readonly GraphQLError[]): Admission => {
-      this.release(id);
-      return { errors };
-    };
-    let retryAfter: number | undefined;
+    let admission: Admission;
     try {
-      retryAfter = await rateLimit.retryAfter(this.principal.quotaKey);
+      admission = await this.check(id, slot, request, headers, carries);
     } catch (error) {
       this.release(id);
       throw error;
     }
-    if (retryAfter !== undefined) return refused(refusal(clientRateLimited(retryAfter)));
-    // The client went away while the quota was checked: close() has already counted this slot out.
+    // Refused, it gives its slot back (nothing to give when close() has already counted it out).
+    if ('errors' in admission) this.release(id);
+    return admission;
+  }
+
+  /** admit's checks once the slot is held; a refusal here leaves the slot for admit to give back. */
+  private async check(
+    id: string,
+    slot: Slot,
+    request: OperationRequest,
+    headers: IncomingHttpHeaders,
+    carries: Carries | undefined,
+  ): Promise<Admission> {
+    const { rateLimit, metrics, schema } = this.core.serving;
+    const retryAfter = await rateLimit.retryAfter(this.principal.quotaKey);
+    if (retryAfter !== undefined) return { errors: refusal(clientRateLimited(retryAfter)) };
+    // The client went away while the quota was checked.
     if (this.closed) return { errors: refusal(unauthenticated('The connection is closed')) };
     // Trusted documents first: an operation sent by its id has no query text of its own.
     const checked = this.checker.checkRequest(request);
-    if ('errors' in checked) return refused(checked.errors);
+    if ('errors' in checked) return checked;
     const operation = getOperationAST(checked.document, request.operationName);
-    if (!operation) return refused(refusal(badRequest('The document names no operation to run')));
+    if (!operation) return { errors: refusal(badRequest('The document names no operation to run')) };
     const notCarried = carries?.(operation.operation);
-    if (notCarried) return refused(refusal(notCarried));
+    if (notCarried) return { errors: refusal(notCarried) };
     const scope = scopeRefusal(checked.document, request.operationName, this.principal.scopes);
-    if (scope) return refused(refusal(scope));
-    let payouts: GatewayError | undefined;
-    try {
-      payouts = await payoutRefusal(
-        rateLimit,
-        this.principal.quotaKey,
-        checked.document,
-        request.operationName,
-        request.variables ?? undefined,
-      );
-    } catch (error) {
-      this.release(id);
-      throw error;
-    }
-    if (payouts) return refused(refusal(payouts));
+    if (scope) return { errors: refusal(scope) };
+    const payouts = await payoutRefusal(
+      rateLimit,
+      this.principal.quotaKey,
+      checked.document,
+      request.operationName,
+      request.variables ?? undefined,
+    );
+    if (payouts) return { errors: refusal(payouts) };
     metrics.operations.inc({
       operation: metrics.operationLabels.label(operation.name?.value),
       type: this.transport,
