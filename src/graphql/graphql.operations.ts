@@ -176,8 +176,7 @@ export class GraphQLOperations {
           const next = await Promise.race([iterator.next(), expired, stopped]);
           if (next === 'stopped') return;
           if (next === 'expired') {
-            const error = tokenExpired();
-            await push({ errors: [new GraphQLError(error.message, { originalError: error })] });
+            await push({ errors: refusal(tokenExpired()) });
             return;
           }
           if (next.done) return;
@@ -192,12 +191,12 @@ export class GraphQLOperations {
   }
 }
 
-/** The operations running on one client connection; `close()` when the client goes away. */
 /** One admitted operation: `live` once its subscription hears every later change (then the gauge counts it). */
 interface Slot {
   live: boolean;
 }
 
+/** The operations running on one client connection; `close()` when the client goes away. */
 export class OperationConnection {
   private readonly ids = new Map<string, Slot>();
   private closed = false;
