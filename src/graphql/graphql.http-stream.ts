@@ -1,6 +1,6 @@
 import { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { Principal } from '../auth/client.auth';
+import { ClientAuth, Principal } from '../auth/client.auth';
 import { badRequest, ErrorCode, GatewayError } from '../disbursements/disbursement.errors';
 import { readBody } from '../http/http.body';
 import { sendGraphQLError, sendGraphQLErrors } from '../http/http.reply';
@@ -21,15 +21,16 @@ const STATUS_OF_CODE: Partial<Record<string, number>> = {
 };
 
 /**
- * The parts multipart and server-sent events share before a stream opens: credentials (answered
- * 401/403/503 as GraphQL over HTTP answers them), a JSON body within the limit, and refusals.
+ * Credentials of a request to /graphql on every HTTP transport (Apollo's, multipart, server-sent
+ * events): the principal, or undefined once the refusal is answered 401 (with www-authenticate),
+ * 403 or 503.
  */
 export async function principalOf(
-  core: GraphQLOperations,
+  auth: ClientAuth,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<Principal | undefined> {
-  const authentication = await core.authenticate(req.headers.authorization, req.socket.remoteAddress);
+  const authentication = await auth.authenticate(req.headers.authorization, req.socket.remoteAddress);
   if ('principal' in authentication) return authentication.principal;
   const { code } = authentication.refused;
   if (code === ErrorCode.UNAUTHENTICATED) res.setHeader('www-authenticate', 'Bearer');

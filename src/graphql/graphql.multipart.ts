@@ -40,7 +40,7 @@ export async function serveMultipart(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const principal = await principalOf(core, req, res);
+  const principal = await principalOf(core.serving.auth, req, res);
   if (!principal) return;
   const request = await jsonRequestOf(req, res);
   if (!request) return;

@@ -76,7 +76,7 @@ export function createSseHandler(
 
   return async (req, res) => {
     // Credentials first, as for every request to /graphql: without them nothing else is answered.
-    const principal = await principalOf(core, req, res);
+    const principal = await principalOf(core.serving.auth, req, res);
     if (!principal) return;
     // Distinct connections mode only: graphql-sse's single connection mode (PUT reservations) is not served.
     if (req.headers.accept !== 'text/event-stream' || (req.method !== 'POST' && req.method !== 'GET')) {
