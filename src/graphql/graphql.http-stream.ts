@@ -7,8 +7,8 @@ import { sendGraphQLError, sendGraphQLErrors } from '../http/http.reply';
 import { GraphQLOperations, OperationRequest } from './graphql.operations';
 import { documentIdOf } from './trusted.documents';
 
-/** The same body limit as GraphQL over HTTP. */
-const BODY_LIMIT = 64 * 1024;
+/** The largest GraphQL request on every transport: an HTTP body, a websocket message. */
+export const BODY_LIMIT = 64 * 1024;
 
 /** Bytes one HTTP stream may leave unsent; past it the subscriber is too slow and its stream ends. */
 export const MAX_STREAM_BUFFERED_BYTES = 1024 * 1024;

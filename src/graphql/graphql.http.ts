@@ -11,14 +11,12 @@ import { contextFromHeaders, SpanKind, traced, tracingOn } from '../observabilit
 import { formatError } from './gateway.errors';
 import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
 import { armorPlugins, requestValidationRules } from './graphql.armor';
-import { principalOf } from './graphql.http-stream';
+import { BODY_LIMIT, principalOf } from './graphql.http-stream';
 import { PARSE_OPTIONS } from './graphql.parse';
 import { useOperationLog } from './operation-log.plugin';
 import { usePayoutQuota } from './operation.payouts';
 import { useScopes } from './operation.scopes';
 import { DocumentRequest, TrustedDocuments, withTrustedQuery } from './trusted.documents';
-
-const BODY_LIMIT = 64 * 1024;
 
 export interface GraphQLHttpOptions extends GraphQLServing {
   landingPage: boolean;

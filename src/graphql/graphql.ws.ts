@@ -4,6 +4,7 @@ import { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { originAllowed } from '../http/http.cors';
 import { ErrorCode, unauthenticated } from '../disbursements/disbursement.errors';
+import { BODY_LIMIT } from './graphql.http-stream';
 import { GraphQLOperations, OperationConnection, refusal } from './graphql.operations';
 import { closeOnExpiry } from './graphql.ws-expiry';
 
@@ -46,7 +47,7 @@ export function attachGraphQLWs(
   const wsServer = new WebSocketServer({
     server: httpServer,
     path: '/graphql',
-    maxPayload: 64 * 1024,
+    maxPayload: BODY_LIMIT,
     // Browsers send cookies and reach the socket from any page; the Origin is checked at the upgrade.
     verifyClient: ({ req }: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) =>
       originAllowed(req, opts.allowedOrigins) ? done(true) : done(false, 403, 'Origin not allowed'),
