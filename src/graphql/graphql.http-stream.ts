@@ -10,7 +10,7 @@ import { documentIdOf } from './trusted.documents';
 /** The largest GraphQL request on every transport: an HTTP body, a websocket message. */
 export const BODY_LIMIT = 64 * 1024;
 
-/** Bytes one HTTP stream may leave unsent; past it the subscriber is too slow and its stream ends. */
+/** Bytes one subscriber's connection or HTTP stream may leave unsent; past it the subscriber is too slow and is cut off. */
 export const MAX_STREAM_BUFFERED_BYTES = 1024 * 1024;
 
 const STATUS_OF_CODE: Partial<Record<string, number>> = {
