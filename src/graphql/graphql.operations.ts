@@ -23,7 +23,7 @@ import {
 } from '../disbursements/disbursement.errors';
 import { tracingOn } from '../observability/tracing';
 import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
-import { formatError } from './gateway.errors';
+import { formatError, refusalError } from './gateway.errors';
 import { OperationChecker } from './graphql.armor';
 import { payoutRefusal } from './operation.payouts';
 import { scopeRefusal } from './operation.scopes';
@@ -54,9 +54,9 @@ export type Carries = (operation: OperationTypeNode) => GatewayError | undefined
 /** setTimeout fires at once for delays past 2^31-1 ms (24.8 days); longer waits are taken in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** A refusal as a GraphQL error that carries its GatewayError, so formatError passes its code on. */
+/** A refusal as the one GraphQL error (refusalError) that carries its GatewayError, so formatError passes its code on. */
 export function refusal(error: GatewayError): GraphQLError[] {
-  return [new GraphQLError(error.message, { originalError: error })];
+  return [refusalError(error)];
 }
 
 const execution = (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
