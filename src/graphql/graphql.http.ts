@@ -145,10 +145,7 @@ export class GraphQLHttpHandler {
       const principal = await principalOf(auth, req, res);
       if (!principal) return;
       const retryAfter = await rateLimit.retryAfter(principal.quotaKey);
-      if (retryAfter !== undefined) {
-        res.setHeader('retry-after', String(retryAfter));
-        return sendGraphQLError(res, 429, clientRateLimited(retryAfter));
-      }
+      if (retryAfter !== undefined) return sendGraphQLError(res, 429, clientRateLimited(retryAfter));
       context = createContext(this.opts, principal, requestId);
     }
     let body: unknown;
