@@ -25,6 +25,7 @@ import { tracingOn } from '../observability/tracing';
 import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
 import { formatError, refusalError } from './gateway.errors';
 import { OperationChecker } from './graphql.armor';
+import { atTime } from './graphql.ws-expiry';
 import { payoutRefusal } from './operation.payouts';
 import { scopeRefusal } from './operation.scopes';
 import { noteClientTrace, tracedRun } from './operation.tracing';
@@ -50,9 +51,6 @@ export type Admission =
  * the refusal of an operation of another kind, or undefined.
  */
 export type Carries = (operation: OperationTypeNode) => GatewayError | undefined;
-
-/** setTimeout fires at once for delays past 2^31-1 ms (24.8 days); longer waits are taken in steps. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A refusal as the one GraphQL error (refusalError) that carries its GatewayError, so formatError passes its code on. */
 export function refusal(error: GatewayError): GraphQLError[] {
@@ -157,18 +155,9 @@ export class GraphQLOperations {
   ): AsyncIterableIterator<ExecutionResult> {
     return new Repeater<ExecutionResult>(async (push, stop) => {
       const iterator = source[Symbol.asyncIterator]();
-      let timer: NodeJS.Timeout | undefined;
+      let cancelExpiry: (() => void) | undefined;
       const expired = new Promise<'expired'>((resolve) => {
-        if (acceptedUntil === undefined) return;
-        const arm = () => {
-          const left = acceptedUntil - Date.now();
-          timer = setTimeout(
-            left > MAX_TIMER_MS ? arm : () => resolve('expired'),
-            Math.min(Math.max(left, 0), MAX_TIMER_MS),
-          );
-          timer.unref();
-        };
-        arm();
+        if (acceptedUntil !== undefined) cancelExpiry = atTime(acceptedUntil, () => resolve('expired'));
       });
       const stopped = stop.then((): 'stopped' => 'stopped');
       try {
@@ -183,7 +172,7 @@ export class GraphQLOperations {
           await push(next.value);
         }
       } finally {
-        clearTimeout(timer);
+        cancelExpiry?.();
         stop();
         await iterator.return?.();
       }
