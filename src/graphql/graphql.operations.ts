@@ -251,13 +251,13 @@ export class OperationConnection {
     if (!operation) return { errors: refusal(badRequest('The document names no operation to run')) };
     const notCarried = carries?.(operation.operation);
     if (notCarried) return { errors: refusal(notCarried) };
-    const scope = scopeRefusal(checked.document, request.operationName, this.principal.scopes);
+    const scope = scopeRefusal(operation, checked.document, this.principal.scopes);
     if (scope) return { errors: refusal(scope) };
     const payouts = await payoutRefusal(
       rateLimit,
       this.principal.quotaKey,
+      operation,
       checked.document,
-      request.operationName,
       request.variables ?? undefined,
     );
     if (payouts) return { errors: refusal(payouts) };
