@@ -1,16 +1,16 @@
-import { GraphQLError, GraphQLFormattedError } from 'graphql';
+import { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { Principal } from '../auth/client.auth';
+import { ClientAuth, Principal } from '../auth/client.auth';
 import { badRequest, ErrorCode, GatewayError } from '../disbursements/disbursement.errors';
 import { readBody } from '../http/http.body';
 import { sendGraphQLError, sendGraphQLErrors } from '../http/http.reply';
 import { GraphQLOperations, OperationRequest } from './graphql.operations';
 import { documentIdOf } from './trusted.documents';
 
-/** The same body limit as GraphQL over HTTP. */
-const BODY_LIMIT = 64 * 1024;
+/** The largest GraphQL request on every transport: an HTTP body, a websocket message. */
+export const BODY_LIMIT = 64 * 1024;
 
-/** Bytes one HTTP stream may leave unsent; past it the subscriber is too slow and its stream ends. */
+/** Bytes one subscriber's connection or HTTP stream may leave unsent; past it the subscriber is too slow and is cut off. */
 export const MAX_STREAM_BUFFERED_BYTES = 1024 * 1024;
 
 const STATUS_OF_CODE: Partial<Record<string, number>> = {
@@ -21,21 +21,26 @@ const STATUS_OF_CODE: Partial<Record<string, number>> = {
 };
 
 /**
- * The parts multipart and server-sent events share before a stream opens: credentials (answered
- * 401/403/503 as GraphQL over HTTP answers them), a JSON body within the limit, and refusals.
+ * Credentials of a request to /graphql on every HTTP transport (Apollo's, multipart, server-sent
+ * events): the principal, or undefined once the refusal is answered 401 (with www-authenticate),
+ * 403 or 503.
  */
 export async function principalOf(
-  core: GraphQLOperations,
+  auth: ClientAuth,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<Principal | undefined> {
-  const authentication = await core.authenticate(req.headers.authorization, req.socket.remoteAddress);
+  const authentication = await auth.authenticate(req.headers.authorization, req.socket.remoteAddress);
   if ('principal' in authentication) return authentication.principal;
   const { code } = authentication.refused;
   if (code === ErrorCode.UNAUTHENTICATED) res.setHeader('www-authenticate', 'Bearer');
   sendGraphQLError(res, STATUS_OF_CODE[code] ?? 403, authentication.refused);
   return undefined;
 }
+
+/** Whether an operation ran as a subscription (a stream of results) rather than to one result. */
+export const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
+  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

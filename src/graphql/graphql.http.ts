@@ -3,7 +3,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, ErrorCode, GatewayError, clientRateLimited } from '../disbursements/disbursement.errors';
+import { badRequest, GatewayError, clientRateLimited } from '../disbursements/disbursement.errors';
 import { readBody } from '../http/http.body';
 import { sendGraphQLError } from '../http/http.reply';
 import { withRequestId } from '../observability/request.context';
@@ -11,18 +11,12 @@ import { contextFromHeaders, SpanKind, traced, tracingOn } from '../observabilit
 import { formatError } from './gateway.errors';
 import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
 import { armorPlugins, requestValidationRules } from './graphql.armor';
+import { BODY_LIMIT, principalOf } from './graphql.http-stream';
 import { PARSE_OPTIONS } from './graphql.parse';
 import { useOperationLog } from './operation-log.plugin';
 import { usePayoutQuota } from './operation.payouts';
 import { useScopes } from './operation.scopes';
 import { DocumentRequest, TrustedDocuments, withTrustedQuery } from './trusted.documents';
-
-const BODY_LIMIT = 64 * 1024;
-const REFUSAL_STATUS: Partial<Record<string, number>> = {
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  SERVICE_UNAVAILABLE: 503,
-};
 
 export interface GraphQLHttpOptions extends GraphQLServing {
   landingPage: boolean;
@@ -148,18 +142,11 @@ export class GraphQLHttpHandler {
     const { auth, rateLimit } = this.opts;
     let context: GatewayContext | undefined;
     if (!this.isLandingPage(req, url)) {
-      const authentication = await auth.authenticate(req.headers.authorization, req.socket.remoteAddress);
-      if ('refused' in authentication) {
-        const { code } = authentication.refused;
-        if (code === ErrorCode.UNAUTHENTICATED) res.setHeader('www-authenticate', 'Bearer');
-        return sendGraphQLError(res, REFUSAL_STATUS[code] ?? 403, authentication.refused);
-      }
-      const retryAfter = await rateLimit.retryAfter(authentication.principal.quotaKey);
-      if (retryAfter !== undefined) {
-        res.setHeader('retry-after', String(retryAfter));
-        return sendGraphQLError(res, 429, clientRateLimited(retryAfter));
-      }
-      context = createContext(this.opts, authentication.principal, requestId);
+      const principal = await principalOf(auth, req, res);
+      if (!principal) return;
+      const retryAfter = await rateLimit.retryAfter(principal.quotaKey);
+      if (retryAfter !== undefined) return sendGraphQLError(res, 429, clientRateLimited(retryAfter));
+      context = createContext(this.opts, principal, requestId);
     }
     let body: unknown;
     if (req.method === 'POST') {

@@ -2,6 +2,7 @@ import { ExecutionResult, OperationTypeNode } from 'graphql';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, subscriberTooSlow } from '../disbursements/disbursement.errors';
 import {
+  isAsyncIterable,
   jsonRequestOf,
   MAX_STREAM_BUFFERED_BYTES,
   principalOf,
@@ -27,9 +28,6 @@ const subscriptionsOnly = (operation: OperationTypeNode) =>
     ? undefined
     : badRequest('Multipart answers subscriptions only: send queries and mutations as JSON');
 
-const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
-  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
-
 /**
  * A subscription over `POST /graphql`, answered `multipart/mixed`: a thin adapter over
  * GraphQLOperations. Each result is a part `{"payload": result}`, a heartbeat part `{}` every
@@ -42,7 +40,7 @@ export async function serveMultipart(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const principal = await principalOf(core, req, res);
+  const principal = await principalOf(core.serving.auth, req, res);
   if (!principal) return;
   const request = await jsonRequestOf(req, res);
   if (!request) return;

@@ -23,8 +23,9 @@ import {
 } from '../disbursements/disbursement.errors';
 import { tracingOn } from '../observability/tracing';
 import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
-import { formatError } from './gateway.errors';
+import { formatError, refusalError } from './gateway.errors';
 import { OperationChecker } from './graphql.armor';
+import { atTime } from './graphql.ws-expiry';
 import { payoutRefusal } from './operation.payouts';
 import { scopeRefusal } from './operation.scopes';
 import { noteClientTrace, tracedRun } from './operation.tracing';
@@ -51,12 +52,9 @@ export type Admission =
  */
 export type Carries = (operation: OperationTypeNode) => GatewayError | undefined;
 
-/** setTimeout fires at once for delays past 2^31-1 ms (24.8 days); longer waits are taken in steps. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** A refusal as a GraphQL error that carries its GatewayError, so formatError passes its code on. */
+/** A refusal as the one GraphQL error (refusalError) that carries its GatewayError, so formatError passes its code on. */
 export function refusal(error: GatewayError): GraphQLError[] {
-  return [new GraphQLError(error.message, { originalError: error })];
+  return [refusalError(error)];
 }
 
 const execution = (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
@@ -157,18 +155,9 @@ export class GraphQLOperations {
   ): AsyncIterableIterator<ExecutionResult> {
     return new Repeater<ExecutionResult>(async (push, stop) => {
       const iterator = source[Symbol.asyncIterator]();
-      let timer: NodeJS.Timeout | undefined;
+      let cancelExpiry: (() => void) | undefined;
       const expired = new Promise<'expired'>((resolve) => {
-        if (acceptedUntil === undefined) return;
-        const arm = () => {
-          const left = acceptedUntil - Date.now();
-          timer = setTimeout(
-            left > MAX_TIMER_MS ? arm : () => resolve('expired'),
-            Math.min(Math.max(left, 0), MAX_TIMER_MS),
-          );
-          timer.unref();
-        };
-        arm();
+        if (acceptedUntil !== undefined) cancelExpiry = atTime(acceptedUntil, () => resolve('expired'));
       });
       const stopped = stop.then((): 'stopped' => 'stopped');
       try {
@@ -176,15 +165,14 @@ export class GraphQLOperations {
           const next = await Promise.race([iterator.next(), expired, stopped]);
           if (next === 'stopped') return;
           if (next === 'expired') {
-            const error = tokenExpired();
-            await push({ errors: [new GraphQLError(error.message, { originalError: error })] });
+            await push({ errors: refusal(tokenExpired()) });
             return;
           }
           if (next.done) return;
           await push(next.value);
         }
       } finally {
-        clearTimeout(timer);
+        cancelExpiry?.();
         stop();
         await iterator.return?.();
       }
@@ -192,12 +180,12 @@ export class GraphQLOperations {
   }
 }
 
-/** The operations running on one client connection; `close()` when the client goes away. */
 /** One admitted operation: `live` once its subscription hears every later change (then the gauge counts it). */
 interface Slot {
   live: boolean;
 }
 
+/** The operations running on one client connection; `close()` when the client goes away. */
 export class OperationConnection {
   private readonly ids = new Map<string, Slot>();
   private closed = false;
@@ -222,7 +210,6 @@ export class OperationConnection {
     headers: IncomingHttpHeaders = {},
     carries?: Carries,
   ): Promise<Admission> {
-    const { rateLimit, metrics, schema } = this.core.serving;
     if (this.closed) return { errors: refusal(unauthenticated('The connection is closed')) };
     // The slot is taken before the first await: operations that arrive together cannot all pass the check.
     if (this.ids.has(id)) return { errors: refusal(badRequest(`Operation ${id} is already running`)) };
@@ -232,43 +219,48 @@ export class OperationConnection {
       return { errors: refusal(tooManyClientOperations(this.core.maxOperationsPerClient)) };
     const slot: Slot = { live: false };
     this.ids.set(id, slot);
-    const refused = (errors: readonly GraphQLError[]): Admission => {
-      this.release(id);
-      return { errors };
-    };
-    let retryAfter: number | undefined;
+    let admission: Admission;
     try {
-      retryAfter = await rateLimit.retryAfter(this.principal.quotaKey);
+      admission = await this.check(id, slot, request, headers, carries);
     } catch (error) {
       this.release(id);
       throw error;
     }
-    if (retryAfter !== undefined) return refused(refusal(clientRateLimited(retryAfter)));
-    // The client went away while the quota was checked: close() has already counted this slot out.
+    // Refused, it gives its slot back (nothing to give when close() has already counted it out).
+    if ('errors' in admission) this.release(id);
+    return admission;
+  }
+
+  /** admit's checks once the slot is held; a refusal here leaves the slot for admit to give back. */
+  private async check(
+    id: string,
+    slot: Slot,
+    request: OperationRequest,
+    headers: IncomingHttpHeaders,
+    carries: Carries | undefined,
+  ): Promise<Admission> {
+    const { rateLimit, metrics, schema } = this.core.serving;
+    const retryAfter = await rateLimit.retryAfter(this.principal.quotaKey);
+    if (retryAfter !== undefined) return { errors: refusal(clientRateLimited(retryAfter)) };
+    // The client went away while the quota was checked.
     if (this.closed) return { errors: refusal(unauthenticated('The connection is closed')) };
     // Trusted documents first: an operation sent by its id has no query text of its own.
     const checked = this.checker.checkRequest(request);
-    if ('errors' in checked) return refused(checked.errors);
+    if ('errors' in checked) return checked;
     const operation = getOperationAST(checked.document, request.operationName);
-    if (!operation) return refused(refusal(badRequest('The document names no operation to run')));
+    if (!operation) return { errors: refusal(badRequest('The document names no operation to run')) };
     const notCarried = carries?.(operation.operation);
-    if (notCarried) return refused(refusal(notCarried));
-    const scope = scopeRefusal(checked.document, request.operationName, this.principal.scopes);
-    if (scope) return refused(refusal(scope));
-    let payouts: GatewayError | undefined;
-    try {
-      payouts = await payoutRefusal(
-        rateLimit,
-        this.principal.quotaKey,
-        checked.document,
-        request.operationName,
-        request.variables ?? undefined,
-      );
-    } catch (error) {
-      this.release(id);
-      throw error;
-    }
-    if (payouts) return refused(refusal(payouts));
+    if (notCarried) return { errors: refusal(notCarried) };
+    const scope = scopeRefusal(operation, checked.document, this.principal.scopes);
+    if (scope) return { errors: refusal(scope) };
+    const payouts = await payoutRefusal(
+      rateLimit,
+      this.principal.quotaKey,
+      operation,
+      checked.document,
+      request.variables ?? undefined,
+    );
+    if (payouts) return { errors: refusal(payouts) };
     metrics.operations.inc({
       operation: metrics.operationLabels.label(operation.name?.value),
       type: this.transport,

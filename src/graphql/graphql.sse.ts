@@ -3,7 +3,13 @@ import { createHandler, Request } from 'graphql-sse';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, mutationOverGet } from '../disbursements/disbursement.errors';
 import { graphQLResponseType, sendGraphQLError } from '../http/http.reply';
-import { jsonRequestOf, MAX_STREAM_BUFFERED_BYTES, principalOf, searchRequestOf } from './graphql.http-stream';
+import {
+  isAsyncIterable,
+  jsonRequestOf,
+  MAX_STREAM_BUFFERED_BYTES,
+  principalOf,
+  searchRequestOf,
+} from './graphql.http-stream';
 import { GraphQLOperations, OperationConnection, OperationRequest } from './graphql.operations';
 
 /** graphql-sse wants an index signature on its context type; the core's contexts are GatewayContexts. */
@@ -17,9 +23,6 @@ interface StreamRequest {
   /** The running subscription, ended when the client goes away. */
   results?: AsyncIterableIterator<ExecutionResult>;
 }
-
-const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
-  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 /**
  * GraphQL over server-sent events at `/graphql/stream`, graphql-sse's protocol in its distinct
@@ -73,7 +76,7 @@ export function createSseHandler(
 
   return async (req, res) => {
     // Credentials first, as for every request to /graphql: without them nothing else is answered.
-    const principal = await principalOf(core, req, res);
+    const principal = await principalOf(core.serving.auth, req, res);
     if (!principal) return;
     // Distinct connections mode only: graphql-sse's single connection mode (PUT reservations) is not served.
     if (req.headers.accept !== 'text/event-stream' || (req.method !== 'POST' && req.method !== 'GET')) {

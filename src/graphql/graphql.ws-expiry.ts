@@ -16,7 +16,6 @@ export function closeOnExpiry(
   ctx: Context<Record<string, unknown> | undefined, Extra>,
   acceptedUntil: number,
 ): () => void {
-  let timer: NodeJS.Timeout;
   const expire = () => {
     const { socket } = ctx.extra;
     for (const id of Object.keys(ctx.subscriptions)) {
@@ -24,10 +23,18 @@ export function closeOnExpiry(
     }
     socket.close(CloseCode.Forbidden, 'Token expired');
   };
+  return atTime(acceptedUntil, expire);
+}
+
+/**
+ * Calls `fire` once the time `at` (ms since the epoch) comes, however far off; returns the cancel.
+ * The timer never keeps the process up: the connection or stream it ends clears it.
+ */
+export function atTime(at: number, fire: () => void): () => void {
+  let timer: NodeJS.Timeout;
   const arm = () => {
-    const left = acceptedUntil - Date.now();
-    timer = setTimeout(left > MAX_TIMER_MS ? arm : expire, Math.min(Math.max(left, 0), MAX_TIMER_MS));
-    // The socket's own close clears it; a timer alone never keeps the process up.
+    const left = at - Date.now();
+    timer = setTimeout(left > MAX_TIMER_MS ? arm : fire, Math.min(Math.max(left, 0), MAX_TIMER_MS));
     timer.unref();
   };
   arm();

@@ -4,6 +4,7 @@ import { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { originAllowed } from '../http/http.cors';
 import { ErrorCode, unauthenticated } from '../disbursements/disbursement.errors';
+import { BODY_LIMIT, MAX_STREAM_BUFFERED_BYTES } from './graphql.http-stream';
 import { GraphQLOperations, OperationConnection, refusal } from './graphql.operations';
 import { closeOnExpiry } from './graphql.ws-expiry';
 
@@ -22,8 +23,6 @@ type WsContext = Context<ConnectionParams, Extra>;
  * they get is the current state, so a subscriber that could not keep up misses no final status.
  */
 const TOO_SLOW = { code: 1013, reason: 'Subscriber too slow: reconnect' };
-/** Bytes that may wait unsent on one connection; past it the subscriber is too slow and is disconnected. */
-const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 function authorizationOf(ctx: WsContext): string | undefined {
   const value = ctx.connectionParams?.authorization;
@@ -46,7 +45,7 @@ export function attachGraphQLWs(
   const wsServer = new WebSocketServer({
     server: httpServer,
     path: '/graphql',
-    maxPayload: 64 * 1024,
+    maxPayload: BODY_LIMIT,
     // Browsers send cookies and reach the socket from any page; the Origin is checked at the upgrade.
     verifyClient: ({ req }: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) =>
       originAllowed(req, opts.allowedOrigins) ? done(true) : done(false, 403, 'Origin not allowed'),
@@ -93,7 +92,7 @@ export function attachGraphQLWs(
       onNext: (ctx, _id, _payload, _args, result) => {
         // What a subscriber has not read yet is bounded: a stalled client cannot hold memory without end.
         const { socket } = ctx.extra;
-        if (socket.bufferedAmount > MAX_BUFFERED_BYTES) socket.close(TOO_SLOW.code, TOO_SLOW.reason);
+        if (socket.bufferedAmount > MAX_STREAM_BUFFERED_BYTES) socket.close(TOO_SLOW.code, TOO_SLOW.reason);
         return result.errors ? core.formatResult(result) : undefined;
       },
     },

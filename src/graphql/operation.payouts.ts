@@ -1,5 +1,5 @@
 import { ApolloServerPlugin } from '@apollo/server';
-import { DocumentNode, getOperationAST, Kind, OperationTypeNode, ValueNode } from 'graphql';
+import { DocumentNode, Kind, OperationDefinitionNode, OperationTypeNode, ValueNode } from 'graphql';
 import { ClientRateLimit } from '../auth/client.rate-limit';
 import { MAX_BATCH_ITEMS } from '../disbursements/disbursement.batch';
 import { clientRateLimited, GatewayError, tooManyPayouts } from '../disbursements/disbursement.errors';
@@ -25,14 +25,13 @@ function itemsOf(value: ValueNode | undefined, variables: Readonly<Record<string
   return 1;
 }
 
-/** How many payouts an operation asks to create, across all aliases and fragments, and the arguments that carry them. */
+/** How many payouts the resolved operation asks to create, across all aliases and fragments, and the arguments that carry them. */
 export function payoutItems(
+  operation: OperationDefinitionNode,
   document: DocumentNode,
-  operationName: string | null | undefined,
   variables: Readonly<Record<string, unknown>> = {},
 ): { count: number; creates: number; fields: string[] } {
-  const operation = getOperationAST(document, operationName);
-  if (operation?.operation !== OperationTypeNode.MUTATION) return { count: 0, creates: 0, fields: [] };
+  if (operation.operation !== OperationTypeNode.MUTATION) return { count: 0, creates: 0, fields: [] };
   let count = 0;
   let creates = 0;
   const fields = new Set<string>();
@@ -55,11 +54,11 @@ export function payoutItems(
 export async function payoutRefusal(
   rateLimit: ClientRateLimit,
   quotaKey: string,
+  operation: OperationDefinitionNode,
   document: DocumentNode,
-  operationName: string | null | undefined,
   variables: Readonly<Record<string, unknown>> | undefined,
 ): Promise<GatewayError | undefined> {
-  const { count, creates, fields } = payoutItems(document, operationName, variables ?? {});
+  const { count, creates, fields } = payoutItems(operation, document, variables ?? {});
   if (count > MAX_PAYOUTS_PER_OPERATION) {
     // One batch alone is refused whole by its own resolver (as a result, on every transport); several together here.
     return creates > 1 ? tooManyPayouts(count, MAX_PAYOUTS_PER_OPERATION, fields) : undefined;
@@ -74,14 +73,10 @@ export function usePayoutQuota(rateLimit: ClientRateLimit): ApolloServerPlugin<G
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ document, operationName, request, contextValue }) {
-          const refused = await payoutRefusal(
-            rateLimit,
-            contextValue.quotaKey,
-            document,
-            operationName,
-            request.variables,
-          );
+        async didResolveOperation({ operation, document, request, contextValue }) {
+          // Unresolved, it is failed by execution before any resolver runs.
+          if (!operation) return;
+          const refused = await payoutRefusal(rateLimit, contextValue.quotaKey, operation, document, request.variables);
           if (refused) throw refusalError(refused, refused.code === 'RATE_LIMITED' ? 429 : 400);
         },
       };

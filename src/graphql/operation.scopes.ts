@@ -3,7 +3,6 @@ import {
   DocumentNode,
   FieldNode,
   FragmentDefinitionNode,
-  getOperationAST,
   Kind,
   OperationDefinitionNode,
   OperationTypeNode,
@@ -56,17 +55,14 @@ function scopesFor(operation: OperationDefinitionNode['operation'], field: strin
 }
 
 /**
- * The one scope check, for both transports, after parse and validation and before execution: a
- * refusal naming the first missing scope, or undefined. An operation that cannot be resolved is
- * left to execution, which fails it without running a resolver.
+ * The one scope check, for both transports, once the operation is resolved and before execution:
+ * a refusal naming the first missing scope, or undefined.
  */
 export function scopeRefusal(
+  operation: OperationDefinitionNode,
   document: DocumentNode,
-  operationName: string | null | undefined,
   scopes: ReadonlySet<string>,
 ): GatewayError | undefined {
-  const operation = getOperationAST(document, operationName);
-  if (!operation) return undefined;
   for (const { name } of rootFields(operation, document)) {
     const field = name.value;
     const accepted = scopesFor(operation.operation, field);
@@ -82,8 +78,10 @@ export function useScopes(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ document, operationName, contextValue }) {
-          const refused = scopeRefusal(document, operationName, contextValue.scopes);
+        async didResolveOperation({ operation, document, contextValue }) {
+          // Unresolved, it is failed by execution before any resolver runs.
+          if (!operation) return;
+          const refused = scopeRefusal(operation, document, contextValue.scopes);
           if (refused) throw refusalError(refused, 403);
         },
       };

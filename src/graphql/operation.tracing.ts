@@ -34,28 +34,29 @@ export function describeActiveOperation(
   span?.setAttribute('graphql.outcome', outcome);
 }
 
-/** The client's trace of a graphql-ws operation, by its context object: noted at subscribe, continued when it runs. */
+/** The client's trace of a streaming operation, by its context object: noted at admission, continued when it runs. */
 const clientTraces = new WeakMap<object, Context>();
 
 /**
- * A graphql-ws client's W3C traceparent, from the operation's `extensions.traceparent` or else the
- * upgrade request's header (browsers cannot set one); nothing is done when tracing is off.
+ * A streaming client's W3C traceparent, from the operation's `extensions.traceparent` or else the
+ * request's header (a websocket's upgrade: browsers cannot set one there); nothing is done when tracing is off.
  */
-export function noteClientTrace(contextValue: object, extensions: unknown, upgradeHeaders: IncomingHttpHeaders): void {
+export function noteClientTrace(contextValue: object, extensions: unknown, headers: IncomingHttpHeaders): void {
   if (!tracingOn()) return;
   const given =
     typeof extensions === 'object' && extensions !== null
       ? (extensions as { traceparent?: unknown }).traceparent
       : undefined;
-  const traceparent = typeof given === 'string' ? given : upgradeHeaders.traceparent;
+  const traceparent = typeof given === 'string' ? given : headers.traceparent;
   if (traceparent) clientTraces.set(contextValue, contextFromHeaders({ traceparent }));
 }
 
 type Outcome = ExecutionResult | AsyncIterable<ExecutionResult>;
 
 /**
- * Over graphql-ws, one span per operation around its execution (for a subscription: setting it up
- * and its first state; its later events are the publish spans of the payouts it follows).
+ * Over graphql-ws, multipart and server-sent events, one span per operation around its execution
+ * (for a subscription: setting it up and its first state; its later events are the publish spans
+ * of the payouts it follows).
  */
 export function tracedRun(
   run: (args: ExecutionArgs) => Outcome | Promise<Outcome>,

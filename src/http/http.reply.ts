@@ -33,9 +33,21 @@ export function graphQLResponseType(accept: string | undefined): string {
   return new Negotiator({ headers: { accept } }).mediaType([JSON_TYPE, GRAPHQL_RESPONSE_TYPE]) ?? JSON_TYPE;
 }
 
-/** A GraphQL response of errors alone, for requests refused before an operation runs, in the type the client prefers. */
+/**
+ * A GraphQL response of errors alone, for requests refused before an operation runs, in the type the
+ * client prefers. A 429 carries its first error's retryAfter as retry-after, on every transport.
+ */
 export function sendGraphQLErrors(res: ServerResponse, status: number, errors: readonly GraphQLFormattedError[]): void {
-  sendJson(res, status, { errors }, { 'content-type': graphQLResponseType(res.req.headers.accept) });
+  const retryAfter = errors[0]?.extensions?.retryAfter;
+  sendJson(
+    res,
+    status,
+    { errors },
+    {
+      'content-type': graphQLResponseType(res.req.headers.accept),
+      ...(status === 429 && typeof retryAfter === 'number' && { 'retry-after': String(retryAfter) }),
+    },
+  );
 }
 
 /** One gateway error in the GraphQL response shape, for requests refused before GraphQL runs. */

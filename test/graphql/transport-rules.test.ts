@@ -245,3 +245,26 @@ describe('no credentials: 401 before anything else', () => {
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
   });
 });
+
+describe('past the client quota', () => {
+  it('an HTTP stream is refused 429 with retry-after, as Apollo refuses a POST', async () => {
+    const limited = await startStack({ env: { CLIENT_TOKENS: TOKEN, CLIENT_RATE_LIMIT_PER_MIN: '1' } });
+    try {
+      const post = (accept: string) =>
+        fetch(limited.graphqlUrl, {
+          method: 'POST',
+          headers: { ...AUTH, accept, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ __typename }' }),
+        });
+      expect((await post('application/json')).status).toBe(200);
+      const overHttp = await post('application/json');
+      const overMultipart = await post('multipart/mixed;subscriptionSpec=1.0');
+      for (const res of [overHttp, overMultipart]) {
+        expect(res.status).toBe(429);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+    } finally {
+      await limited.close();
+    }
+  });
+});

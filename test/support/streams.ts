@@ -1,7 +1,6 @@
 import { ApolloClient, gql as parse, HttpLink, InMemoryCache } from '@apollo/client';
 import { createClient, NetworkError } from 'graphql-sse';
-import { Subscription, subscribe as overWs, wsClient } from './ws';
-import { capturedResponses } from './stack';
+import { recorder, Subscription, subscribe as overWs, wsClient } from './ws';
 
 export type Transport = 'websocket' | 'multipart' | 'sse';
 export const TRANSPORTS: Transport[] = ['websocket', 'multipart', 'sse'];
@@ -10,51 +9,6 @@ export const TRANSPORTS: Transport[] = ['websocket', 'multipart', 'sse'];
 export interface Stream<T> extends Subscription<T> {
   /** Ends the client's side (a socket or an HTTP stream closed by the client) and its client. */
   close(): Promise<void>;
-}
-
-function recorder<T>(): {
-  stream: Omit<Stream<T>, 'dispose' | 'close'>;
-  next(data: T | null | undefined, errors?: readonly unknown[]): void;
-  error(error: unknown): void;
-  complete(): void;
-} {
-  const events: T[] = [];
-  const errors: unknown[] = [];
-  const waiters: { count: number; resolve: (v: T[]) => void }[] = [];
-  let done = false;
-  let resolveCompleted!: () => void;
-  let rejectCompleted!: (e: unknown) => void;
-  const completed = new Promise<void>((resolve, reject) => {
-    resolveCompleted = resolve;
-    rejectCompleted = reject;
-  });
-  completed.catch(() => undefined);
-  return {
-    stream: {
-      events,
-      errors,
-      completed,
-      isCompleted: () => done,
-      waitFor: (count) =>
-        events.length >= count ? Promise.resolve(events) : new Promise((resolve) => waiters.push({ count, resolve })),
-    },
-    next(data, errs) {
-      capturedResponses.push(JSON.stringify({ data, errors: errs }));
-      if (errs && errs.length > 0) errors.push(...errs);
-      if (data) events.push(data);
-      for (const w of waiters.filter((x) => events.length >= x.count)) w.resolve(events);
-    },
-    error(error) {
-      capturedResponses.push(String(error));
-      errors.push(error);
-      done = true;
-      rejectCompleted(error);
-    },
-    complete() {
-      done = true;
-      resolveCompleted();
-    },
-  };
 }
 
 /** Apollo Client 4 with an HttpLink and nothing else: subscriptions go over multipart HTTP. */
@@ -69,7 +23,7 @@ function overMultipart<T>(
   const subscription = client.subscribe<T>({ query: parse(query), variables }).subscribe({
     next: (result) => {
       if (result.error) r.error(result.error);
-      else r.next(result.data);
+      else r.next({ data: result.data });
     },
     error: (error: unknown) => r.error(error),
     complete: () => r.complete(),
@@ -93,7 +47,7 @@ function overSse<T>(
   const stop = client.subscribe<T>(
     { query, variables },
     {
-      next: (result) => r.next(result.data, result.errors),
+      next: (result) => r.next(result),
       error: (error) => r.error(error),
       complete: () => r.complete(),
     },

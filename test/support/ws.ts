@@ -23,8 +23,14 @@ export function wsClient(httpUrl: string, connectionParams: Record<string, unkno
   });
 }
 
-/** Subscribes with a real graphql-ws client and records what arrives. */
-export function subscribe<T>(client: Client, query: string, variables: Record<string, unknown> = {}): Subscription<T> {
+/** What a subscriber saw, as it arrives, whatever client carries it. */
+export function recorder<T>(): {
+  stream: Omit<Subscription<T>, 'dispose'>;
+  /** One result, captured whole for the leak checks. */
+  next(result: { data?: T | null; errors?: readonly unknown[] }): void;
+  error(error: unknown): void;
+  complete(): void;
+} {
   const events: T[] = [];
   const errors: unknown[] = [];
   const waiters: { count: number; resolve: (v: T[]) => void }[] = [];
@@ -35,35 +41,45 @@ export function subscribe<T>(client: Client, query: string, variables: Record<st
     resolveCompleted = resolve;
     rejectCompleted = reject;
   });
+  completed.catch(() => undefined);
+  return {
+    stream: {
+      events,
+      errors,
+      completed,
+      isCompleted: () => done,
+      waitFor: (count) =>
+        events.length >= count ? Promise.resolve(events) : new Promise((resolve) => waiters.push({ count, resolve })),
+    },
+    next(result) {
+      capturedResponses.push(JSON.stringify(result));
+      if (result.errors && result.errors.length > 0) errors.push(...result.errors);
+      if (result.data) events.push(result.data);
+      for (const w of waiters.filter((x) => events.length >= x.count)) w.resolve(events);
+    },
+    error(error) {
+      capturedResponses.push(String(error));
+      errors.push(error);
+      done = true;
+      rejectCompleted(error);
+    },
+    complete() {
+      done = true;
+      resolveCompleted();
+    },
+  };
+}
+
+/** Subscribes with a real graphql-ws client and records what arrives. */
+export function subscribe<T>(client: Client, query: string, variables: Record<string, unknown> = {}): Subscription<T> {
+  const r = recorder<T>();
   const dispose = client.subscribe<T>(
     { query, variables },
     {
-      next: (result) => {
-        capturedResponses.push(JSON.stringify(result));
-        if (result.errors) errors.push(...result.errors);
-        if (result.data) events.push(result.data);
-        for (const w of waiters.filter((x) => events.length >= x.count)) w.resolve(events);
-      },
-      error: (error) => {
-        capturedResponses.push(String(error));
-        errors.push(error);
-        done = true;
-        rejectCompleted(error);
-      },
-      complete: () => {
-        done = true;
-        resolveCompleted();
-      },
+      next: (result) => r.next(result),
+      error: (error) => r.error(error),
+      complete: () => r.complete(),
     },
   );
-  completed.catch(() => undefined);
-  return {
-    events,
-    errors,
-    completed,
-    isCompleted: () => done,
-    waitFor: (count) =>
-      events.length >= count ? Promise.resolve(events) : new Promise((resolve) => waiters.push({ count, resolve })),
-    dispose,
-  };
+  return { ...r.stream, dispose };
 }
