@@ -1,8 +1,7 @@
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import { failStart, serveParent } from './child.ipc';
+import { failStart, serveHttpToParent } from './child.ipc';
 
 /**
  * The Apollo floor: what the gateway's own framework costs for a payout, and nothing else.
@@ -91,12 +90,7 @@ async function main(): Promise<void> {
   const server = createServer((req, res) => {
     serve(req, res).catch(() => res.writeHead(502).end());
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  serveParent(`http://127.0.0.1:${port}`, '', async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+  await serveHttpToParent(server, async () => {
     await apollo.stop();
     await pool.close();
   });

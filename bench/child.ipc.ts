@@ -1,5 +1,7 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
+import { Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
@@ -117,6 +119,21 @@ export function serveParent(url: string, callbackPath: string, close: () => Prom
     if (!closing) process.exit(0);
   });
   void send({ type: 'ready', url, callbackPath });
+}
+
+/** Child side: `server` on a loopback port for the parent; on close its connections end, then `closeRest` runs. */
+export async function serveHttpToParent(
+  server: Server,
+  closeRest: () => Promise<void> = () => Promise.resolve(),
+): Promise<void> {
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  serveParent(`http://127.0.0.1:${port}`, '', async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await closeRest();
+  });
 }
 
 /** Child side: report a start failure to the parent, then stop (a half-started server would keep it alive). */

@@ -1,7 +1,6 @@
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import { failStart, serveParent } from './child.ipc';
+import { failStart, serveHttpToParent } from './child.ipc';
 
 /**
  * The bare-proxy floor: the least any Node gateway must do for a payout. node:http in, the
@@ -45,14 +44,7 @@ async function main(): Promise<void> {
   const server = createServer((req, res) => {
     proxy(req, res).catch(() => res.writeHead(502).end());
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  serveParent(`http://127.0.0.1:${port}`, '', async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await pool.close();
-  });
+  await serveHttpToParent(server, () => pool.close());
 }
 
 main().catch(failStart);

@@ -1,6 +1,5 @@
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
-import { failStart, serveParent } from './child.ipc';
+import { failStart, serveHttpToParent } from './child.ipc';
 
 /**
  * The least a provider can be: a create is answered with a record in the status BENCH_STUB_STATUS
@@ -46,13 +45,7 @@ async function main(): Promise<void> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  serveParent(`http://127.0.0.1:${port}`, '', async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  await serveHttpToParent(server);
 }
 
 main().catch(failStart);

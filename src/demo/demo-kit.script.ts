@@ -1,6 +1,6 @@
 /**
- * What the dashboard and approvals parts of the demo page share, served as /demo/kit.js before
- * them: building elements (server data only ever as textContent), one GraphQL POST with the bearer
+ * What the payout form, dashboard and approvals parts of the demo page share, served as /demo/kit.js
+ * before them: building elements (server data only ever as textContent), one GraphQL POST with the bearer
  * token, and an error explained in one line. Plain browser JavaScript.
  */
 export const DEMO_KIT_SCRIPT = String.raw`'use strict';

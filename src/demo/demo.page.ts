@@ -7,8 +7,8 @@ export const DEMO_PAGE = String.raw`<!doctype html>
 <title>Payouts dashboard · demo</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/demo/demo.css">
-<script src="/demo/demo.js" defer></script>
 <script src="/demo/kit.js" defer></script>
+<script src="/demo/demo.js" defer></script>
 <script src="/demo/dashboard.js" defer></script>
 <script src="/demo/approvals.js" defer></script>
 </head>

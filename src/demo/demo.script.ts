@@ -66,12 +66,7 @@ function token() {
   return field('token');
 }
 
-function element(tag, text, attributes) {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  Object.entries(attributes || {}).forEach(([name, value]) => node.setAttribute(name, value));
-  return node;
-}
+const { element } = window.DemoKit;
 
 function clock(iso) {
   const at = new Date(iso);
@@ -153,25 +148,13 @@ async function submit(event) {
   event.preventDefault();
   const input = { referenceId: field('referenceId'), amount: field('amount'), currency: field('currency'), accountNumber: field('accountNumber') };
   if (field('narration')) input.narration = field('narration');
-  const headers = { 'content-type': 'application/json' };
-  if (token()) headers.authorization = 'Bearer ' + token();
   errors.replaceChildren();
   sendButton.disabled = true;
   form.setAttribute('aria-busy', 'true');
-  let body;
-  try {
-    const response = await fetch('/graphql', {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ operationName: 'CreateMobileMoneyDisbursement', query: CREATE, variables: { input } }),
-    });
-    body = await response.json();
-  } catch (error) {
-    body = { errors: [{ message: String(error), extensions: { code: 'NO_ANSWER' } }] };
-  } finally {
-    sendButton.disabled = false;
-    form.removeAttribute('aria-busy');
-  }
+  // Never throws: no answer comes back as a NO_ANSWER error.
+  const body = await window.DemoKit.graphql(token(), 'CreateMobileMoneyDisbursement', CREATE, { input });
+  sendButton.disabled = false;
+  form.removeAttribute('aria-busy');
   if (body.errors) {
     showErrors(body.errors);
     // The gateway keeps an UNKNOWN record and finds out; show how it resolves.

@@ -1,13 +1,7 @@
-import { existsSync } from 'node:fs';
-import { Browser, chromium, Page } from 'playwright-core';
+import { Browser, Page } from 'playwright-core';
+import { describeBrowser, launchChromium, localContext } from '../support/browser';
 import { TestIdp } from '../support/idp';
 import { Stack, startStack } from '../support/stack';
-
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && !process.env.CI)
-  console.warn(`Skipping the approvals demo test: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
-const describeBrowser = hasChromium || process.env.CI ? describe : describe.skip;
 
 jest.setTimeout(60_000);
 
@@ -20,11 +14,7 @@ describeBrowser('the demo dashboard under payout controls, with two people', () 
   let bob: Page;
 
   const open = async (token: string): Promise<Page> => {
-    const context = await browser.newContext();
-    await context.route(
-      (url) => url.hostname !== '127.0.0.1',
-      (route) => route.abort(),
-    );
+    const context = await localContext(browser);
     const page = await context.newPage();
     await page.goto(`${stack.gateway.url}/demo`);
     await page.waitForFunction(() =>
@@ -44,8 +34,6 @@ describeBrowser('the demo dashboard under payout controls, with two people', () 
   };
 
   beforeAll(async () => {
-    if (!hasChromium)
-      throw new Error(`Chromium is required in CI: install it at ${CHROMIUM} (apt-get install -y chromium)`);
     idp = await TestIdp.start();
     stack = await startStack({
       env: {
@@ -59,10 +47,7 @@ describeBrowser('the demo dashboard under payout controls, with two people', () 
         }),
       },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-    });
+    browser = await launchChromium();
     const sign = (sub: string, scope: string) => idp.sign({ claims: { merchant_id: 'default', sub, scope } });
     alice = await open(await sign('alice', 'payouts:read payouts:write payouts:approve'));
     bob = await open(await sign('bob', 'payouts:read payouts:approve'));

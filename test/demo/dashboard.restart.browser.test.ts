@@ -1,17 +1,13 @@
-import { existsSync } from 'node:fs';
 import { createServer, AddressInfo } from 'node:net';
-import { Browser, chromium, Page } from 'playwright-core';
+import { Browser, Page } from 'playwright-core';
 import { SandboxHandle } from '../../src/sandbox/sandbox.server';
+import { launchChromium, localContext, withChromium } from '../support/browser';
 import { GatewayProcess, launchGateway } from '../support/process';
 import { describeRedis, uniquePrefix } from '../support/redis';
 import { sharedProvider } from '../support/replicas';
 import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && !process.env.CI)
-  console.warn(`Skipping the dashboard restart test: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
-const describeBrowser = hasChromium || process.env.CI ? describeRedis : describe.skip;
+const describeBrowser = withChromium(describeRedis);
 
 const TOKEN = 'tok_dashboard_restart_0123456789abcdef';
 const AUTH = `Bearer ${TOKEN}`;
@@ -51,8 +47,6 @@ describeBrowser('the demo dashboard across a gateway restart (Redis)', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!hasChromium)
-      throw new Error(`Chromium is required in CI: install it at ${CHROMIUM} (apt-get install -y chromium)`);
     knownSecrets.add(TOKEN);
     // The sandbox settles late enough that payouts created just before the kill are still pending when
     // it happens, and retries callbacks over about 25 s, so those to the killed process reach the restarted one.
@@ -64,15 +58,8 @@ describeBrowser('the demo dashboard across a gateway restart (Redis)', () => {
       launchGateway({ ...env, PORT: port, PUBLIC_URL: `http://127.0.0.1:${port}` }),
       launchGateway({ ...env, PORT: '0' }),
     ]);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
-    const context = await browser.newContext();
-    await context.route(
-      (url) => url.hostname !== '127.0.0.1',
-      (route) => route.abort(),
-    );
+    browser = await launchChromium();
+    const context = await localContext(browser);
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     // Records what the dashboard sends on its socket and every error the gateway sends back.

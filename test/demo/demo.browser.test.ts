@@ -1,30 +1,14 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Browser, chromium, Page, Response } from 'playwright-core';
+import { Browser, Page, Response } from 'playwright-core';
+import { describeBrowser, launchChromium, localContext } from '../support/browser';
 import { CREATE_MOBILE, gql, mobileInput, Stack, startStack } from '../support/stack';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-quic',
-  '--disable-sync',
-];
 const TOKEN = 'browser-test-client-token';
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
-
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && !process.env.CI)
-  console.warn(`Skipping the browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
-// In CI a missing Chromium must fail, not skip: beforeAll throws.
-const describeBrowser = hasChromium || process.env.CI ? describe : describe.skip;
 
 jest.setTimeout(60_000);
 
@@ -65,19 +49,13 @@ describeBrowser('the frontend path in Chromium', () => {
   const pageProblems: string[] = [];
 
   beforeAll(async () => {
-    if (!hasChromium)
-      throw new Error(`Chromium is required in CI: install it at ${CHROMIUM} (apt-get install -y chromium)`);
     [allowed, refused] = await Promise.all([startOrigin(), startOrigin()]);
     stack = await startStack({
       env: { CORS_ORIGINS: allowed.origin, CLIENT_TOKENS: TOKEN, WALLET_BALANCE_CACHE_MS: '0' },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    const context = await browser.newContext({ viewport: { width: 420, height: 900 } });
+    browser = await launchChromium();
     // Nothing leaves this machine: Apollo Sandbox's CDN and any other outside address are cut off.
-    await context.route(
-      (url) => url.hostname !== '127.0.0.1',
-      (route) => route.abort(),
-    );
+    const context = await localContext(browser, { viewport: { width: 420, height: 900 } });
     page = await context.newPage();
     // A refused CSP source or a script error shows up here; HTTP 4xx answers the page expects do not count.
     page.on('console', (message) => {

@@ -1,13 +1,7 @@
-import { existsSync } from 'node:fs';
-import { Browser, chromium, Page } from 'playwright-core';
+import { Browser, Page } from 'playwright-core';
+import { describeBrowser, launchChromium, localContext } from '../support/browser';
 import { TestIdp } from '../support/idp';
 import { Stack, startStack } from '../support/stack';
-
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && !process.env.CI)
-  console.warn(`Skipping the JWT demo test: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
-const describeBrowser = hasChromium || process.env.CI ? describe : describe.skip;
 
 jest.setTimeout(60_000);
 
@@ -18,21 +12,12 @@ describeBrowser('the demo page with a pasted JWT', () => {
   let page: Page;
 
   beforeAll(async () => {
-    if (!hasChromium)
-      throw new Error(`Chromium is required in CI: install it at ${CHROMIUM} (apt-get install -y chromium)`);
     idp = await TestIdp.start();
     stack = await startStack({
       env: { JWT_JWKS_URL: idp.jwksUrl, JWT_ISSUER: idp.issuer, JWT_AUDIENCE: idp.audience },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-    });
-    const context = await browser.newContext();
-    await context.route(
-      (url) => url.hostname !== '127.0.0.1',
-      (route) => route.abort(),
-    );
+    browser = await launchChromium();
+    const context = await localContext(browser);
     page = await context.newPage();
   });
 

@@ -2,7 +2,7 @@ import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { GatewayProcess, launchGateway } from '../support/process';
 import { describeRedis, uniquePrefix } from '../support/redis';
 import { sharedProvider } from '../support/replicas';
-import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
+import { CREATE_MOBILE, gql, knownSecrets, mobileInput, subscriptionsLive } from '../support/stack';
 import { subscribeOver, TRANSPORTS } from '../support/streams';
 
 type Change = { cursor: string; disbursement: { referenceId: string; status: string } };
@@ -11,11 +11,6 @@ const EVENTS = `subscription Events($after: String) { disbursementEvents(after: 
 const SETTLED = 50;
 const TOKEN = 'tok_resume_client_0123456789abcdef';
 const AUTH = `Bearer ${TOKEN}`;
-
-async function liveSubscriptions(gateway: GatewayProcess): Promise<number> {
-  const text = await (await fetch(`${gateway.url}/metrics`)).text();
-  return Number(/^gateway_subscriptions_active (\d+)/m.exec(text)?.[1] ?? 0);
-}
 
 /** Two gateway processes sharing one Redis: a subscriber leaves one and comes back on the other with its last cursor. */
 describeRedis('resuming disbursementEvents on another replica', () => {
@@ -51,7 +46,7 @@ describeRedis('resuming disbursementEvents on another replica', () => {
       // Stays on A throughout: the order the store applied the changes in.
       const witness = subscribeOver<Events>(transport, a.graphqlUrl, EVENTS, {}, AUTH);
       const first = subscribeOver<Events>(transport, a.graphqlUrl, EVENTS, {}, AUTH);
-      await eventually(async () => ((await liveSubscriptions(a)) >= 2 ? true : undefined));
+      await subscriptionsLive(a, 2);
       const before = await create();
       await first.waitFor(2);
       const last = first.events[1].disbursementEvents;

@@ -1,27 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import { MerchantRegistry } from '../../src/auth/merchant.registry';
-
-const root = join(__dirname, '..', '..');
-
-/** Starts the built gateway with `env`; answers its exit status and what it wrote to stderr. */
-function start(env: Record<string, string>): { status: number | null; stderr: string } {
-  try {
-    execFileSync(process.execPath, ['dist/main.js'], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', PORT: '0', SANDBOX_PORT: '0', ...env },
-      stdio: 'pipe',
-      timeout: 20_000,
-    });
-    return { status: 0, stderr: '' };
-  } catch (error) {
-    const e = error as { stderr: Buffer; status: number | null };
-    return { status: e.status, stderr: e.stderr.toString() };
-  }
-}
+import { runToExit } from '../support/process';
 
 describe('a malformed controls object stops startup with one line naming the merchant and the key', () => {
   it.each([
@@ -58,7 +40,7 @@ describe('a malformed controls object stops startup with one line naming the mer
       { RECORD_RETENTION_SECONDS: '3600' },
     ],
   ])('PAYOUT_CONTROLS with %s', (_name, controls, message, env: Record<string, string> = {}) => {
-    const { status, stderr } = start({ PAYOUT_CONTROLS: controls, ...env });
+    const { status, stderr } = runToExit({ PAYOUT_CONTROLS: controls, ...env });
     expect(status).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(message);
@@ -78,7 +60,7 @@ describe('a malformed controls object stops startup with one line naming the mer
         },
       ]),
     );
-    const { status, stderr } = start({ MERCHANTS_FILE: file });
+    const { status, stderr } = runToExit({ MERCHANTS_FILE: file });
     expect(status).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/MERCHANTS_FILE: merchant "acme" controls key userDailyLimit\.ZMW/);
@@ -86,7 +68,7 @@ describe('a malformed controls object stops startup with one line naming the mer
   });
 
   it('PAYOUT_DAY_TIMEZONE must be an IANA zone', () => {
-    const { status, stderr } = start({ PAYOUT_DAY_TIMEZONE: 'Mars/Olympus' });
+    const { status, stderr } = runToExit({ PAYOUT_DAY_TIMEZONE: 'Mars/Olympus' });
     expect(status).toBe(1);
     expect(stderr).toMatch(/PAYOUT_DAY_TIMEZONE/);
   });

@@ -1,15 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { Client } from 'graphql-ws';
-import { SandboxHandle, startSandbox } from '../../src/sandbox/sandbox.server';
+import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { launchGateway } from '../support/process';
-import {
-  describeRedis,
-  RedisProxy,
-  requireRedisUrl,
-  startRedisProxy,
-  subscriptionsUnder,
-  uniquePrefix,
-} from '../support/redis';
+import { describeRedis, RedisProxy, startRedisProxy, subscriptionsUnder, uniquePrefix } from '../support/redis';
+import { sharedProvider } from '../support/replicas';
 import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
 
@@ -22,37 +15,30 @@ const QUERY = `query One($r: ID!) { disbursement(referenceId: $r) { referenceId 
 /** Several real gateway processes sharing one Redis, as a fleet behind a load balancer would. */
 describeRedis('gateway processes sharing Redis', () => {
   const { prefix, cleanup } = uniquePrefix();
-  const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
   let sandbox: SandboxHandle;
+  let shared: Record<string, string>;
   let proxy: RedisProxy;
   const clients: Client[] = [];
 
   const envFor = (extra: Record<string, string> = {}) => ({
+    ...shared,
     PORT: '0',
-    HOST: '127.0.0.1',
-    UPSTREAM_BASE_URL: sandbox.url,
-    MERCHANT_API_KEY: 'sandbox-key',
     CLIENT_TOKENS: TOKEN,
     CLIENT_RATE_LIMIT_PER_MIN: '0',
-    WEBHOOK_SECRET: webhookSecret,
+    // Through a proxy the test can take down, as Redis going away.
     REDIS_URL: proxy.url,
-    REDIS_KEY_PREFIX: prefix,
     RECONCILE_PENDING_AFTER_MS: '600000',
     ...extra,
   });
 
   beforeAll(async () => {
     knownSecrets.add(TOKEN);
-    sandbox = await startSandbox({
-      port: 0,
+    ({ sandbox, env: shared } = await sharedProvider(prefix, {
       settleMs: 1000,
-      rateLimitPerMin: 0,
-      webhookSecret,
       callbackRetryBaseMs: 50,
       latencyMs: 200,
-    });
+    }));
     proxy = await startRedisProxy();
-    requireRedisUrl();
   });
 
   afterAll(async () => {

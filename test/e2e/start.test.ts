@@ -1,10 +1,8 @@
-import { ChildProcess, execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import { GatewayProcess, launchGateway } from '../support/process';
+import { ChildProcess } from 'node:child_process';
+import { GatewayProcess, launchGateway, runToExit } from '../support/process';
 import { CREATE_MOBILE, gql, mobileInput } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
 
-const root = join(__dirname, '..', '..');
 let gateway: GatewayProcess;
 let child: ChildProcess;
 let output = '';
@@ -92,35 +90,14 @@ describe('graceful shutdown on SIGTERM', () => {
 
 describe('a bad setting', () => {
   it('stops startup with one line naming it', () => {
-    let stderr = '';
-    let status: number | null = 0;
-    try {
-      execFileSync(process.execPath, ['dist/main.js'], {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', PORT: 'eighty' },
-        stdio: 'pipe',
-      });
-    } catch (error) {
-      const e = error as { stderr: Buffer; status: number | null };
-      stderr = e.stderr.toString();
-      status = e.status;
-    }
+    const { status, stderr } = runToExit({ PORT: 'eighty' });
     expect(status).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/PORT/);
   });
 
   it('refuses open access against a real provider', () => {
-    let stderr = '';
-    try {
-      execFileSync(process.execPath, ['dist/main.js'], {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', UPSTREAM_BASE_URL: 'https://provider.invalid', MERCHANT_API_KEY: 'k-123' },
-        stdio: 'pipe',
-      });
-    } catch (error) {
-      stderr = (error as { stderr: Buffer }).stderr.toString();
-    }
+    const { stderr } = runToExit({ UPSTREAM_BASE_URL: 'https://provider.invalid', MERCHANT_API_KEY: 'k-123' });
     expect(stderr).toMatch(/CLIENT_TOKENS/);
     expect(stderr).not.toContain('k-123');
   });

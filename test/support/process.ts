@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { capturedLogs } from './stack';
 
@@ -55,6 +55,25 @@ export async function launchGateway(env: Record<string, string>): Promise<Gatewa
   };
   running.add(handle);
   return handle;
+}
+
+/**
+ * Runs `node dist/main.js` with only `env` (ports 0 unless given) for a start that should fail:
+ * answers its exit status and what it wrote to stderr. One that does start is killed after 20 s.
+ */
+export function runToExit(env: Record<string, string>): { status: number | null; stderr: string } {
+  try {
+    execFileSync(process.execPath, ['dist/main.js'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', PORT: '0', SANDBOX_PORT: '0', ...env },
+      stdio: 'pipe',
+      timeout: 20_000,
+    });
+    return { status: 0, stderr: '' };
+  } catch (error) {
+    const e = error as { stderr: Buffer; status: number | null };
+    return { status: e.status, stderr: e.stderr.toString() };
+  }
 }
 
 /** Kills whatever a test file left running and keeps its output for the leak check. */

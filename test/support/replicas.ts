@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SandboxHandle, startSandbox } from '../../src/sandbox/sandbox.server';
+import { SandboxHandle, SandboxOptions, startSandbox } from '../../src/sandbox/sandbox.server';
 import { requireRedisUrl } from './redis';
 
 export interface SharedProvider {
@@ -15,7 +15,7 @@ export interface SharedProvider {
  */
 export async function sharedProvider(
   prefix: string,
-  timing: { settleMs: number; callbackRetryBaseMs: number },
+  timing: Pick<SandboxOptions, 'settleMs' | 'callbackRetryBaseMs' | 'latencyMs'>,
 ): Promise<SharedProvider> {
   const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
   const sandbox = await startSandbox({ port: 0, rateLimitPerMin: 0, webhookSecret, ...timing });

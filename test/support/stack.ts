@@ -173,10 +173,14 @@ export function callbackBody(
   };
 }
 
-/** Waits until the gateway reports at least `count` live subscriptions (its own metric), so a test creates only once watchers listen. */
-export async function subscriptionsLive(stack: Stack, count: number): Promise<void> {
+/**
+ * Waits until the gateway (in this process, or a launched one) reports at least `count` live
+ * subscriptions (its own metric), so a test creates only once watchers listen.
+ */
+export async function subscriptionsLive(target: Stack | { url: string }, count: number): Promise<void> {
+  const url = 'gateway' in target ? target.gateway.url : target.url;
   await eventually(async () => {
-    const text = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+    const text = await (await fetch(`${url}/metrics`)).text();
     const live = Number(/^gateway_subscriptions_active (\d+)/m.exec(text)?.[1] ?? 0);
     return live >= count ? true : undefined;
   });
