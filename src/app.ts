@@ -182,6 +182,7 @@ async function startGateway(
     events,
     provider,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
+    resendAfterMs: config.resendAfterMs,
     walletBalanceCacheMs: config.walletBalanceCacheMs,
     reconcile: {
       unknownAfterMs: config.reconcile.unknownAfterMs,

@@ -88,6 +88,10 @@ const provider = {
     z.coerce.number().int().min(1).default(15000),
     'how long a provider call may take before its outcome counts as unknown',
   ),
+  RESEND_AFTER_SECONDS: doc(
+    nonNegativeInt.default(60),
+    'after an outcome that may have reached the provider, how long since that send left the gateway before a provider "not found" is trusted to mean "never received" (and the payout may be sent again)',
+  ),
   UPSTREAM_RATE_LIMIT_PER_MIN: doc(
     nonNegativeInt.default(100),
     'provider calls the gateway makes per merchant key per minute, across replicas; status checks get at most half (0: no budget; a provider 429 still pauses)',
@@ -402,6 +406,7 @@ function toConfig(e: z.infer<typeof envSchema>) {
     merchantsFile: e.MERCHANTS_FILE,
     clientRateLimitPerMin: e.CLIENT_RATE_LIMIT_PER_MIN,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    resendAfterMs: e.RESEND_AFTER_SECONDS * 1000,
     upstreamRateLimitPerMin: e.UPSTREAM_RATE_LIMIT_PER_MIN,
     metricsPort: e.METRICS_PORT,
     /** OpenTelemetry traces: on when an OTEL_ variable asks for them; off, the SDK is never loaded. */

@@ -46,6 +46,7 @@ export function approvedClaim(current: Disbursement, actor: Actor, at: string): 
     ...current,
     status: 'UNKNOWN',
     sending: true,
+    sentAt: at,
     updatedAt: at,
     approval: { ...approval, decision: 'APPROVED', decidedBy: actor.name, decidedAt: at },
     history: [
@@ -68,6 +69,7 @@ export function approvalUndone(current: Disbursement, why: string, at: string): 
       ...current,
       status: 'AWAITING_APPROVAL',
       sending: false,
+      sentAt: undefined,
       approval: { requestedBy, requesterId, expiresAt },
       nextCheckAt: expiresAt,
       history: [

@@ -13,7 +13,7 @@ import { fingerprint } from './disbursement.fingerprint';
 import { Disbursement, DisbursementRequest, EventSource, isFinal, ProviderRecord } from './disbursement.model';
 import { Merchant, ProviderError, StoreUnavailableError } from './disbursement.ports';
 import { adopted, changed, contentDiffers, markNeverReceived, markUnknown, newClaim } from './disbursement.record';
-import { isStale, rescheduled, scheduled } from './disbursement.schedule';
+import { isStale, notFoundMeansNeverReceived, rescheduled, scheduled } from './disbursement.schedule';
 import { applyStatusUpdate } from './disbursement.status';
 import { approvalUndone, heldForApproval } from './approval.records';
 import { planCreate, refusalError, refusalEvent } from './disbursement.limits';
@@ -163,7 +163,7 @@ export class CreateDisbursement {
           this.threshold(merchant, request),
           now(),
         )
-      : scheduled(fresh, now(), policy);
+      : scheduled({ ...fresh, sentAt: fresh.updatedAt }, now(), policy);
     const deadline = now().getTime() + policy.staleClaimMs;
     let orphanChecked = false;
     for (;;) {
@@ -261,7 +261,11 @@ export class CreateDisbursement {
     return stored;
   }
 
-  /** An earlier attempt's outcome is unknown: ask the provider before anything is sent again. */
+  /**
+   * An earlier attempt's outcome is unknown: ask the provider before anything is sent again. Its "not
+   * found" is trusted only once RESEND_AFTER_SECONDS have passed since that attempt could have left:
+   * before then the answer stays OUTCOME_UNKNOWN and the reconciler keeps asking.
+   */
   private async resolveUnknown(
     merchant: Merchant,
     request: DisbursementRequest,
@@ -281,15 +285,20 @@ export class CreateDisbursement {
     // The store may run this more than once (Redis retries on a conflicting write): only the last
     // run was stored, so `won` must be what that run decided, or two replicas could both send.
     const { stored: taken } = await this.ctx.writer.change(merchant.id, request.referenceId, (current) => {
-      // A claim still marked as sending is taken over only when its process is gone (stale).
+      const at = now();
+      // A claim still marked as sending is taken over only when its process is gone (stale), and
+      // none is sent again while the last send may still be on its way in.
       won =
         current.status === 'UNKNOWN' &&
         current.updatedAt === since &&
-        (!current.sending || isStale(current, now(), policy));
-      return won ? scheduled({ ...current, sending: true, updatedAt: now().toISOString() }, now(), policy) : undefined;
+        (!current.sending || isStale(current, at, policy)) &&
+        notFoundMeansNeverReceived(current, at, policy);
+      const iso = at.toISOString();
+      return won ? scheduled({ ...current, sending: true, sentAt: iso, updatedAt: iso }, at, policy) : undefined;
     });
     if (!won || !taken) {
-      // Someone else moved first: report what they settled, or let the client ask again; never loop here.
+      // Someone else moved first, or the first send may still arrive: report what is settled, or
+      // let the client ask again; never loop here.
       const settled = await store.get(merchant.id, request.referenceId);
       if (settled && !settled.sending && settled.status !== 'UNKNOWN') return settled;
       throw outcomeUnknown(request.referenceId);

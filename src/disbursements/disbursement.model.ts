@@ -114,6 +114,12 @@ export interface Disbursement {
   traceparent?: string;
   /** True while a create call to the provider may be in flight for this record. */
   sending: boolean;
+  /**
+   * When the latest send of this payout left the gateway: for one still `sending`, when it was about
+   * to (it leaves before the claim goes stale); after a send with no answer, when that send ended.
+   * Unset while nothing was sent, and once the provider confirmed it never received one.
+   */
+  sentAt?: string;
   status: DisbursementStatus;
   providerStatus?: string;
   paymentType: PaymentType;

@@ -3,12 +3,13 @@ import { Disbursement, ProviderRecord } from './disbursement.model';
 import { DisbursementStore, Merchant } from './disbursement.ports';
 import { markNeverReceived } from './disbursement.record';
 import { answered } from './disbursement.answer';
-import { scheduled, stillSending } from './disbursement.schedule';
+import { claimEnded, notFoundMeansNeverReceived, notFoundYet, scheduled, stillSending } from './disbursement.schedule';
 
 /**
  * The reconciler's step for one due record: ask the provider and apply the answer.
- * A payout the provider never saw is no longer checked (an UNKNOWN one says so in its history):
- * only the client's retry of the same request may send it, after asking the provider once more.
+ * A payout the provider does not have is asked about again while its last send may still be on its
+ * way in (RESEND_AFTER_SECONDS); after that it is no longer checked (an UNKNOWN one says so in its
+ * history): only the client's retry of the same request may send it, after asking once more.
  */
 export async function reconcileStep(
   ctx: DomainContext,
@@ -24,7 +25,10 @@ export async function reconcileStep(
     const now = ctx.now();
     const written = await writer.change(merchant.id, referenceId, (current) =>
       scheduled(
-        { ...current, sending: stillSending(current, now, policy), checkAttempts: current.checkAttempts + 1 },
+        {
+          ...(stillSending(current, now, policy) ? current : claimEnded(current, policy)),
+          checkAttempts: current.checkAttempts + 1,
+        },
         now,
         policy,
       ),
@@ -36,6 +40,7 @@ export async function reconcileStep(
     const now = ctx.now();
     if (stillSending(current, now, policy)) return undefined;
     if (!found) {
+      if (!notFoundMeansNeverReceived(current, now, policy)) return notFoundYet(current, now, policy);
       if (current.status === 'UNKNOWN') return markNeverReceived(current, now.toISOString());
       return { ...current, sending: false, nextCheckAt: undefined };
     }

@@ -132,13 +132,16 @@ function noted(current: Disbursement, message: string, source: EventSource, at: 
   return [...current.history, { status: current.status, message, source, at }];
 }
 
-/** A create whose answer never came: no longer in flight; when still UNKNOWN, the reason goes in its history. */
+/**
+ * A create whose answer never came: no longer in flight, sent at the latest now (`at`, when the call
+ * ended); when still UNKNOWN, the reason goes in its history.
+ */
 export function markUnknown(current: Disbursement, reason: string, at: string): Disbursement {
   // A callback may have settled it meanwhile: then only the claim ends, which no client sees.
   if (current.status !== 'UNKNOWN') return { ...current, sending: false };
   return changed(
     current,
-    { ...current, sending: false, history: noted(current, `Outcome unknown: ${reason}`, 'CREATE', at) },
+    { ...current, sending: false, sentAt: at, history: noted(current, `Outcome unknown: ${reason}`, 'CREATE', at) },
     at,
   );
 }
@@ -146,11 +149,20 @@ export function markUnknown(current: Disbursement, reason: string, at: string): 
 export const NEVER_RECEIVED =
   'The provider has no record of this payout: it was never received. Retry the same request to send it.';
 
-/** The provider says it never received this UNKNOWN payout: say so, and stop asking. */
+/**
+ * The provider says it never received this UNKNOWN payout, and no send of it can still be on its
+ * way in: say so, and stop asking. No send is outstanding, so the next one waits for nothing.
+ */
 export function markNeverReceived(current: Disbursement, at: string): Disbursement {
   return changed(
     current,
-    { ...current, sending: false, nextCheckAt: undefined, history: noted(current, NEVER_RECEIVED, 'STATUS_CHECK', at) },
+    {
+      ...current,
+      sending: false,
+      sentAt: undefined,
+      nextCheckAt: undefined,
+      history: noted(current, NEVER_RECEIVED, 'STATUS_CHECK', at),
+    },
     at,
   );
 }

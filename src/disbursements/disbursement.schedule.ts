@@ -9,6 +9,12 @@ export interface ReconcilePolicy {
   maxDelayMs: number;
   /** A claim still marked as sending after this long belongs to a process that died mid-call. */
   staleClaimMs: number;
+  /**
+   * RESEND_AFTER_SECONDS: a provider may take a while to take a create in, answering "not found"
+   * meanwhile, so its "not found" means "never received" only once this long has passed since the
+   * last send could have left the gateway.
+   */
+  resendAfterMs: number;
 }
 
 /** When the reconciler should next look at a record: never once final, sooner while unknown. */
@@ -38,6 +44,52 @@ export function isStale(record: Disbursement, now: Date, policy: ReconcilePolicy
 /** A create may still be under way: its own answer settles the record, not the reconciler. */
 export function stillSending(record: Disbursement, now: Date, policy: ReconcilePolicy): boolean {
   return record.sending && !isStale(record, now, policy);
+}
+
+/**
+ * The latest moment the last send of this payout could have left the gateway (ms), or undefined when
+ * none is in doubt: nothing was sent, or the provider has answered about it (the status is no longer
+ * UNKNOWN). A claim still marked sending may leave until it goes stale: its call starts right after
+ * the claim and is aborted at UPSTREAM_TIMEOUT_MS, half the stale time.
+ */
+export function lastDeparture(record: Disbursement, policy: ReconcilePolicy): number | undefined {
+  if (record.sentAt === undefined || record.status !== 'UNKNOWN') return undefined;
+  return Date.parse(record.sentAt) + (record.sending ? policy.staleClaimMs : 0);
+}
+
+/** When a provider "not found" starts to mean "never received" (ms); undefined: it already does. */
+export function resendableAt(record: Disbursement, policy: ReconcilePolicy): number | undefined {
+  const left = lastDeparture(record, policy);
+  return left === undefined ? undefined : left + policy.resendAfterMs;
+}
+
+/**
+ * Whether the provider's "not found" can be trusted: RESEND_AFTER_SECONDS have passed since the last
+ * send could have left (at the edge, it has). Until then the first send may still be on its way in,
+ * and a second one could pay twice.
+ */
+export function notFoundMeansNeverReceived(record: Disbursement, now: Date, policy: ReconcilePolicy): boolean {
+  const at = resendableAt(record, policy);
+  return at === undefined || now.getTime() >= at;
+}
+
+/** A claim whose process is gone ends: `sending` goes, and `sentAt` becomes the latest moment its send could have left. */
+export function claimEnded(current: Disbursement, policy: ReconcilePolicy): Disbursement {
+  if (!current.sending) return current;
+  const left = lastDeparture(current, policy);
+  return { ...current, sending: false, ...(left !== undefined && { sentAt: new Date(left).toISOString() }) };
+}
+
+/**
+ * The provider does not have it yet, but its last send may still be on its way in: check again, a
+ * little later each time, and at the latest when "not found" becomes trustworthy.
+ */
+export function notFoundYet(current: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
+  const ended = claimEnded(current, policy);
+  const next = scheduled({ ...ended, checkAttempts: current.checkAttempts + 1 }, now, policy);
+  const trusted = resendableAt(next, policy);
+  if (trusted === undefined || next.nextCheckAt === undefined || Date.parse(next.nextCheckAt) <= trusted) return next;
+  return { ...next, nextCheckAt: new Date(trusted).toISOString() };
 }
 
 /** A status change restarts the backoff; the next check follows from the new state. */

@@ -34,9 +34,11 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   provider: ProviderPort;
   /** How long a create may take at the provider; a claim older than twice this is no longer in flight. */
   upstreamTimeoutMs: number;
+  /** RESEND_AFTER_SECONDS in ms: how long after a send a provider "not found" is still not trusted. */
+  resendAfterMs: number;
   /** How often a request waiting on another replica's in-flight create looks again. */
   claimPollMs?: number;
-  reconcile: Omit<ReconcilePolicy, 'staleClaimMs'>;
+  reconcile: Omit<ReconcilePolicy, 'staleClaimMs' | 'resendAfterMs'>;
   /** How long one wallet balance answer is served per merchant (0: ask every time). Default 5000. */
   walletBalanceCacheMs?: number;
   /** Called once when a payout reaches a final status (metrics, relay to the client's own callbackUrl). */
@@ -71,7 +73,7 @@ export class DisbursementService {
       events: opts.events,
       provider: opts.provider,
       writer: new RecordWriter(opts.store, opts.events, opts.onFinal),
-      policy: { ...opts.reconcile, staleClaimMs: opts.upstreamTimeoutMs * 2 },
+      policy: { ...opts.reconcile, staleClaimMs: opts.upstreamTimeoutMs * 2, resendAfterMs: opts.resendAfterMs },
       now: opts.now ?? (() => new Date()),
       dayTimeZone: opts.payoutDayTimeZone ?? 'UTC',
       onControl: opts.onControl ?? (() => undefined),

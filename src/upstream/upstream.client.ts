@@ -206,6 +206,9 @@ export class UpstreamClient implements ProviderPort {
         status,
         retryAfter: retryAfterSeconds(answer.headers['retry-after']),
       });
+    // 502 and 504 are a proxy's word that the provider did not answer it: a create may still be on its way in.
+    if (call === 'create' && (status === 502 || status === 504))
+      return new ProviderError('unknown', `provider answered ${status}: ${message}`, { status });
     if (status >= 500) return new ProviderError('server-error', `provider answered ${status}: ${message}`, { status });
     if (status >= 400) return new ProviderError('rejected', message, { status, field });
     // A 1xx/3xx to an API call: we cannot tell what happened.

@@ -135,11 +135,13 @@ describe('every outcome of a create', () => {
 
 describe('a payout a client saw as UNKNOWN', () => {
   it('is kept when a retry is refused with nothing sent, so its versions only grow and watchers miss no state', async () => {
-    const d = domain();
+    let clock = Date.now();
+    const d = domain({ now: () => new Date(clock) });
     const request = mobileRequest();
     d.provider.script.push({ fail: fail('unknown'), stores: false }, { fail: fail('rejected', 400), stores: false });
     await expect(d.service.create(merchant, request)).rejects.toMatchObject({ code: 'OUTCOME_UNKNOWN' });
-    // The retry asks the provider (it has nothing), sends again, and is refused.
+    // Once RESEND_AFTER_SECONDS have passed, the retry asks the provider (it has nothing), sends again, and is refused.
+    clock += 60_000;
     await expect(d.service.create(merchant, request)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
     const kept = await d.store.get(merchant.id, request.referenceId);
     expect(kept).toMatchObject({ status: 'UNKNOWN', sending: false });

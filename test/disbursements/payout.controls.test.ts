@@ -244,7 +244,9 @@ describe('approval by a second person', () => {
     const request = await held();
     d.provider.script.push({ fail: new ProviderError('unknown', 'socket hang up'), stores: false });
     expect(codeOf(await attempt(d.service.approve(controlled, request.referenceId, bob)))).toBe('OUTCOME_UNKNOWN');
-    // The requester's retry asks the provider (nothing), sends, and the provider takes nothing.
+    // Once RESEND_AFTER_SECONDS have passed, the requester's retry asks the provider (nothing), sends,
+    // and the provider takes nothing.
+    clock = new Date(clock.getTime() + 60_000);
     d.provider.script.push({ fail: new ProviderError('unavailable', 'down'), stores: false });
     expect(codeOf(await attempt(d.service.create(controlled, request, undefined, alice)))).toBe('UPSTREAM_UNAVAILABLE');
     expect(await stored(request)).toMatchObject({ status: 'AWAITING_APPROVAL', sending: false });

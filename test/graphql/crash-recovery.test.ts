@@ -15,6 +15,8 @@ import { uniqueRef } from '../support/stack';
  */
 const merchant = { id: 'default', apiKey: 'sandbox-key' };
 const TIMEOUT_MS = 500;
+/** Shorter than the dead claims' age (10 timeouts) less the stale time (2), so their window is over. */
+const RESEND_AFTER_MS = 4 * TIMEOUT_MS;
 let sandbox: SandboxHandle;
 let upstream: UpstreamClient;
 let store: MemoryStore;
@@ -36,6 +38,7 @@ beforeEach(() => {
     events: new PubSubEvents(),
     provider: upstream,
     upstreamTimeoutMs: TIMEOUT_MS,
+    resendAfterMs: RESEND_AFTER_MS,
     reconcile: { unknownAfterMs: 100, pendingAfterMs: 600_000, maxDelayMs: 60_000 },
   });
 });
@@ -54,9 +57,9 @@ function request(): MobileMoneyRequest {
   };
 }
 
-/** The claim a dead process left: still "sending", last touched longer ago than any create may take. */
-async function deadClaim(req: MobileMoneyRequest): Promise<void> {
-  const longAgo = new Date(Date.now() - 10 * TIMEOUT_MS).toISOString();
+/** The claim a dead process left: still "sending", made `ageMs` ago (by default longer than any create and the resend window take). */
+async function deadClaim(req: MobileMoneyRequest, ageMs = 10 * TIMEOUT_MS): Promise<void> {
+  const longAgo = new Date(Date.now() - ageMs).toISOString();
   const claim: Disbursement = {
     merchantId: merchant.id,
     referenceId: req.referenceId,
@@ -64,6 +67,7 @@ async function deadClaim(req: MobileMoneyRequest): Promise<void> {
     request: req,
     fingerprint: fingerprint(req),
     sending: true,
+    sentAt: longAgo,
     status: 'UNKNOWN',
     paymentType: 'OTHER',
     amount: req.amount,
@@ -86,6 +90,14 @@ describe('a claim left by a process that died', () => {
     const record = await service.create(merchant, req);
     expect(record.status).toBe('PENDING');
     expect(sandbox.stats().createRequestsByReferenceId[req.referenceId]).toBe(1);
+  });
+
+  it('died while its send may still be on its way in: the retry sends nothing and answers OUTCOME_UNKNOWN', async () => {
+    const req = request();
+    // Stale (older than twice the timeout), but the window after its latest possible send is not over.
+    await deadClaim(req, 3 * TIMEOUT_MS);
+    await expect(service.create(merchant, req)).rejects.toMatchObject({ code: 'OUTCOME_UNKNOWN' });
+    expect(sandbox.stats().createRequestsByReferenceId[req.referenceId]).toBeUndefined();
   });
 
   it('died after sending: the retry finds the payout at the provider and sends nothing', async () => {

@@ -28,9 +28,12 @@ export class FakeProvider implements ProviderPort {
   readonly script: CreateScript[] = [];
   /** When set, check-status fails with it. */
   checkFailure?: ProviderError;
+  /** Called as each create arrives, e.g. to move a test's clock by the time the call takes. */
+  onCreate?: () => void;
 
   async create(_merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord> {
     this.creates.push(request);
+    this.onCreate?.();
     // A real provider refuses a referenceId it already has, whatever the content.
     if (this.ledger.has(request.referenceId))
       throw new ProviderError('rejected', 'referenceId already used', { status: 400, field: 'referenceId' });
@@ -124,6 +127,8 @@ export interface Domain {
 export function domain(
   opts: {
     upstreamTimeoutMs?: number;
+    /** RESEND_AFTER_SECONDS in ms; default the setting's default, 60 s. */
+    resendAfterMs?: number;
     orphansPerHour?: number;
     now?: () => Date;
     payoutDayTimeZone?: string;
@@ -148,6 +153,7 @@ export function domain(
     events,
     provider,
     upstreamTimeoutMs: opts.upstreamTimeoutMs ?? 60_000,
+    resendAfterMs: opts.resendAfterMs ?? 60_000,
     claimPollMs: 5,
     reconcile: { unknownAfterMs: 1000, pendingAfterMs: 60_000, maxDelayMs: 600_000 },
     onFinal: (r) => finals.push(r),
