@@ -1,7 +1,7 @@
 // The arrows of the house (docs/architecture.md): from the edges toward the domain, never back.
 // `npm test` runs it; a violating import fails the build.
 const domain = '^src/disbursements/';
-const base = '^src/(observability|http|redis)/|^src/config[.]ts$';
+const base = '^src/(observability|http|database)/|^src/config[.]ts$';
 const adapters = '^src/(store|events|upstream|relay|auth|callbacks|sandbox)/';
 const edges = '^src/(graphql|demo)/';
 // Start-up wiring: the files at the top of src/ (app.ts and its modules, server.ts, main.ts) but
@@ -29,7 +29,7 @@ module.exports = {
     {
       name: 'base-imports-no-part',
       severity: 'error',
-      comment: 'observability, http, redis and config serve every part and know none of them.',
+      comment: 'observability, http, database and config serve every part and know none of them.',
       from: { path: base },
       to: { path: [adapters, edges, wiring], pathNot: config },
     },

@@ -1,110 +1,99 @@
 import { ClientRateLimit } from './auth/client.rate-limit';
 import { Config } from './config';
 import { DisbursementEvents, DisbursementStore } from './disbursements/disbursement.ports';
+import { openPostgres } from './database/postgres.open';
+import { openSqlite } from './database/sqlite.open';
+import { PostgresEvents } from './events/postgres.events';
 import { PubSubEvents } from './events/pubsub.events';
-import { RedisEvents } from './events/redis.events';
 import { throttle } from './observability/log.throttle';
 import { Logger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
-import { MemoryStore } from './store/memory.store';
-import { classifyingFailures, closeRedis, connectRedis, FailureHandlers } from './redis/redis.connection';
-import { RedisStore } from './store/redis.store';
-import { MemoryBudgetLedger } from './upstream/memory.budget';
-import { BudgetLedger } from './upstream/provider.budget';
-import { RedisBudgetLedger } from './upstream/redis.budget';
-import { MemoryRelayQueue } from './relay/memory.relay-queue';
-import { RedisRelayQueue } from './relay/redis.relay-queue';
+import { PostgresRelayQueue } from './relay/postgres.relay-queue';
 import { RelayQueue } from './relay/relay.queue';
+import { SqliteRelayQueue } from './relay/sqlite.relay-queue';
+import { PostgresStore } from './store/postgres.store';
+import { SqliteStore } from './store/sqlite.store';
+import { PostgresBudgetLedger } from './upstream/postgres.budget';
+import { BudgetLedger } from './upstream/provider.budget';
+import { SqliteBudgetLedger } from './upstream/sqlite.budget';
 
 export interface Storage {
   store: DisbursementStore;
   events: DisbursementEvents & { pubSub: PubSubEvents['pubSub'] };
-  /** Client quotas live where the rest of the shared state does. */
+  /** Client quotas: in memory for the one process of the embedded file, in PostgreSQL for replicas. */
   rateLimit: ClientRateLimit;
-  /** Provider budgets (UPSTREAM_RATE_LIMIT_PER_MIN), shared by replicas like the quotas. */
+  /** Provider budgets (UPSTREAM_RATE_LIMIT_PER_MIN), in the database every replica shares. */
   budget: BudgetLedger;
+  /** Relays to clients' own callbackUrl, in the same database. */
+  relayQueue: RelayQueue;
   close(): Promise<void>;
 }
 
 /** Outage lines: at most 5 a minute, however many requests meet the outage. */
 const OUTAGE_LOG = { max: 5, windowMs: 60_000 };
+/** How often retention and expired quotas are swept. */
+const HOUSEKEEPING_MS = 60_000;
 
 /**
- * What a failed Redis command tells the operator: an outage (each one answered SERVICE_UNAVAILABLE)
- * is logged with its cause, a few lines a minute; a fault is counted here and logged once, at
- * error level, where it is masked (the GraphQL error formatter, the reconciler, the callback receiver).
+ * The system of record from DATABASE_URL: the embedded SQLite file (one process; its events, quotas
+ * in memory) or PostgreSQL (any number of replicas; events over LISTEN/NOTIFY). Opening migrates the
+ * schema; it throws when the database cannot be opened (unreachable, in use, a schema too new).
  */
-function redisFailures(logger: Logger, metrics: GatewayMetrics): FailureHandlers {
-  const outageLine = throttle(OUTAGE_LOG.max, OUTAGE_LOG.windowMs);
-  return {
-    onOutage(error) {
-      metrics.storeErrors.inc({ kind: 'outage' });
-      const { pass, suppressed } = outageLine();
-      if (pass)
-        logger.warn(
-          { err: error, ...(suppressed > 0 && { suppressed }) },
-          'redis unavailable: answering SERVICE_UNAVAILABLE',
-        );
-    },
-    onFault() {
-      metrics.storeErrors.inc({ kind: 'fault' });
-    },
-  };
-}
-
-/** In memory for one process; Redis (shared by replicas) when REDIS_URL or REDIS_CLUSTER_NODES is set. */
-export function createStorage(config: Config, logger: Logger, metrics: GatewayMetrics): Storage {
-  if (!config.redis) {
-    const store = new MemoryStore({
-      retentionMs: config.retentionSeconds * 1000,
-      maxRecords: config.memoryMaxRecords,
-      eventRetentionMs: config.eventRetentionSeconds * 1000,
-    });
+export async function createStorage(config: Config, logger: Logger, metrics: GatewayMetrics): Promise<Storage> {
+  const { database, retentionSeconds, eventRetentionSeconds } = config;
+  const retention = { retentionMs: retentionSeconds * 1000, eventRetentionMs: eventRetentionSeconds * 1000 };
+  if (database.engine === 'sqlite') {
+    const handle = openSqlite(database.path);
     const events = new PubSubEvents();
+    const store = new SqliteStore({ db: handle.db, onChange: (record) => void events.publish(record), ...retention });
+    const housekeeping = every(HOUSEKEEPING_MS, async () => void store.prune(), logger);
     return {
       store,
       events,
       rateLimit: ClientRateLimit.inMemory(config.clientRateLimitPerMin),
-      budget: new MemoryBudgetLedger(),
-      close: async () => {
+      budget: new SqliteBudgetLedger(handle.db),
+      relayQueue: new SqliteRelayQueue(handle.db),
+      async close() {
+        clearInterval(housekeeping);
         await events.close();
-        await store.close();
+        handle.close();
       },
     };
   }
-  const { redis } = config;
-  const prefix = config.redisKeyPrefix;
-  // Connection attempts failing while Redis is away: ioredis reports each one.
-  const connectionLine = throttle(OUTAGE_LOG.max, OUTAGE_LOG.windowMs);
-  const onError = (error: Error) => {
-    const { pass, suppressed } = connectionLine();
-    if (pass) logger.warn({ err: error, ...(suppressed > 0 && { suppressed }) }, 'redis connection error');
+  const outageLine = throttle(OUTAGE_LOG.max, OUTAGE_LOG.windowMs);
+  const onOutage = (error: unknown) => {
+    metrics.storeErrors.inc({ kind: 'outage' });
+    const { pass, suppressed } = outageLine();
+    if (pass)
+      logger.warn(
+        { err: error, ...(suppressed > 0 && { suppressed }) },
+        'database unavailable: answering SERVICE_UNAVAILABLE',
+      );
   };
-  const failures = redisFailures(logger, metrics);
-  const { retentionSeconds, eventRetentionSeconds } = config;
-  const store = new RedisStore({ redis, prefix, retentionSeconds, eventRetentionSeconds, onError, failures });
-  const events = new RedisEvents({ redis, prefix, onError });
-  const quotaClient = connectRedis(redis, 'store', onError);
-  // Quotas and budgets share one connection, and so one view of its failures.
-  const quotas = classifyingFailures(quotaClient, failures);
+  const pool = await openPostgres(database.url, { onError: onOutage });
+  const events = new PostgresEvents({ url: database.url, pool, onError: onOutage });
+  const store = new PostgresStore({ pool, onOutage, ...retention });
+  const rateLimit = ClientRateLimit.inPostgres(pool, config.clientRateLimitPerMin);
+  const housekeeping = every(HOUSEKEEPING_MS, async () => void (await store.prune()), logger);
   return {
     store,
     events,
-    rateLimit: ClientRateLimit.inRedis(quotas, prefix, config.clientRateLimitPerMin),
-    budget: new RedisBudgetLedger(quotas, prefix),
-    close: async () => {
-      await Promise.all([events.close(), store.close(), closeRedis(quotaClient)]);
+    rateLimit,
+    budget: new PostgresBudgetLedger(pool),
+    relayQueue: new PostgresRelayQueue(pool),
+    async close() {
+      clearInterval(housekeeping);
+      await events.close();
+      await pool.end();
     },
   };
 }
 
-/** Relay work lives where the records do: in memory for one process, in Redis for replicas. */
-export function createRelayQueue(config: Config, logger: Logger): RelayQueue {
-  if (!config.redis) return new MemoryRelayQueue();
-  return new RedisRelayQueue({
-    redis: config.redis,
-    prefix: config.redisKeyPrefix,
-    retentionSeconds: config.retentionSeconds,
-    onError: (error) => logger.warn({ err: error }, 'redis error'),
-  });
+/** A timer that never keeps the process alive, whose failures are logged, not thrown. */
+function every(ms: number, work: () => Promise<void>, logger: Logger): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    work().catch((error: unknown) => logger.warn({ err: error }, 'housekeeping failed; tried again later'));
+  }, ms);
+  timer.unref();
+  return timer;
 }

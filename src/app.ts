@@ -2,7 +2,7 @@ import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
 import { randomBytes } from 'node:crypto';
 import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
-import { Config } from './config';
+import { Config, ConfigError } from './config';
 import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { createLogger, Logger } from './observability/logger';
@@ -12,8 +12,9 @@ import type { TracingSdk } from './observability/tracing.sdk';
 import { RelaySender } from './relay/relay.sender';
 import { RelayWorker } from './relay/relay.worker';
 import { SandboxHandle, startSandbox } from './sandbox/sandbox.server';
-import { listen, serve } from './server';
-import { createRelayQueue, createStorage } from './app.storage';
+import { listen, Listening, serve } from './server';
+import { createStorage, Storage } from './app.storage';
+import { databasePassword, shownTarget } from './database/database.target';
 import { loadManifest } from './graphql/trusted.manifest';
 import { BreakingProvider } from './upstream/upstream.breaker';
 import { BudgetedProvider } from './upstream/provider.budget';
@@ -71,8 +72,10 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ? (opts.config.webhookSecret ?? opts.config.sandbox.webhookSecret ?? `whsec_${randomBytes(24).toString('base64')}`)
     : opts.config.webhookSecret;
   const merchants = MerchantRegistry.fromConfig(opts.config, embedded || opts.trustedProvider === true);
+  const dbPassword = databasePassword(opts.config.database);
   const secrets = [
     ...merchants.secrets(),
+    ...(dbPassword ? [dbPassword] : []),
     ...webhookSecretForms(webhookSecret),
     ...webhookSecretForms(opts.config.relay.secret),
   ];
@@ -118,6 +121,26 @@ export async function startApp(opts: AppOptions): Promise<App> {
   }
 }
 
+/**
+ * The database of DATABASE_URL, opened and migrated, named in the log. One that cannot be opened
+ * stops startup with one line naming the setting (never its value, which may hold a password).
+ */
+async function openStorage(config: Config, logger: Logger, metrics: GatewayMetrics): Promise<Storage> {
+  const shown = shownTarget(config.database);
+  let storage: Storage;
+  try {
+    storage = await createStorage(config, logger, metrics);
+  } catch (error) {
+    const password = databasePassword(config.database);
+    const message = error instanceof Error ? error.message : String(error);
+    const reason = password ? message.split(password).join('[redacted]') : message;
+    throw new ConfigError(`Cannot open the database of DATABASE_URL (${shown}): ${reason}`);
+  }
+  logger.info(`records kept in the ${shown}`);
+  if (config.retiredSettings) logger.warn(config.retiredSettings);
+  return storage;
+}
+
 async function startGateway(
   config: Config,
   merchants: MerchantRegistry,
@@ -129,12 +152,19 @@ async function startGateway(
   if (!config.upstreamBaseUrl) throw new Error('the gateway needs an upstream base URL');
   // Read before the port is bound: a manifest that cannot be used stops startup with nothing to close.
   const trustedOperations = config.trustedDocuments && loadManifest(config.trustedDocuments.path);
-  const listening = await listen(config);
+  const metrics = new GatewayMetrics();
+  const storage = await openStorage(config, logger, metrics);
+  let listening: Listening;
+  try {
+    listening = await listen(config);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
   const { port } = listening;
   const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
   const callbackUrl = (merchantId: string) => `${publicUrl}/callbacks/${merchants.byId(merchantId)?.callbackToken}`;
 
-  const metrics = new GatewayMetrics();
   const upstream = new UpstreamClient({
     baseUrl: config.upstreamBaseUrl,
     timeoutMs: config.upstreamTimeoutMs,
@@ -143,8 +173,7 @@ async function startGateway(
     logger,
     observe: (endpoint, status, seconds) => metrics.providerLatency.observe({ endpoint, status }, seconds),
   });
-  const storage = createStorage(config, logger, metrics);
-  const { store, events } = storage;
+  const { store, events, relayQueue } = storage;
   const breaking = new BreakingProvider(upstream, {
     resetTimeoutMs: config.breakerResetMs,
     onStateChange: (merchantId, endpoint, state) => {
@@ -160,7 +189,6 @@ async function startGateway(
     onSpend: (merchant, purpose) => metrics.providerBudgetSpent.inc({ merchant, purpose }),
     onRefuse: (merchant, purpose, reason) => metrics.providerBudgetRefused.inc({ merchant, purpose, reason }),
   });
-  const relayQueue = createRelayQueue(config, logger);
   const relaySender = new RelaySender({
     secret: config.relay.secret,
     timeoutMs: config.relay.timeoutMs,
@@ -265,7 +293,6 @@ async function startGateway(
       await Promise.all([service.drain(createGraceMs), server.close()]);
       await relay.stop();
       await relaySender.close();
-      await relayQueue.close();
       breaking.shutdown();
       await upstream.close();
       await storage.close();

@@ -1,4 +1,4 @@
-import { RedisTarget } from './redis/redis.connection';
+import { DatabaseTarget, databaseTarget, DEFAULT_SQLITE_PATH } from './database/database.target';
 import { z } from 'zod';
 import { isTimeZone } from './disbursements/payout.controls';
 
@@ -143,33 +143,18 @@ const access = {
 };
 
 const storage = {
-  REDIS_URL: doc(
-    z.url({ protocol: /^rediss?$/ }).optional(),
-    'shared store, pub/sub and quotas for several replicas',
-    'in memory',
-  ),
-  REDIS_CLUSTER_NODES: doc(
-    z
-      .string()
-      .regex(/^\s*[\w.-]+:\d{1,5}\s*(,\s*[\w.-]+:\d{1,5}\s*)*$/, 'must be host:port,host:port,...')
-      .optional(),
-    '`host:port,host:port,...` of a Redis Cluster, instead of REDIS_URL',
-    'no cluster',
-  ),
-  REDIS_KEY_PREFIX: doc(
-    z
-      .string()
-      .regex(/^[\w:.-]{1,64}$/, 'must be 1-64 letters, digits or _ : . -')
-      .default('pgw:'),
-    'start of every Redis key and channel (deployments can share a Redis)',
+  DATABASE_URL: doc(
+    optionalText,
+    '`postgres://user:password@host:5432/db` (any number of replicas share it) or `sqlite:<path>` (an embedded file, one process): payouts, their history, claims, the change log, reservations, relay jobs and provider budgets',
+    `the embedded SQLite file \`${DEFAULT_SQLITE_PATH}\` in the working folder`,
   ),
   RECORD_RETENTION_SECONDS: doc(
     z.coerce
       .number()
       .int()
-      .min(60)
-      .default(7 * 24 * 3600),
-    'how long records and idempotency claims are kept after their last change (memory or Redis)',
+      .refine((v) => v === 0 || v >= 60, 'must be 0 (keep forever) or at least 60')
+      .default(0),
+    'how long a final payout is kept after its last change (0: forever); its referenceId stays taken for as long as it is kept',
   ),
   EVENT_RETENTION_SECONDS: doc(
     z.coerce
@@ -179,10 +164,6 @@ const storage = {
       .max(7 * 24 * 3600)
       .default(24 * 3600),
     "how long each merchant's payout changes are kept for `disbursementEvents(after:)` to replay (1 s to 7 days)",
-  ),
-  MEMORY_MAX_RECORDS: doc(
-    z.coerce.number().int().min(1).default(100_000),
-    'without Redis: payouts one process holds at most (the oldest final ones go first; none final: creates refused)',
   ),
 };
 
@@ -349,14 +330,23 @@ const TRACING_VARIABLES = [
   'OTEL_TRACES_EXPORTER',
 ] as const;
 
-/** REDIS_URL, or the nodes a cluster client starts from (`host:port,host:port`); undefined: everything in memory. */
-function redisTarget(url: string | undefined, clusterNodes: string | undefined): RedisTarget | undefined {
-  if (!clusterNodes) return url;
-  const cluster = clusterNodes.split(',').map((node) => {
-    const [host, port] = node.trim().split(':');
-    return { host, port: Number(port) };
-  });
-  return { cluster };
+/** Settings earlier versions read, and what took their place. */
+const RETIRED_REDIS = ['REDIS_URL', 'REDIS_CLUSTER_NODES'] as const;
+
+/**
+ * Redis no longer holds records: DATABASE_URL does. A configuration that still names Redis and no
+ * PostgreSQL is stopped, since its replicas would each keep a file of their own and could pay twice;
+ * with PostgreSQL set, Redis is only ignored (the returned line says so at startup).
+ */
+function retiredRedis(env: NodeJS.ProcessEnv, database: DatabaseTarget): string | undefined {
+  const named = RETIRED_REDIS.filter((name) => env[name]);
+  if (named.length === 0) return undefined;
+  const what = `${named.join(' and ')} no longer hold${named.length === 1 ? 's' : ''} payouts: they live in DATABASE_URL`;
+  if (database.engine === 'sqlite')
+    throw new ConfigError(
+      `Retired setting ${named[0]}: ${what} (unset: one process on an embedded SQLite file; replicas share PostgreSQL, DATABASE_URL=postgres://...). Remove ${named.join(' and ')}.`,
+    );
+  return `${what}, PostgreSQL here; ${named.join(' and ')} ignored`;
 }
 
 /** Reads and validates the environment; throws a ConfigError naming the first bad setting. */
@@ -368,9 +358,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid setting ${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
-  if (e.REDIS_URL && e.REDIS_CLUSTER_NODES) {
-    throw new ConfigError('Invalid setting REDIS_CLUSTER_NODES: set either REDIS_URL or REDIS_CLUSTER_NODES, not both');
-  }
+  const database = databaseTarget(e.DATABASE_URL);
+  // The value is never repeated: it may hold a password.
+  if (!database) throw new ConfigError('Invalid setting DATABASE_URL: must be postgres://... or sqlite:<path>');
   if (e.UPSTREAM_BASE_URL && !e.MERCHANT_API_KEY && !e.MERCHANTS_FILE) {
     throw new ConfigError('Missing setting MERCHANT_API_KEY: required when UPSTREAM_BASE_URL is set');
   }
@@ -390,7 +380,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Invalid setting PAYOUT_CONTROLS: with MERCHANTS_FILE, give each merchant its "controls" in that file',
     );
   }
-  return toConfig(e);
+  return { ...toConfig(e), database, retiredSettings: retiredRedis(blanksRemoved, database) };
 }
 
 /** The settings arranged as the gateway's parts take them. */
@@ -422,12 +412,9 @@ function toConfig(e: z.infer<typeof envSchema>) {
     /** PAYOUT_CONTROLS as written (JSON); the merchant registry parses it, naming the merchant. */
     payoutControls: e.PAYOUT_CONTROLS,
     payoutDayTimeZone: e.PAYOUT_DAY_TIMEZONE,
-    redis: redisTarget(e.REDIS_URL, e.REDIS_CLUSTER_NODES),
-    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     retentionSeconds: e.RECORD_RETENTION_SECONDS,
     /** How long each merchant's change log keeps a change, for `disbursementEvents(after:)` to replay. */
     eventRetentionSeconds: e.EVENT_RETENTION_SECONDS,
-    memoryMaxRecords: e.MEMORY_MAX_RECORDS,
     logLevel: e.LOG_LEVEL,
     reconcile: {
       intervalMs: e.RECONCILE_INTERVAL_MS,
@@ -475,6 +462,11 @@ function toConfig(e: z.infer<typeof envSchema>) {
   };
 }
 
-export type Config = ReturnType<typeof toConfig>;
+export type Config = ReturnType<typeof toConfig> & {
+  /** DATABASE_URL, parsed. */
+  database: DatabaseTarget;
+  /** Said once at startup when a retired setting is still set, but harmless. */
+  retiredSettings?: string;
+};
 export type SandboxConfig = Config['sandbox'];
 export type JwtConfig = Config['jwt'];

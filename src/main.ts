@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   let app: App;
   try {
     config = loadConfig();
-    // Before the gateway's modules load, so the SDK can hook ioredis; nothing is loaded when tracing is off.
+    // Before the gateway's modules load, so the SDK can hook pg; nothing is loaded when tracing is off.
     const tracing = await startTracing(config.tracing);
     const { startApp } = await import('./app.js');
     app = await startApp({ config, tracing });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { RedisClient } from '../redis/redis.connection';
-import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Pool } from 'pg';
+import { RateLimiterAbstract, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 
 /** The client a request counts against: its token (hashed), or its address when access is open. */
 export function clientKey(authorization: string | undefined, remoteAddress: string | undefined): string {
@@ -14,17 +14,28 @@ export function clientKey(authorization: string | undefined, remoteAddress: stri
 export class ClientRateLimit {
   constructor(private readonly limiter: RateLimiterAbstract | undefined) {}
 
+  /**
+   * One process (the embedded file): its quotas are exact in memory, and a quota is not a record
+   * worth a write per operation.
+   */
   static inMemory(perMinute: number): ClientRateLimit {
     return new ClientRateLimit(perMinute > 0 ? new RateLimiterMemory({ points: perMinute, duration: 60 }) : undefined);
   }
 
-  /** One quota across replicas; while Redis is away each replica counts in memory instead of failing. */
-  static inRedis(client: RedisClient, keyPrefix: string, perMinute: number): ClientRateLimit {
+  /**
+   * One quota across replicas, in PostgreSQL's `client_quotas` (created by the schema's migrations,
+   * its ended rows swept with the store's retention); while the database is away each replica counts
+   * in memory instead of failing.
+   */
+  static inPostgres(pool: Pool, perMinute: number): ClientRateLimit {
     if (perMinute <= 0) return new ClientRateLimit(undefined);
     return new ClientRateLimit(
-      new RateLimiterRedis({
-        storeClient: client,
-        keyPrefix: `${keyPrefix}quota`,
+      new RateLimiterPostgres({
+        storeClient: pool,
+        storeType: 'pool',
+        tableName: 'client_quotas',
+        tableCreated: true,
+        clearExpiredByTimeout: false,
         points: perMinute,
         duration: 60,
         insuranceLimiter: new RateLimiterMemory({ points: perMinute, duration: 60 }),

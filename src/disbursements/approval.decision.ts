@@ -30,7 +30,7 @@ export async function decideAwaiting<O extends string>(
   refuse: (current: Disbursement) => O | undefined = () => undefined,
 ): Promise<Decided<O>> {
   let outcome: Decided<O>['outcome'] = 'undecidable';
-  // The store may run the change more than once (Redis retries on a conflicting write): only the last run counts.
+  // Only the store's last run of the change was stored (DisbursementStore.update).
   const { stored } = await ctx.writer.change(merchant.id, referenceId, (current) => {
     const refused = refuse(current);
     outcome = refused ?? 'undecidable';

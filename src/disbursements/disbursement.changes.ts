@@ -14,19 +14,8 @@ export interface Change {
 /** Changes read from the log in one round trip. */
 const BATCH = 100;
 
-const POSITION = /^(\d{1,15})-(\d{1,15})$/;
-
-/** Orders two log positions (`<ms>-<seq>`, as Redis Streams number their entries). */
-export function comparePositions(a: string, b: string): number {
-  const [am, as] = a.split('-').map(Number);
-  const [bm, bs] = b.split('-').map(Number);
-  return am - bm || as - bs;
-}
-
-/** The milliseconds part of a position: when the change was logged. */
-export function positionTime(position: string): number {
-  return Number(position.split('-')[0]);
-}
+/** A log position: the merchant's changes are numbered 1, 2, 3, ... */
+const POSITION = /^\d{1,15}$/;
 
 /**
  * A cursor is a log position and a MAC over it and the merchant, keyed by the merchant's provider

@@ -282,8 +282,8 @@ export class CreateDisbursement {
     // The provider never saw it: take the claim over (only one caller wins) and send.
     const since = existing.updatedAt;
     let won = false;
-    // The store may run this more than once (Redis retries on a conflicting write): only the last
-    // run was stored, so `won` must be what that run decided, or two replicas could both send.
+    // Only the store's last run of the change was stored: `won` is what that run decided, or two
+    // replicas could both send.
     const { stored: taken } = await this.ctx.writer.change(merchant.id, request.referenceId, (current) => {
       const at = now();
       // A claim still marked as sending is taken over only when its process is gone (stale), and

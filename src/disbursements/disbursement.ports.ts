@@ -69,15 +69,21 @@ export class StoreFullError extends StoreUnavailableError {
   }
 }
 
-/** One entry of a merchant's change log: where it sits (`<ms>-<seq>`, ordered) and the record as that change left it. */
+/** One entry of a merchant's change log: where it sits (1, 2, 3, ... per merchant) and the record as that change left it. */
 export interface LoggedChange {
   position: string;
   record: Disbursement;
 }
 
 /** The position before every change. */
-export const START_POSITION = '0-0';
+export const START_POSITION = '0';
 
+/**
+ * The system of record. A write that changes what a client sees (the record's `version` moved, or
+ * a new record is a client's payout at once: `shownOnInsert`) is appended to its merchant's change
+ * log in the same atomic step, and every process's DisbursementEvents hear of it once committed:
+ * a change is published exactly when it is logged, and never lost between the two.
+ */
 export interface DisbursementStore {
   get(merchantId: string, referenceId: string): Promise<Disbursement | undefined>;
   /** One read for many ids, in the order asked. */
@@ -108,7 +114,9 @@ export interface DisbursementStore {
   ): Promise<{ merchant: number; actor: number }>;
   /**
    * Atomic read-modify-write of one record. `change` returns the next record, or undefined to leave it.
-   * Resolves to the record as stored afterwards (undefined when there is none).
+   * Resolves to the record as stored afterwards (undefined when there is none). The store may run
+   * `change` more than once (a write that lost a race is retried on the record as it now is): only
+   * the last run was stored, so a caller that keeps what `change` decided keeps the last run's.
    */
   update(
     merchantId: string,
@@ -123,16 +131,14 @@ export interface DisbursementStore {
    */
   due(now: Date, limit: number): Promise<Disbursement[]>;
   /**
-   * A page of one merchant's payouts, newest first by when each was first stored (the
-   * `updatedAt` of the record `insertIfAbsent` stored), from a per-merchant index that every
-   * insert and removal keeps in step with the records; expired records leave it. Build it
-   * with `scanHistory`. `totalCount` is given when counting needs no record reads.
+   * A page of one merchant's payouts matching the filter, newest first by when each was first
+   * stored (the `updatedAt` of the record `insertIfAbsent` stored), and how many match in all.
    */
   history(merchantId: string, query: HistoryQuery): Promise<HistoryPage>;
   /**
-   * The merchant's change log, written in the same atomic step as each published change (one whose
-   * `version` moved), in the order the store applied them, kept `EVENT_RETENTION_SECONDS` and bounded.
-   * Up to `limit` changes strictly after `position` (any position, kept or not), oldest first.
+   * The merchant's change log, in the order the store applied the changes, kept
+   * `EVENT_RETENTION_SECONDS`. Up to `limit` changes strictly after `position` (any position, kept
+   * or not), oldest first.
    */
   changesAfter(merchantId: string, position: string, limit: number): Promise<LoggedChange[]>;
   /** Whether the change at `position` is still kept (false once it is older than the retention). */
@@ -146,12 +152,11 @@ export interface DisbursementStore {
   close(): Promise<void>;
 }
 
-/** Publishes each change of a record to its subscribers, wherever they are connected. */
 /** Told once a watcher hears every change published from then on, on any replica: its subscription is live. */
 export type OnListening = () => void;
 
+/** Each change the store logged, heard by the watchers of every process, wherever it was written. */
 export interface DisbursementEvents {
-  publish(record: Disbursement): Promise<void>;
   healthy(): Promise<boolean>;
   close(): Promise<void>;
   /** Changes of one payout of a merchant. Listening starts with the iterator's first `next()`. */
@@ -200,8 +205,8 @@ export interface HistoryEntry extends HistoryPosition {
 export interface HistoryPage {
   entries: HistoryEntry[];
   hasMore: boolean;
-  /** Where to go on from: the last entry, or the last one looked at when the scan bound ended the page early. */
+  /** Where to go on from: the last entry. */
   endPosition?: HistoryPosition;
-  /** The merchant's payouts matching the filter, when the store can count them without reading records. */
-  totalCount?: number;
+  /** The merchant's payouts matching the filter. */
+  totalCount: number;
 }

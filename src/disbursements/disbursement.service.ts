@@ -72,7 +72,7 @@ export class DisbursementService {
       store: opts.store,
       events: opts.events,
       provider: opts.provider,
-      writer: new RecordWriter(opts.store, opts.events, opts.onFinal),
+      writer: new RecordWriter(opts.store, opts.onFinal),
       policy: { ...opts.reconcile, staleClaimMs: opts.upstreamTimeoutMs * 2, resendAfterMs: opts.resendAfterMs },
       now: opts.now ?? (() => new Date()),
       dayTimeZone: opts.payoutDayTimeZone ?? 'UTC',
@@ -149,7 +149,7 @@ export class DisbursementService {
   /** Takes a due record for this replica until `until`; undefined when another replica took it first. */
   async lease(record: Disbursement, until: Date): Promise<Disbursement | undefined> {
     let taken = false;
-    // The store may run the change more than once (Redis retries on a conflicting write): the last run is what was stored.
+    // Only the store's last run of the change was stored (DisbursementStore.update).
     const { stored } = await this.ctx.writer.change(record.merchantId, record.referenceId, (current) => {
       const next = leased(current, record, until);
       taken = next !== undefined;

@@ -1,12 +1,12 @@
 import { Disbursement, isFinal } from './disbursement.model';
-import { DisbursementEvents, DisbursementStore } from './disbursement.ports';
-import { isPublished, shownOnInsert } from './disbursement.record';
+import { DisbursementStore } from './disbursement.ports';
+import { isPublished } from './disbursement.record';
 import { LimitRefusal, ReservationCaps } from './payout.controls';
 
 export interface Written {
   /** The record as stored afterwards; undefined when there is none. */
   stored?: Disbursement;
-  /** Whether this write changed something a client sees (and was published). */
+  /** Whether this write changed something a client sees (and so was logged and published). */
   changed: boolean;
 }
 
@@ -18,14 +18,13 @@ export interface Inserted {
 }
 
 /**
- * The one way a record is written: stored atomically, then published when a client can see the
- * change (its version moved, or a new record is already a client's payout), then reported once to
- * `onFinal` when it has just become final. Use cases never write through the store themselves.
+ * The one way a record is written: stored atomically (the store logs and publishes a change a
+ * client can see), then reported once to `onFinal` when it has just become final. Use cases never
+ * write through the store themselves.
  */
 export class RecordWriter {
   constructor(
     private readonly store: DisbursementStore,
-    private readonly events: DisbursementEvents,
     private readonly onFinal?: (record: Disbursement) => void,
   ) {}
 
@@ -36,17 +35,14 @@ export class RecordWriter {
   ): Promise<Written> {
     let before: Disbursement | undefined;
     let after: Disbursement | undefined;
-    // The store may run `change` more than once (Redis retries on a conflicting write): only the last run counts.
+    // Only the store's last run of `change` was stored (see DisbursementStore.update).
     const stored = await this.store.update(merchantId, referenceId, (current) => {
       before = current;
       after = change(current);
       return after;
     });
     const changed = after !== undefined && stored !== undefined && isPublished(before, stored);
-    if (changed && stored) {
-      await this.events.publish(stored);
-      if (before && !isFinal(before.status) && isFinal(stored.status)) this.onFinal?.(stored);
-    }
+    if (changed && stored && before && !isFinal(before.status) && isFinal(stored.status)) this.onFinal?.(stored);
     return { stored, changed };
   }
 
@@ -55,13 +51,7 @@ export class RecordWriter {
    * payout limits, reserved in the same atomic step.
    */
   async insert(record: Disbursement, caps?: ReservationCaps): Promise<Inserted> {
-    const inserted = caps
-      ? await this.store.insertReserving(record, caps)
-      : { existing: await this.store.insertIfAbsent(record) };
-    if (inserted.existing || inserted.refused) return inserted;
-    // Stored already: a failed publish must not turn it into an error, and a subscriber reads the current state first.
-    if (shownOnInsert(record)) await this.events.publish(record).catch(() => undefined);
-    return {};
+    return caps ? this.store.insertReserving(record, caps) : { existing: await this.store.insertIfAbsent(record) };
   }
 
   /** Removes a record no client has seen (a claim the provider never acted on) while `expected` still holds for it. */

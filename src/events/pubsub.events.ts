@@ -18,7 +18,7 @@ function unboundedTarget(): EventTarget {
   return target;
 }
 
-/** Status changes over graphql-yoga's PubSub; the Redis version swaps the event target, not this class. */
+/** Changes heard in this process, over graphql-yoga's PubSub: the embedded file's events, and what PostgresEvents hands its watchers. */
 export class PubSubEvents implements DisbursementEvents {
   /** Also handed to type-graphql, which wants the PubSub its subscriptions run on. */
   readonly pubSub: ReturnType<typeof createPubSub<Topics>>;
@@ -55,7 +55,7 @@ export class PubSubEvents implements DisbursementEvents {
     return this.pubSub.subscribe('merchant', merchantId);
   }
 
-  /** In memory there is nothing that could be unreachable; the Redis version overrides both. */
+  /** In memory there is nothing that could be unreachable. */
   async healthy(): Promise<boolean> {
     return true;
   }

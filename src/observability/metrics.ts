@@ -78,7 +78,7 @@ export class GatewayMetrics {
 
   readonly storeErrors = new Counter({
     name: 'gateway_store_errors_total',
-    help: 'Failed store commands: outage (Redis away, answered SERVICE_UNAVAILABLE) or fault (any other Redis error, answered INTERNAL_SERVER_ERROR)',
+    help: 'Failed database calls: outage (PostgreSQL away, answered SERVICE_UNAVAILABLE) or fault (any other database error, answered INTERNAL_SERVER_ERROR)',
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });

@@ -1,7 +1,7 @@
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation, UndiciRequest } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
@@ -26,7 +26,8 @@ function safeUrl(request: UndiciRequest): Record<string, string> {
  * The official OpenTelemetry SDK, started only when an OTEL_ variable asks for it (tracing.start.ts).
  * The exporter, sampler, resource and batching read the standard variables themselves:
  * OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
- * OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_*; OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL picks JSON (default) or protobuf. Must run before ioredis is loaded, so its commands are hooked.
+ * OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_*; OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL picks JSON (default) or
+ * protobuf. Must run before pg is loaded, so its queries are hooked.
  */
 export function startTracingSdk(protocol: 'http/json' | 'http/protobuf'): TracingSdk {
   // OTEL_SERVICE_NAME (read by envDetector) wins over the gateway's own name.
@@ -42,8 +43,8 @@ export function startTracingSdk(protocol: 'http/json' | 'http/protobuf'): Tracin
     instrumentations: [
       // Only calls made inside a gateway span (an operation, a callback, a relay attempt) get one.
       new UndiciInstrumentation({ requireParentforSpans: true, startSpanHook: safeUrl }),
-      // The command name only: arguments hold records, account numbers and keys.
-      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
+      // PostgreSQL statements as written (placeholders, never their values: those hold records and accounts).
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
     ],
   });
   useTracer(provider.getTracer('payout-gateway'));

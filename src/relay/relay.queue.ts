@@ -46,9 +46,32 @@ export function inTurn<T>(byMerchant: readonly T[][], limit: number): T[] {
   return out;
 }
 
+/** A queued job as a queue's candidates list it: due at `dueAt`, in its merchant's order. */
+export interface DueJob {
+  merchantId: string;
+  referenceId: string;
+  dueAt: number;
+}
+
 /**
- * Relay work, stored where every replica can see it (memory for one process, Redis for several),
- * so a restart or a lost replica never ends a relay early: whichever replica is alive takes it.
+ * Which of the due jobs (each merchant's earliest first, any order between merchants) a lease
+ * takes: at most `limit`, merchants in turn (the one whose earliest job waits longest first), and
+ * no more of a merchant than `fairness.perMerchant` less what the caller already holds of it.
+ */
+export function chooseDue<T extends DueJob>(due: readonly T[], limit: number, fairness?: LeaseFairness): T[] {
+  const byMerchant = new Map<string, T[]>();
+  for (const job of due) byMerchant.set(job.merchantId, [...(byMerchant.get(job.merchantId) ?? []), job]);
+  const allowed = [...byMerchant].map(([merchantId, jobs]) => {
+    const room = fairness ? Math.max(0, fairness.perMerchant - (fairness.busy.get(merchantId) ?? 0)) : jobs.length;
+    return jobs.sort((a, b) => a.dueAt - b.dueAt).slice(0, room);
+  });
+  allowed.sort((a, b) => (a[0]?.dueAt ?? Infinity) - (b[0]?.dueAt ?? Infinity));
+  return inTurn(allowed, limit);
+}
+
+/**
+ * Relay work, stored in the database every replica shares (the embedded file, or PostgreSQL), so
+ * a restart or a lost replica never ends a relay early: whichever replica is alive takes it.
  */
 export interface RelayQueue {
   /** Adds the job, due at `at`; a job already queued for the same payout stays as it is. */

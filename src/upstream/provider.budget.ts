@@ -6,8 +6,8 @@ import { CheckPurpose, Merchant, ProviderError, ProviderPort } from '../disburse
 export type Take = { taken: true } | { taken: false; waitMs: number; paused: boolean };
 
 /**
- * Where provider budgets are kept: in memory for one process, in Redis for every replica at once
- * (src/upstream/memory.budget.ts, src/upstream/redis.budget.ts). A budget is two token buckets under
+ * Where provider budgets are kept: in the database, the embedded file or PostgreSQL for every replica
+ * at once (sqlite.budget.ts, postgres.budget.ts; the rule itself is budget.bucket.ts). A budget is two token buckets under
  * one key, refilled continuously: the shared bucket of all calls (`perMinute`, refilling `perMinute`
  * a minute) and the reads' own allowance (half of that, refilling at half the rate), plus the pause
  * a provider 429 set. A create takes from the shared bucket only; a read takes from both, so reads

@@ -1,16 +1,16 @@
 import { Change } from '../../src/disbursements/disbursement.changes';
 import { Disbursement } from '../../src/disbursements/disbursement.model';
 import { LoggedChange } from '../../src/disbursements/disbursement.ports';
-import { MemoryStore } from '../../src/store/memory.store';
+import { SqliteStore } from '../../src/store/sqlite.store';
 import { domain, Domain, merchant, mobileRequest } from '../support/domain';
 
 /** How the next change log read is held: its page taken now and answered later, or taken only once let go. */
 type Hold = 'answer' | 'read';
 
-/** The domain over a memory store that counts change log reads and can hold the next one back. */
+/** The domain over the embedded store that counts change log reads and can hold the next one back. */
 function counted(): Domain & { reads: () => number; hold: (how: Hold) => () => void } {
   const d = domain();
-  const store: MemoryStore = d.store;
+  const store: SqliteStore = d.store;
   const changesAfter = store.changesAfter.bind(store);
   let reads = 0;
   let gate: { how: Hold; until: Promise<void> } | undefined;

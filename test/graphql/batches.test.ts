@@ -1,4 +1,4 @@
-import { describeEachStore } from '../support/modes';
+import { describeEachEngine } from '../support/modes';
 import { bankInput, DISBURSEMENT_FIELDS, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
 
@@ -50,7 +50,7 @@ function mixedBatch(): { inputs: Record<string, unknown>[]; kinds: Kind[] } {
 const sends = (stack: Stack, referenceId: string) =>
   stack.sandbox.stats().createRequestsByReferenceId[referenceId] ?? 0;
 
-describeEachStore('batches of payouts', (env) => {
+describeEachEngine('batches of payouts', (env) => {
   describe('with a provider that rate limits after 60 requests', () => {
     let stack: Stack;
     beforeAll(async () => {

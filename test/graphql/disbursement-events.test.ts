@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeEachStore } from '../support/modes';
+import { describeEachEngine } from '../support/modes';
 import { CREATE_MOBILE, gql, knownSecrets, mobileInput, Stack, startStack, subscriptionsLive } from '../support/stack';
 import { codesOf, subscribeOver, TRANSPORTS } from '../support/streams';
 
@@ -23,7 +23,7 @@ function merchantsFile(): string {
 const changesOf = (events: Events[]) => events.map((e) => e.disbursementEvents);
 const shape = (changes: Change[]) => changes.map((c) => `${c.disbursement.referenceId}:${c.disbursement.status}`);
 
-describeEachStore('disbursementEvents', (env) => {
+describeEachEngine('disbursementEvents', (env) => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack({
@@ -105,7 +105,7 @@ describeEachStore('disbursementEvents', (env) => {
   });
 });
 
-describeEachStore('disbursementEvents after EVENT_RETENTION_SECONDS', (env) => {
+describeEachEngine('disbursementEvents after EVENT_RETENTION_SECONDS', (env) => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack({ env: { ...env(), EVENT_RETENTION_SECONDS: '1' } });

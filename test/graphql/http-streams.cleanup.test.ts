@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { domain } from '../support/domain';
-import { describeEachStore } from '../support/modes';
+import { describeEachEngine } from '../support/modes';
 import { subscriptionsUnder } from '../support/redis';
 import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
 
@@ -52,7 +52,7 @@ async function open(stack: Stack, i: number, query: string, variables: Record<st
   return { abort, endedByGateway: () => ended };
 }
 
-describeEachStore('1,000 HTTP subscription streams closed by their clients', (env) => {
+describeEachEngine('1,000 HTTP subscription streams closed by their clients', (env) => {
   let stack: Stack;
   let prefix: string | undefined;
   beforeAll(async () => {

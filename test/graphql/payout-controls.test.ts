@@ -6,7 +6,7 @@ import { Client } from 'graphql-ws';
 import { Gateway, startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { TestIdp } from '../support/idp';
-import { describeEachStore } from '../support/modes';
+import { describeEachEngine } from '../support/modes';
 import {
   capturedLogs,
   CREATE_MOBILE,
@@ -64,7 +64,7 @@ interface Rec {
 
 const codeOf = (r: GraphQLResponse) => r.errors?.[0]?.extensions?.code;
 
-describeEachStore('payout controls, end to end against the sandbox', (env) => {
+describeEachEngine('payout controls, end to end against the sandbox', (env) => {
   let stack: Stack;
   /** A second replica sharing the store (Redis mode); in memory mode the same gateway, as a single process serves alone. */
   let second: Gateway;

@@ -1,5 +1,5 @@
 import { parseProviderBalance } from '../../src/upstream/provider.balance';
-import { describeEachStore } from '../support/modes';
+import { describeEachEngine } from '../support/modes';
 import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack } from '../support/stack';
 
 const BALANCE = 'query { walletBalance { amount currency asOf } }';
@@ -27,7 +27,7 @@ async function statusOf(stack: Stack, referenceId: string): Promise<string> {
   return res.data!.disbursement.status;
 }
 
-describeEachStore('walletBalance against the sandbox wallet', (env) => {
+describeEachEngine('walletBalance against the sandbox wallet', (env) => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack({

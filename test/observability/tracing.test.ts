@@ -5,7 +5,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { startOtlpReceiver, OtlpReceiver, ReceivedSpan } from '../support/otlp';
 import { GatewayProcess, launchGateway } from '../support/process';
-import { describeEachStore } from '../support/modes';
+import { describeEachEngine } from '../support/modes';
 import { bankInput, eventually, gql, mobileInput } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
 
@@ -29,7 +29,7 @@ const PRODUCER = 4;
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
-describeEachStore('OpenTelemetry traces exported to a real OTLP/HTTP receiver', (storeEnv) => {
+describeEachEngine('OpenTelemetry traces exported to a real OTLP/HTTP receiver', (storeEnv) => {
   const token = hex(24);
   let receiver: OtlpReceiver;
   let gateway: GatewayProcess;

@@ -3,14 +3,14 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeEachStore } from '../support/modes';
+import { describeEachEngine } from '../support/modes';
 import { bankInput, CREATE_BANK, eventually, gql, knownSecrets, Stack, startStack } from '../support/stack';
 
 const A = { id: 'merchant-a', apiKey: 'relay-key-a', token: 'relay-token-a-0123456789' };
 const B = { id: 'merchant-b', apiKey: 'relay-key-b', token: 'relay-token-b-0123456789' };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-describeEachStore('relays of one merchant never hold up another', (storeEnv) => {
+describeEachEngine('relays of one merchant never hold up another', (storeEnv) => {
   let stack: Stack;
   let endpoints: Server;
   let url: string;

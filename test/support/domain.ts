@@ -9,7 +9,8 @@ import { Merchant, ProviderError, ProviderPort } from '../../src/disbursements/d
 import { DisbursementService } from '../../src/disbursements/disbursement.service';
 import { ControlEvent } from '../../src/disbursements/payout.controls';
 import { PubSubEvents } from '../../src/events/pubsub.events';
-import { MemoryStore } from '../../src/store/memory.store';
+import { openSqlite } from '../../src/database/sqlite.open';
+import { SqliteStore } from '../../src/store/sqlite.store';
 
 /**
  * What the fake provider does with the next create:
@@ -111,7 +112,7 @@ export function mobileRequest(overrides: Partial<DisbursementRequest> = {}): Dis
 
 export interface Domain {
   provider: FakeProvider;
-  store: MemoryStore;
+  store: SqliteStore;
   events: PubSubEvents;
   service: DisbursementService;
   /** Every record published, in order. */
@@ -123,7 +124,7 @@ export interface Domain {
   controls: ControlEvent[];
 }
 
-/** The real domain over the memory store and in-process events, with the fake provider: no network. */
+/** The real domain over the embedded store (an in-memory SQLite database) and in-process events, with the fake provider: no network. */
 export function domain(
   opts: {
     upstreamTimeoutMs?: number;
@@ -137,17 +138,19 @@ export function domain(
   } = {},
 ): Domain {
   const provider = new FakeProvider();
-  const store = new MemoryStore();
   const events = opts.events ?? new PubSubEvents();
   const published: Disbursement[] = [];
   const finals: Disbursement[] = [];
   const mismatches: unknown[] = [];
   const controls: ControlEvent[] = [];
-  const publish = events.publish.bind(events);
-  events.publish = async (record) => {
-    published.push(record);
-    await publish(record);
-  };
+  const store = new SqliteStore({
+    db: openSqlite(':memory:').db,
+    onChange: (record) => {
+      published.push(record);
+      void events.publish(record);
+    },
+    now: opts.now && (() => opts.now!().getTime()),
+  });
   const service = new DisbursementService({
     store,
     events,

@@ -1,14 +1,28 @@
-import { describeRedis, requireRedisUrl, uniquePrefix } from './redis';
+import { describePostgres, freshDatabase, FreshDatabase } from './postgres';
+import { sqliteFile } from './stack';
 
 /**
- * The same tests against the memory store and (when REDIS_URL is set) the Redis store: `env()`
- * gives the gateway settings of the mode, under a key prefix of its own.
+ * The same tests on every engine: the embedded SQLite file and (when TEST_DATABASE_URL is set)
+ * PostgreSQL. `env()` gives the gateway settings of the engine: one file, or one fresh database,
+ * per block, shared by the stacks the block starts (as replicas, or one gateway restarted).
  */
-export function describeEachStore(name: string, fn: (env: () => Record<string, string>) => void): void {
-  describe(`${name} (memory store)`, () => fn(() => ({})));
-  describeRedis(`${name} (Redis store)`, () => {
-    const keys = uniquePrefix();
-    afterAll(() => keys.cleanup());
-    fn(() => ({ REDIS_URL: requireRedisUrl(), REDIS_KEY_PREFIX: keys.prefix }));
+export function describeEachEngine(name: string, fn: (env: () => Record<string, string>) => void): void {
+  describe(`${name} (SQLite)`, () => {
+    const file = sqliteFile();
+    afterAll(() => file.remove());
+    fn(() => ({ DATABASE_URL: file.url }));
+  });
+  describePostgres(`${name} (PostgreSQL)`, () => {
+    let database: FreshDatabase | undefined;
+    beforeAll(async () => {
+      database = await freshDatabase();
+    });
+    afterAll(async () => {
+      await database?.drop();
+    });
+    fn(() => {
+      if (!database) throw new Error('the database of this block is not ready yet');
+      return { DATABASE_URL: database.url };
+    });
   });
 }

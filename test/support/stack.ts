@@ -1,4 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Gateway, startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
@@ -29,8 +32,19 @@ export interface StackOptions {
   createGraceMs?: number;
 }
 
-/** A real embedded sandbox and a real gateway pointed at it over HTTP, both on free ports. */
+/** An embedded database file of a test's own, in a new temporary folder; `remove` deletes the folder. */
+export function sqliteFile(): { url: string; path: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'payout-gateway-'));
+  const path = join(dir, 'gateway.sqlite');
+  return { url: `sqlite:${path}`, path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A real embedded sandbox and a real gateway pointed at it over HTTP, both on free ports. Without a
+ * DATABASE_URL in `env`, the gateway gets an embedded file of its own, removed at close.
+ */
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const own = opts.env?.DATABASE_URL === undefined ? sqliteFile() : undefined;
   const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
   const sandbox = await startSandbox({
     port: 0,
@@ -52,6 +66,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // A sandbox without a rate limit stands for a provider without one: no provider budget either.
     ...(opts.sandbox?.rateLimitPerMin ? {} : { UPSTREAM_RATE_LIMIT_PER_MIN: '0' }),
     LOG_LEVEL: 'info',
+    ...(own && { DATABASE_URL: own.url }),
     ...opts.env,
   });
   const sink = new Writable({
@@ -60,12 +75,19 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       done();
     },
   });
-  const { gateway } = await startApp({
-    config,
-    logDestination: sink,
-    trustedProvider: true,
-    createGraceMs: opts.createGraceMs,
-  });
+  let gateway: Gateway;
+  try {
+    ({ gateway } = await startApp({
+      config,
+      logDestination: sink,
+      trustedProvider: true,
+      createGraceMs: opts.createGraceMs,
+    }));
+  } catch (error) {
+    await sandbox.close();
+    own?.remove();
+    throw error;
+  }
   for (const secret of gateway.secrets) knownSecrets.add(secret);
   return {
     sandbox,
@@ -75,6 +97,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     async close() {
       await gateway.close();
       await sandbox.close();
+      own?.remove();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { TestIdp } from '../support/idp';
-import { describeEachStore } from '../support/modes';
+import { describeEachEngine } from '../support/modes';
 import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
 
 type Rec = { referenceId: string; status: string };
@@ -9,7 +9,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const refreshAliases = (refs: readonly string[]) =>
   `query Refresh { ${refs.map((r, i) => `a${i}: disbursement(referenceId: "${r}", refresh: true) { referenceId status }`).join(' ')} }`;
 
-describeEachStore('the provider budget', (storeEnv) => {
+describeEachEngine('the provider budget', (storeEnv) => {
   describe('reads cannot spend what creates need', () => {
     let idp: TestIdp;
     let stack: Stack;

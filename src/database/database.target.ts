@@ -1,0 +1,36 @@
+import { resolve } from 'node:path';
+
+/** Where the system of record lives: an embedded SQLite file (one process) or a PostgreSQL database (replicas). */
+export type DatabaseTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+
+/** The embedded file when DATABASE_URL is unset: inside the working folder, ignored by git. */
+export const DEFAULT_SQLITE_PATH = '.data/gateway.sqlite';
+
+/**
+ * DATABASE_URL as a target, or undefined when it is neither `postgres://…` (`postgresql://…`) nor
+ * `sqlite:<path>`. The caller names the setting in its error, never the value: it may hold a password.
+ */
+export function databaseTarget(url: string | undefined): DatabaseTarget | undefined {
+  if (url === undefined) return { engine: 'sqlite', path: resolve(DEFAULT_SQLITE_PATH) };
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    return path.length > 0 ? { engine: 'sqlite', path: resolve(path) } : undefined;
+  }
+  if (!/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  return parsed.hostname || parsed.searchParams.has('host') ? { engine: 'postgres', url } : undefined;
+}
+
+/** The target as a log line may show it: the file, or the server and database without user or password. */
+export function shownTarget(target: DatabaseTarget): string {
+  if (target.engine === 'sqlite') return `SQLite file ${target.path}`;
+  const url = new URL(target.url);
+  return `PostgreSQL at ${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
+}
+
+/** The password of a PostgreSQL URL, so the gateway's secret scrubbing can remove it wherever it might appear. */
+export function databasePassword(target: DatabaseTarget): string | undefined {
+  if (target.engine !== 'postgres') return undefined;
+  const password = new URL(target.url).password;
+  return password ? decodeURIComponent(password) : undefined;
+}

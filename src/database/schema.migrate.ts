@@ -1,0 +1,73 @@
+import type { Database as SqliteDatabase } from 'better-sqlite3';
+import type { Pool } from 'pg';
+import { Migration, MIGRATIONS } from './schema.migrations';
+
+/** The database holds a schema newer than this build knows: running on it could corrupt records. */
+export class SchemaTooNewError extends Error {
+  constructor(found: number, known: number) {
+    super(
+      `the database's schema is version ${found}, newer than this gateway knows (${known}): run a gateway at least as new as the one that migrated it`,
+    );
+    this.name = 'SchemaTooNewError';
+  }
+}
+
+const LEDGER = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at BIGINT NOT NULL
+)`;
+
+/** One key for the advisory lock that makes replicas starting together migrate one after another. */
+const MIGRATION_LOCK = 7_301_944_112;
+
+function pending(applied: number, migrations: readonly Migration[]): readonly Migration[] {
+  const known = migrations.at(-1)?.version ?? 0;
+  if (applied > known) throw new SchemaTooNewError(applied, known);
+  return migrations.filter((m) => m.version > applied);
+}
+
+/** Applies what is missing, in one transaction; returns the versions applied. */
+export function migrateSqlite(db: SqliteDatabase, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  return db.transaction(() => {
+    db.exec(LEDGER);
+    const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
+    const todo = pending(row.v ?? 0, migrations);
+    const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of todo) {
+      db.exec(m.sqlite);
+      record.run(m.version, m.name, Date.now());
+    }
+    return todo.map((m) => m.version);
+  }).immediate();
+}
+
+/**
+ * Applies what is missing, in one transaction under an advisory lock: of replicas starting
+ * together, one migrates and the others find nothing left to do.
+ */
+export async function migratePostgres(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(LEDGER);
+    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+    const todo = pending(rows[0].v ?? 0, migrations);
+    for (const m of todo) {
+      await client.query(m.postgres);
+      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        m.version,
+        m.name,
+        Date.now(),
+      ]);
+    }
+    await client.query('COMMIT');
+    return todo.map((m) => m.version);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * The database's schema, as versioned migrations applied in order at startup (schema.migrate.ts).
+ * A migration is never edited once released: a change is a new version. Each carries the same
+ * tables for both engines; PostgreSQL also gets the triggers and functions that make its single
+ * statements atomic across replicas (SQLite serves one process, whose writes are already serial).
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sqlite: string;
+  postgres: string;
+}
+
+/** Both engines: `${text}` for the text of keys and ids, compared byte by byte. */
+const payoutTables = (text: string, bigint: string, real: string) => `
+-- One row per payout: the record as JSON text, and the columns the queries need.
+CREATE TABLE payouts (
+  merchant_id ${text} NOT NULL,
+  reference_id ${text} NOT NULL,
+  created_at ${bigint} NOT NULL,      -- ms: when first stored, the payout's place in its history
+  written_at ${bigint} NOT NULL,      -- ms: the last write, for retention
+  status TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  amount_minor ${bigint} NOT NULL,    -- the amount in cents, summed exactly by statements
+  final INTEGER NOT NULL,             -- 1 once SUCCESSFUL, FAILED or CANCELLED
+  next_check_at ${bigint},            -- ms: when the reconciler should ask the provider next
+  revision ${bigint} NOT NULL,        -- grows with every write: a write lands only on the revision it read
+  record TEXT NOT NULL,
+  PRIMARY KEY (merchant_id, reference_id)
+);
+CREATE INDEX payouts_history ON payouts (merchant_id, created_at DESC, reference_id DESC);
+CREATE INDEX payouts_due ON payouts (next_check_at) WHERE next_check_at IS NOT NULL;
+CREATE INDEX payouts_final ON payouts (written_at) WHERE final = 1;
+
+-- Each merchant's change log (disbursementEvents(after:)): positions from 1, gap-free, in commit order.
+CREATE TABLE merchant_heads (
+  merchant_id ${text} PRIMARY KEY,
+  change_position ${bigint} NOT NULL
+);
+CREATE TABLE payout_changes (
+  merchant_id ${text} NOT NULL,
+  position ${bigint} NOT NULL,
+  at ${bigint} NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (merchant_id, position)
+);
+CREATE INDEX payout_changes_at ON payout_changes (at);
+
+-- Minor units held against daily limits, per merchant (actor_id '') and per actor.
+CREATE TABLE daily_reservations (
+  merchant_id ${text} NOT NULL,
+  day TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  actor_id ${text} NOT NULL,
+  minor ${bigint} NOT NULL,
+  PRIMARY KEY (merchant_id, day, currency, actor_id)
+);
+
+-- Final records to deliver to a client's own callbackUrl.
+CREATE TABLE relay_jobs (
+  merchant_id ${text} NOT NULL,
+  reference_id ${text} NOT NULL,
+  due_at ${bigint} NOT NULL,
+  attempts INTEGER NOT NULL,
+  lease TEXT,
+  job TEXT NOT NULL,
+  PRIMARY KEY (merchant_id, reference_id)
+);
+CREATE INDEX relay_jobs_due ON relay_jobs (due_at);
+
+-- Provider budgets (token buckets; NULL tokens: a full bucket) and short claims (a refresh's coalescing).
+CREATE TABLE provider_budgets (
+  key ${text} PRIMARY KEY,
+  tokens ${real},
+  read_tokens ${real},
+  counted_at ${bigint} NOT NULL,
+  paused_until ${bigint} NOT NULL
+);
+CREATE TABLE provider_claims (
+  key ${text} PRIMARY KEY,
+  until_at ${bigint} NOT NULL
+);
+`;
+
+/** PostgreSQL's clock in ms: replicas with drifting clocks share one budget. */
+const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
+
+const postgresOnly = `
+-- A change's position comes from its merchant's head row, whose lock holds until commit: positions
+-- are gap-free and a later one never commits before an earlier one, whichever replica wrote them.
+CREATE FUNCTION payout_change_position() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO merchant_heads AS h (merchant_id, change_position) VALUES (NEW.merchant_id, 1)
+    ON CONFLICT (merchant_id) DO UPDATE SET change_position = h.change_position + 1
+    RETURNING change_position INTO NEW.position;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER payout_changes_position BEFORE INSERT ON payout_changes
+  FOR EACH ROW EXECUTE FUNCTION payout_change_position();
+
+-- Every replica hears each change at commit: the merchant, the position and (when it fits in a
+-- notification) the record itself.
+CREATE FUNCTION payout_change_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('payout_changes', '{"m":' || to_json(NEW.merchant_id)::text || ',"p":' || NEW.position ||
+    CASE WHEN octet_length(NEW.record) <= 7000 THEN ',"r":' || NEW.record ELSE '' END || '}');
+  RETURN NULL;
+END $$;
+CREATE TRIGGER payout_changes_notify AFTER INSERT ON payout_changes
+  FOR EACH ROW EXECUTE FUNCTION payout_change_notify();
+
+-- One token from the shared bucket (and, for a read, from the reads' half), in one call.
+CREATE FUNCTION provider_budget_take(p_key TEXT, p_per_minute DOUBLE PRECISION, p_read BOOLEAN,
+  OUT taken BOOLEAN, OUT wait_ms BIGINT, OUT paused BOOLEAN) LANGUAGE plpgsql AS $$
+DECLARE
+  now_ms BIGINT := ${NOW_MS};
+  b provider_budgets%ROWTYPE;
+  half DOUBLE PRECISION := p_per_minute / 2;
+  elapsed DOUBLE PRECISION;
+  all_left DOUBLE PRECISION;
+  reads_left DOUBLE PRECISION;
+BEGIN
+  taken := false; wait_ms := 0; paused := false;
+  INSERT INTO provider_budgets (key, counted_at, paused_until) VALUES (p_key, now_ms, 0) ON CONFLICT (key) DO NOTHING;
+  SELECT * INTO b FROM provider_budgets WHERE key = p_key FOR UPDATE;
+  IF b.paused_until > now_ms THEN wait_ms := b.paused_until - now_ms; paused := true; RETURN; END IF;
+  IF p_per_minute <= 0 THEN taken := true; RETURN; END IF;
+  elapsed := greatest(0, now_ms - b.counted_at);
+  all_left := least(p_per_minute, coalesce(b.tokens, p_per_minute) + elapsed * p_per_minute / 60000);
+  reads_left := least(half, coalesce(b.read_tokens, half) + elapsed * half / 60000);
+  IF all_left < 1 THEN wait_ms := ceil((1 - all_left) * 60000 / p_per_minute); END IF;
+  IF p_read AND reads_left < 1 THEN wait_ms := greatest(wait_ms, ceil((1 - reads_left) * 60000 / half)::bigint); END IF;
+  IF wait_ms > 0 THEN RETURN; END IF;
+  UPDATE provider_budgets SET tokens = all_left - 1,
+    read_tokens = CASE WHEN p_read THEN reads_left - 1 ELSE reads_left END, counted_at = now_ms WHERE key = p_key;
+  taken := true;
+END $$;
+
+-- Client quotas across replicas (rate-limiter-flexible's table layout).
+CREATE TABLE client_quotas (
+  key VARCHAR(255) PRIMARY KEY,
+  points INTEGER NOT NULL DEFAULT 0,
+  expire BIGINT
+);
+`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'payouts, change log, reservations, relay jobs, provider budgets',
+    sqlite: payoutTables('TEXT', 'INTEGER', 'REAL'),
+    postgres: payoutTables('TEXT COLLATE "C"', 'BIGINT', 'DOUBLE PRECISION') + postgresOnly,
+  },
+];
+
+export { NOW_MS as POSTGRES_NOW_MS };

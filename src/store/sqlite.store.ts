@@ -1,0 +1,327 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { Disbursement, Reservation } from '../disbursements/disbursement.model';
+import {
+  DisbursementStore,
+  HistoryPage,
+  HistoryQuery,
+  LoggedChange,
+  START_POSITION,
+  StoreUnavailableError,
+} from '../disbursements/disbursement.ports';
+import { isPublished, shownOnInsert } from '../disbursements/disbursement.record';
+import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
+import { createdAtOf, historyCondition, historyPageSql, payoutColumns } from './payout.row';
+
+export interface SqliteStoreOptions {
+  db: Database;
+  /** Told of each logged change once it is committed: the process's events publish it. */
+  onChange?: (record: Disbursement) => void;
+  /** RECORD_RETENTION_SECONDS in ms: final records not written for this long go (0: kept forever). */
+  retentionMs?: number;
+  /** EVENT_RETENTION_SECONDS in ms: how long the change log keeps a change. Default one day. */
+  eventRetentionMs?: number;
+  now?: () => number;
+}
+
+/** SQLite's answer when the file cannot be written or read (full disk, I/O error, a broken file). */
+const UNAVAILABLE = /^SQLITE_(FULL|IOERR|CANTOPEN|CORRUPT|NOTADB|READONLY|BUSY|LOCKED|PROTOCOL)/;
+
+type Row = { record: string };
+
+/**
+ * The embedded store: one process on one SQLite file (better-sqlite3). Every method runs
+ * synchronously inside, in one transaction when it writes, so a read-modify-write is atomic without
+ * locks: nothing else of this process runs in between, and no other process opens the file.
+ */
+export class SqliteStore implements DisbursementStore {
+  private readonly db: Database;
+  private readonly now: () => number;
+  private readonly retentionMs: number;
+  private readonly eventRetentionMs: number;
+  private readonly q: ReturnType<typeof statements>;
+  /** Runs its argument in one IMMEDIATE transaction (better-sqlite3 wraps the function once). */
+  private readonly transaction: (work: () => unknown) => unknown;
+  reads = 0;
+
+  constructor(private readonly opts: SqliteStoreOptions) {
+    this.db = opts.db;
+    this.now = opts.now ?? Date.now;
+    this.retentionMs = opts.retentionMs ?? 0;
+    this.eventRetentionMs = opts.eventRetentionMs ?? 24 * 3600_000;
+    this.q = statements(this.db);
+    const inTransaction = this.db.transaction((work: () => unknown) => work());
+    this.transaction = (work) => inTransaction.immediate(work);
+  }
+
+  async get(merchantId: string, referenceId: string): Promise<Disbursement | undefined> {
+    return this.run(() => this.read(merchantId, referenceId));
+  }
+
+  async getMany(merchantId: string, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]> {
+    return this.run(() => {
+      this.reads += 1;
+      const rows = this.q.getMany.all(merchantId, JSON.stringify(referenceIds)) as {
+        reference_id: string;
+        record: string;
+      }[];
+      const found = new Map(rows.map((r) => [r.reference_id, r.record]));
+      return referenceIds.map((id) => {
+        const json = found.get(id);
+        return json === undefined ? undefined : (JSON.parse(json) as Disbursement);
+      });
+    });
+  }
+
+  async insertIfAbsent(record: Disbursement): Promise<Disbursement | undefined> {
+    return this.write(() => {
+      const existing = this.read(record.merchantId, record.referenceId);
+      if (existing) return { result: existing };
+      return { result: undefined, logged: this.insertRow(record) };
+    });
+  }
+
+  async insertReserving(
+    record: Disbursement,
+    caps: ReservationCaps,
+  ): Promise<{ existing?: Disbursement; refused?: LimitRefusal }> {
+    return this.write<{ existing?: Disbursement; refused?: LimitRefusal }>(() => {
+      const existing = this.read(record.merchantId, record.referenceId);
+      if (existing) return { result: { existing } };
+      const held = record.reservation;
+      if (held) {
+        const { merchant, actor } = this.held(record.merchantId, held.day, held.currency, held.actorId);
+        if (caps.dailyMinor !== undefined && merchant + held.minor > caps.dailyMinor)
+          return {
+            result: { refused: { limit: 'dailyLimit', remainingMinor: Math.max(0, caps.dailyMinor - merchant) } },
+          };
+        if (caps.userMinor !== undefined && actor + held.minor > caps.userMinor)
+          return {
+            result: { refused: { limit: 'userDailyLimit', remainingMinor: Math.max(0, caps.userMinor - actor) } },
+          };
+        this.count(record.merchantId, held, 1);
+      }
+      return { result: {}, logged: this.insertRow(record) };
+    });
+  }
+
+  async reserved(
+    merchantId: string,
+    day: string,
+    currency: string,
+    actorId: string,
+  ): Promise<{ merchant: number; actor: number }> {
+    return this.run(() => {
+      this.reads += 1;
+      return this.held(merchantId, day, currency, actorId);
+    });
+  }
+
+  async update(
+    merchantId: string,
+    referenceId: string,
+    change: (current: Disbursement) => Disbursement | undefined,
+  ): Promise<Disbursement | undefined> {
+    return this.write(() => {
+      const current = this.read(merchantId, referenceId);
+      if (!current) return { result: undefined };
+      const next = change(current);
+      if (!next) return { result: current };
+      const { record, release } = releasing(next);
+      this.q.update.run({ merchant_id: merchantId, reference_id: referenceId, ...payoutColumns(record, this.now()) });
+      if (release) this.count(merchantId, release, -1);
+      return { result: record, logged: isPublished(current, record) ? this.log(record) : undefined };
+    });
+  }
+
+  async remove(merchantId: string, referenceId: string, expected: (current: Disbursement) => boolean): Promise<void> {
+    await this.write(() => {
+      const current = this.read(merchantId, referenceId);
+      if (!current || !expected(current)) return { result: undefined };
+      this.q.remove.run(merchantId, referenceId);
+      const release = releasedByRemoval(current);
+      if (release) this.count(merchantId, release, -1);
+      return { result: undefined };
+    });
+  }
+
+  async due(now: Date, limit: number): Promise<Disbursement[]> {
+    return this.run(() => {
+      this.reads += 1;
+      return (this.q.due.all(now.getTime(), limit) as Row[]).map((r) => JSON.parse(r.record) as Disbursement);
+    });
+  }
+
+  async history(merchantId: string, query: HistoryQuery): Promise<HistoryPage> {
+    return this.run(() => {
+      this.reads += 2;
+      const page = historyPageSql(historyCondition(merchantId, query.filter, query.after, () => '?'), query, () => '?');
+      const rows = this.db.prepare(page.sql).all(...page.values) as {
+        created_at: number;
+        reference_id: string;
+        record: string;
+      }[];
+      const all = historyCondition(merchantId, query.filter, undefined, () => '?');
+      const { count } = this.db.prepare(`SELECT count(*) AS count FROM payouts WHERE ${all.sql}`).get(...all.values) as {
+        count: number;
+      };
+      const entries = rows.slice(0, query.limit).map((r) => ({
+        at: r.created_at,
+        referenceId: r.reference_id,
+        record: JSON.parse(r.record) as Disbursement,
+      }));
+      const last = entries.at(-1);
+      return {
+        entries,
+        hasMore: rows.length > query.limit,
+        endPosition: last ? { at: last.at, referenceId: last.referenceId } : query.after,
+        totalCount: count,
+      };
+    });
+  }
+
+  async changesAfter(merchantId: string, position: string, limit: number): Promise<LoggedChange[]> {
+    return this.run(() => {
+      this.reads += 1;
+      const rows = this.q.changesAfter.all(merchantId, Number(position), limit) as {
+        position: number;
+        record: string;
+      }[];
+      return rows.map((r) => ({ position: String(r.position), record: JSON.parse(r.record) as Disbursement }));
+    });
+  }
+
+  async hasChange(merchantId: string, position: string): Promise<boolean> {
+    return this.run(() => this.q.hasChange.get(merchantId, Number(position)) !== undefined);
+  }
+
+  async latestChange(merchantId: string): Promise<string> {
+    return this.run(() => {
+      const head = this.q.head.get(merchantId) as { change_position: number } | undefined;
+      return head ? String(head.change_position) : START_POSITION;
+    });
+  }
+
+  /**
+   * Removes what retention lets go, a bounded batch at a time: final records not written for
+   * RECORD_RETENTION_SECONDS (when set), and changes older than EVENT_RETENTION_SECONDS.
+   * Returns how many rows went.
+   */
+  prune(now = this.now()): number {
+    return this.run(() => {
+      let removed = this.q.pruneChanges.run(now - this.eventRetentionMs).changes;
+      if (this.retentionMs > 0) removed += this.q.pruneFinal.run(now - this.retentionMs).changes;
+      return removed;
+    });
+  }
+
+  async healthy(): Promise<boolean> {
+    try {
+      this.q.ping.get();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  private read(merchantId: string, referenceId: string): Disbursement | undefined {
+    this.reads += 1;
+    const row = this.q.get.get(merchantId, referenceId) as Row | undefined;
+    return row ? (JSON.parse(row.record) as Disbursement) : undefined;
+  }
+
+  /** Inserts a new record; one a client sees at once (held for approval) is also logged. */
+  private insertRow(record: Disbursement): Disbursement | undefined {
+    this.q.insert.run({
+      merchant_id: record.merchantId,
+      reference_id: record.referenceId,
+      created_at: createdAtOf(record),
+      ...payoutColumns(record, this.now()),
+    });
+    return shownOnInsert(record) ? this.log(record) : undefined;
+  }
+
+  /** Appends to the merchant's change log at the next position; returns the record to tell of after commit. */
+  private log(record: Disbursement): Disbursement {
+    const { change_position } = this.q.nextPosition.get(record.merchantId) as { change_position: number };
+    this.q.appendChange.run(record.merchantId, change_position, this.now(), JSON.stringify(record));
+    return record;
+  }
+
+  private held(merchantId: string, day: string, currency: string, actorId: string) {
+    const get = (actor: string) =>
+      (this.q.reserved.get(merchantId, day, currency, actor) as { minor: number } | undefined)?.minor ?? 0;
+    return { merchant: get(''), actor: get(actorId) };
+  }
+
+  /** Adds (1) or gives back (-1) a reservation; a counter back at zero goes, so past days leave nothing. */
+  private count(merchantId: string, held: Reservation, sign: 1 | -1): void {
+    for (const actor of ['', held.actorId]) {
+      this.q.reserve.run(merchantId, held.day, held.currency, actor, sign * held.minor);
+    }
+    this.q.dropEmptyReservations.run(merchantId, held.day, held.currency);
+  }
+
+  /** A write in one transaction; the change it logged is told once committed. */
+  private write<T>(work: () => { result: T; logged?: Disbursement }): T {
+    const { result, logged } = this.run(() => this.transaction(work) as ReturnType<typeof work>);
+    if (logged) this.opts.onChange?.(logged);
+    return result;
+  }
+
+  private run<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && UNAVAILABLE.test(code))
+        throw new StoreUnavailableError('the SQLite file cannot be used right now', { cause: error });
+      throw error;
+    }
+  }
+}
+
+function statements(db: Database) {
+  const prepare = (sql: string): Statement => db.prepare(sql);
+  return {
+    ping: prepare('SELECT 1'),
+    get: prepare('SELECT record FROM payouts WHERE merchant_id = ? AND reference_id = ?'),
+    getMany: prepare(
+      'SELECT reference_id, record FROM payouts WHERE merchant_id = ? AND reference_id IN (SELECT value FROM json_each(?))',
+    ),
+    insert: prepare(`INSERT INTO payouts (merchant_id, reference_id, created_at, written_at, status, channel, currency,
+      amount_minor, final, next_check_at, revision, record) VALUES (@merchant_id, @reference_id, @created_at, @written_at,
+      @status, @channel, @currency, @amount_minor, @final, @next_check_at, 1, @record)`),
+    update: prepare(`UPDATE payouts SET written_at = @written_at, status = @status, channel = @channel,
+      currency = @currency, amount_minor = @amount_minor, final = @final, next_check_at = @next_check_at,
+      revision = revision + 1, record = @record WHERE merchant_id = @merchant_id AND reference_id = @reference_id`),
+    remove: prepare('DELETE FROM payouts WHERE merchant_id = ? AND reference_id = ?'),
+    due: prepare(
+      'SELECT record FROM payouts WHERE next_check_at IS NOT NULL AND next_check_at <= ? ORDER BY next_check_at LIMIT ?',
+    ),
+    nextPosition: prepare(`INSERT INTO merchant_heads (merchant_id, change_position) VALUES (?, 1)
+      ON CONFLICT (merchant_id) DO UPDATE SET change_position = change_position + 1 RETURNING change_position`),
+    appendChange: prepare('INSERT INTO payout_changes (merchant_id, position, at, record) VALUES (?, ?, ?, ?)'),
+    changesAfter: prepare(
+      'SELECT position, record FROM payout_changes WHERE merchant_id = ? AND position > ? ORDER BY position LIMIT ?',
+    ),
+    hasChange: prepare('SELECT 1 FROM payout_changes WHERE merchant_id = ? AND position = ?'),
+    head: prepare('SELECT change_position FROM merchant_heads WHERE merchant_id = ?'),
+    reserved: prepare(
+      'SELECT minor FROM daily_reservations WHERE merchant_id = ? AND day = ? AND currency = ? AND actor_id = ?',
+    ),
+    reserve:
+      prepare(`INSERT INTO daily_reservations (merchant_id, day, currency, actor_id, minor) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (merchant_id, day, currency, actor_id) DO UPDATE SET minor = minor + excluded.minor`),
+    dropEmptyReservations: prepare(
+      'DELETE FROM daily_reservations WHERE merchant_id = ? AND day = ? AND currency = ? AND minor <= 0',
+    ),
+    pruneChanges: prepare(
+      'DELETE FROM payout_changes WHERE rowid IN (SELECT rowid FROM payout_changes WHERE at < ? LIMIT 1000)',
+    ),
+    pruneFinal: prepare(
+      'DELETE FROM payouts WHERE rowid IN (SELECT rowid FROM payouts WHERE final = 1 AND written_at < ? LIMIT 1000)',
+    ),
+  };
+}

@@ -1,0 +1,64 @@
+import type { Database } from 'better-sqlite3';
+import { Bucket, takeFrom } from './budget.bucket';
+import { BudgetLedger, Take } from './provider.budget';
+
+interface Row {
+  tokens: number | null;
+  read_tokens: number | null;
+  counted_at: number;
+  paused_until: number;
+}
+
+/** Claims made before expired ones are swept. */
+const SWEEP_EVERY = 1000;
+
+/** Provider budgets in the embedded file: one process, so a take is one synchronous read and write. */
+export class SqliteBudgetLedger implements BudgetLedger {
+  private readonly q;
+  private claims = 0;
+
+  constructor(
+    db: Database,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.q = {
+      get: db.prepare('SELECT tokens, read_tokens, counted_at, paused_until FROM provider_budgets WHERE key = ?'),
+      put: db.prepare(`INSERT INTO provider_budgets (key, tokens, read_tokens, counted_at, paused_until) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (key) DO UPDATE SET tokens = excluded.tokens, read_tokens = excluded.read_tokens,
+        counted_at = excluded.counted_at, paused_until = excluded.paused_until`),
+      pause: db.prepare(`INSERT INTO provider_budgets (key, counted_at, paused_until) VALUES (?, ?, ?)
+        ON CONFLICT (key) DO UPDATE SET paused_until = max(paused_until, excluded.paused_until)`),
+      claim: db.prepare(`INSERT INTO provider_claims (key, until_at) VALUES (?, ?)
+        ON CONFLICT (key) DO UPDATE SET until_at = excluded.until_at WHERE until_at <= ?`),
+      sweep: db.prepare('DELETE FROM provider_claims WHERE until_at <= ?'),
+    };
+  }
+
+  async take(key: string, perMinute: number, read: boolean): Promise<Take> {
+    const now = this.now();
+    const row = this.q.get.get(key) as Row | undefined;
+    const bucket: Bucket | undefined = row && {
+      all: row.tokens ?? undefined,
+      reads: row.read_tokens ?? undefined,
+      at: row.counted_at,
+      pausedUntil: row.paused_until,
+    };
+    const { take, next } = takeFrom(bucket, perMinute, read, now);
+    if (next) this.q.put.run(key, next.all ?? null, next.reads ?? null, next.at, next.pausedUntil);
+    return take;
+  }
+
+  async pause(key: string, ms: number): Promise<void> {
+    const now = this.now();
+    this.q.pause.run(key, now, now + ms);
+  }
+
+  async claim(key: string, ms: number): Promise<boolean> {
+    const now = this.now();
+    this.claims += 1;
+    if (this.claims % SWEEP_EVERY === 0) this.q.sweep.run(now);
+    return this.q.claim.run(key, now + ms, now).changes === 1;
+  }
+
+  async close(): Promise<void> {}
+}
