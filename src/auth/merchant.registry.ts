@@ -126,10 +126,7 @@ export class MerchantRegistry {
       const specs: MerchantSpec[] = parsed.data.map((m) => ({
         ...m,
         clientTokens: m.clientTokens.map((t) => (typeof t === 'string' ? { token: t } : t)),
-        controls:
-          m.controls === undefined
-            ? undefined
-            : parseControls(m.controls, 'MERCHANTS_FILE', m.id, config.retentionSeconds),
+        controls: m.controls === undefined ? undefined : parseControls(m.controls, 'MERCHANTS_FILE', m.id),
       }));
       const tokens = specs.flatMap((m) => m.clientTokens.map((t) => t.token));
       // A token under two merchants would authenticate as whichever came last: one merchant acting as another.
@@ -144,9 +141,7 @@ export class MerchantRegistry {
     }
     const apiKey = config.merchantApiKey ?? 'sandbox-key';
     const controls =
-      config.payoutControls === undefined
-        ? undefined
-        : parseControlsJson(config.payoutControls, 'default', config.retentionSeconds);
+      config.payoutControls === undefined ? undefined : parseControlsJson(config.payoutControls, 'default');
     return new MerchantRegistry([
       { id: 'default', apiKey, clientTokens: config.clientTokens.map((token) => ({ token })), controls },
     ]);

@@ -25,19 +25,11 @@ const controlsSchema = z.strictObject({
     .optional(),
 });
 
-/** Time the reconciler has to expire a held payout before the store drops it. */
-const RETENTION_MARGIN_SECONDS = 60;
-
 /**
  * A merchant's payout controls, validated: a malformed object stops startup with one line naming
  * the setting, the merchant and the key (never a value, which could be a secret pasted by mistake).
  */
-export function parseControls(
-  raw: unknown,
-  setting: string,
-  merchantId: string,
-  retentionSeconds: number,
-): PayoutControls {
+export function parseControls(raw: unknown, setting: string, merchantId: string): PayoutControls {
   const parsed = controlsSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -51,18 +43,12 @@ export function parseControls(
           : issue.message;
     throw new ConfigError(`Invalid setting ${setting}: merchant "${merchantId}" controls key ${key} ${why}`);
   }
-  const approvalTtlSeconds = parsed.data.approvalTtlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS;
-  // A held payout is a record like any other: were it dropped before it expires, it would end unseen, not CANCELLED.
-  if (parsed.data.approvalAbove && approvalTtlSeconds > retentionSeconds - RETENTION_MARGIN_SECONDS) {
-    throw new ConfigError(
-      `Invalid setting ${setting}: merchant "${merchantId}" controls key approvalTtlSeconds (${approvalTtlSeconds}) must be at least ${RETENTION_MARGIN_SECONDS} s shorter than RECORD_RETENTION_SECONDS (${retentionSeconds}), so a payout awaiting approval is still kept when it expires`,
-    );
-  }
-  return { ...parsed.data, approvalTtlSeconds };
+  // Retention removes only final records, so a held payout is kept until it is decided or expires.
+  return { ...parsed.data, approvalTtlSeconds: parsed.data.approvalTtlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS };
 }
 
 /** PAYOUT_CONTROLS as written: JSON text. */
-export function parseControlsJson(text: string, merchantId: string, retentionSeconds: number): PayoutControls {
+export function parseControlsJson(text: string, merchantId: string): PayoutControls {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -71,5 +57,5 @@ export function parseControlsJson(text: string, merchantId: string, retentionSec
       `Invalid setting PAYOUT_CONTROLS: merchant "${merchantId}" controls are not JSON (${(error as Error).message.split('\n')[0]})`,
     );
   }
-  return parseControls(raw, 'PAYOUT_CONTROLS', merchantId, retentionSeconds);
+  return parseControls(raw, 'PAYOUT_CONTROLS', merchantId);
 }

@@ -29,17 +29,19 @@ function pending(applied: number, migrations: readonly Migration[]): readonly Mi
 
 /** Applies what is missing, in one transaction; returns the versions applied. */
 export function migrateSqlite(db: SqliteDatabase, migrations: readonly Migration[] = MIGRATIONS): number[] {
-  return db.transaction(() => {
-    db.exec(LEDGER);
-    const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
-    const todo = pending(row.v ?? 0, migrations);
-    const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-    for (const m of todo) {
-      db.exec(m.sqlite);
-      record.run(m.version, m.name, Date.now());
-    }
-    return todo.map((m) => m.version);
-  }).immediate();
+  return db
+    .transaction(() => {
+      db.exec(LEDGER);
+      const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
+      const todo = pending(row.v ?? 0, migrations);
+      const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+      for (const m of todo) {
+        db.exec(m.sqlite);
+        record.run(m.version, m.name, Date.now());
+      }
+      return todo.map((m) => m.version);
+    })
+    .immediate();
 }
 
 /**

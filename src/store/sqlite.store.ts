@@ -154,14 +154,20 @@ export class SqliteStore implements DisbursementStore {
   async history(merchantId: string, query: HistoryQuery): Promise<HistoryPage> {
     return this.run(() => {
       this.reads += 2;
-      const page = historyPageSql(historyCondition(merchantId, query.filter, query.after, () => '?'), query, () => '?');
+      const page = historyPageSql(
+        historyCondition(merchantId, query.filter, query.after, () => '?'),
+        query,
+        () => '?',
+      );
       const rows = this.db.prepare(page.sql).all(...page.values) as {
         created_at: number;
         reference_id: string;
         record: string;
       }[];
       const all = historyCondition(merchantId, query.filter, undefined, () => '?');
-      const { count } = this.db.prepare(`SELECT count(*) AS count FROM payouts WHERE ${all.sql}`).get(...all.values) as {
+      const { count } = this.db
+        .prepare(`SELECT count(*) AS count FROM payouts WHERE ${all.sql}`)
+        .get(...all.values) as {
         count: number;
       };
       const entries = rows.slice(0, query.limit).map((r) => ({

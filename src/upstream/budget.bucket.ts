@@ -19,7 +19,8 @@ export function takeFrom(
   read: boolean,
   now: number,
 ): { take: Take; next?: Bucket } {
-  if (bucket && bucket.pausedUntil > now) return { take: { taken: false, waitMs: bucket.pausedUntil - now, paused: true } };
+  if (bucket && bucket.pausedUntil > now)
+    return { take: { taken: false, waitMs: bucket.pausedUntil - now, paused: true } };
   if (perMinute <= 0) return { take: { taken: true } };
   const half = perMinute / 2;
   const elapsed = bucket ? Math.max(0, now - bucket.at) : 0;

@@ -1,31 +1,26 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GatewayProcess, launchGateway } from '../support/process';
+import { GatewayProcess, launchGateway, workingFolder } from '../support/process';
 import { CREATE_MOBILE, gql, knownSecrets, mobileInput } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
 
-const root = join(__dirname, '..', '..');
+const tokenMain = join(__dirname, '..', '..', 'dist', 'auth', 'jwt.token.main.js');
+/** The checkout a developer runs both commands in: the key `npm start` made is the one `npm run token` signs with. */
+const checkout = workingFolder();
 let gateway: GatewayProcess;
 
 /** The development JWT path on a fresh machine: `npm start` with no settings, then `npm run token`. */
 beforeAll(async () => {
-  gateway = await launchGateway({ PORT: '0', SANDBOX_PORT: '0', SANDBOX_SETTLE_MS: '100' });
-  const { d } = JSON.parse(readFileSync(join(root, '.dev', 'jwt-key.json'), 'utf8')) as { d: string };
+  gateway = await launchGateway({ PORT: '0', SANDBOX_PORT: '0', SANDBOX_SETTLE_MS: '100' }, checkout);
+  const { d } = JSON.parse(readFileSync(join(checkout, '.dev', 'jwt-key.json'), 'utf8')) as { d: string };
   knownSecrets.add(d);
 }, 60_000);
 
 function mintToken(scope: string, sub?: string): string {
-  const args = [
-    'dist/auth/jwt.token.main.js',
-    '--merchant',
-    'default',
-    '--scope',
-    scope,
-    ...(sub ? ['--sub', sub] : []),
-  ];
+  const args = [tokenMain, '--merchant', 'default', '--scope', scope, ...(sub ? ['--sub', sub] : [])];
   const token = execFileSync(process.execPath, args, {
-    cwd: root,
+    cwd: checkout,
     env: { PATH: process.env.PATH ?? '' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],

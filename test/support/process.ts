@@ -1,8 +1,24 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capturedLogs } from './stack';
 
-const root = join(__dirname, '..', '..');
+const main = join(__dirname, '..', '..', 'dist', 'main.js');
+
+/** Working folders made for launched gateways, removed after the file's tests. */
+const folders = new Set<string>();
+
+/**
+ * A new empty working folder for a gateway process: its default database file (`.data/`) and
+ * development key (`.dev/`) land there, never in the repository. Pass the same one to a second
+ * launch to restart a gateway on the same files.
+ */
+export function workingFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'payout-gateway-cwd-'));
+  folders.add(dir);
+  return dir;
+}
 
 export interface GatewayProcess {
   child: ChildProcess;
@@ -15,11 +31,14 @@ export interface GatewayProcess {
 
 const running = new Set<GatewayProcess>();
 
-/** Spawns the real `node dist/main.js` (built by jest's globalSetup) with only `env`, and waits for its ready line. */
-export async function launchGateway(env: Record<string, string>): Promise<GatewayProcess> {
+/**
+ * Spawns the real `node dist/main.js` (built by jest's globalSetup) with only `env`, in `cwd` (by
+ * default a new working folder), and waits for its ready line.
+ */
+export async function launchGateway(env: Record<string, string>, cwd = workingFolder()): Promise<GatewayProcess> {
   let output = '';
-  const child = spawn(process.execPath, ['dist/main.js'], {
-    cwd: root,
+  const child = spawn(process.execPath, [main], {
+    cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -61,10 +80,13 @@ export async function launchGateway(env: Record<string, string>): Promise<Gatewa
  * Runs `node dist/main.js` with only `env` (ports 0 unless given) for a start that should fail:
  * answers its exit status and what it wrote to stderr. One that does start is killed after 20 s.
  */
-export function runToExit(env: Record<string, string>): { status: number | null; stderr: string } {
+export function runToExit(
+  env: Record<string, string>,
+  cwd = workingFolder(),
+): { status: number | null; stderr: string } {
   try {
-    execFileSync(process.execPath, ['dist/main.js'], {
-      cwd: root,
+    execFileSync(process.execPath, [main], {
+      cwd,
       env: { PATH: process.env.PATH ?? '', PORT: '0', SANDBOX_PORT: '0', ...env },
       stdio: 'pipe',
       timeout: 20_000,
@@ -83,4 +105,11 @@ afterAll(() => {
     capturedLogs.push(p.output());
   }
   running.clear();
+});
+
+afterAll(async () => {
+  // After the processes: a SIGKILLed one may still hold its files for a moment.
+  await Promise.all([...running].map((p) => p.stop()));
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+  folders.clear();
 });
