@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { Client, escapeIdentifier } from 'pg';
+
+/** The PostgreSQL server the tests may use; unset: PostgreSQL tests are skipped. */
+export function postgresUrl(): string | undefined {
+  return process.env.TEST_DATABASE_URL || undefined;
+}
+
+function requirePostgresUrl(): string {
+  const url = postgresUrl();
+  if (!url) throw new Error('TEST_DATABASE_URL is not set');
+  return url;
+}
+
+// Jest loads this module afresh for every test file, so a flag here would print once per file;
+// the stderr stream is shared by all the files a worker runs.
+const NOTICED: unique symbol = Symbol.for('payout-gateway.postgres-notices');
+
+function noticeOnce(message: string): void {
+  const stderr: NodeJS.WriteStream & { [NOTICED]?: Set<string> } = process.stderr;
+  const noticed = (stderr[NOTICED] ??= new Set());
+  if (noticed.has(message)) return;
+  noticed.add(message);
+  stderr.write(`${message}\n`);
+}
+
+/** `describe` with TEST_DATABASE_URL set, and then failing (never skipping) when that server does not answer. */
+export function describePostgres(name: string, fn: () => void): void {
+  const url = postgresUrl();
+  if (!url) {
+    noticeOnce('TEST_DATABASE_URL is not set: PostgreSQL tests skipped');
+    describe.skip(name, fn);
+    return;
+  }
+  describe(name, () => {
+    beforeAll(async () => {
+      try {
+        await withClient(url, (client) => client.query('SELECT 1'));
+      } catch (error) {
+        throw new Error(`TEST_DATABASE_URL is set but PostgreSQL at ${url} does not answer: ${String(error)}`, {
+          cause: error,
+        });
+      }
+    });
+    fn();
+  });
+}
+
+/** Runs `use` with a client of `url`, for SQL behind the code's back; closes it after. */
+export async function withClient<T>(url: string, use: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  // A server that goes away under an idle client emits 'error', which unheard would end the jest worker;
+  // a query in flight rejects with it all the same.
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface FreshDatabase {
+  /** TEST_DATABASE_URL with the new database's name. */
+  url: string;
+  /** Ends its remaining connections and drops it. */
+  drop(): Promise<void>;
+}
+
+/**
+ * A new empty database on TEST_DATABASE_URL's server, for one test file or block: tables, data and LISTEN/NOTIFY
+ * channels never meet another test's, and nothing depends on what an earlier run left.
+ */
+export async function freshDatabase(): Promise<FreshDatabase> {
+  const server = requirePostgresUrl();
+  const name = `test_${randomUUID().replaceAll('-', '')}`;
+  const quoted = escapeIdentifier(name);
+  // template0 is empty whatever a developer's server added to template1, and takes any encoding and locale.
+  await withClient(server, (client) =>
+    client.query(`CREATE DATABASE ${quoted} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C'`),
+  );
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await withClient(server, (client) => client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`));
+    },
+  };
+}
