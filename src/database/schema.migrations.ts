@@ -145,12 +145,113 @@ CREATE TABLE client_quotas (
 );
 `;
 
+/** Both engines: the audit trail and reconciliation runs. */
+const auditTables = (text: string, bigint: string) => `
+-- Each merchant's chain head: the last entry's sequence and hash.
+ALTER TABLE merchant_heads ADD COLUMN audit_sequence ${bigint} NOT NULL DEFAULT 0;
+ALTER TABLE merchant_heads ADD COLUMN audit_hash TEXT NOT NULL DEFAULT '${'0'.repeat(64)}';
+
+-- Every decision and event about money, per merchant from 1 without gaps, each hash covering the
+-- previous one. Append-only: the database itself refuses UPDATE and DELETE.
+CREATE TABLE audit_log (
+  merchant_id ${text} NOT NULL,
+  sequence ${bigint} NOT NULL,
+  at TEXT NOT NULL,
+  actor TEXT,
+  action TEXT NOT NULL,
+  reference_id ${text},
+  status TEXT,
+  amount TEXT,
+  currency TEXT,
+  detail TEXT,
+  hash TEXT NOT NULL,
+  previous_hash TEXT NOT NULL,
+  PRIMARY KEY (merchant_id, sequence)
+);
+CREATE INDEX audit_log_payout ON audit_log (merchant_id, reference_id, sequence);
+CREATE INDEX audit_log_at ON audit_log (merchant_id, at);
+
+-- Reconciliation runs: one RUNNING per merchant; progress kept so a restart resumes it.
+CREATE TABLE reconciliation_runs (
+  id ${text} PRIMARY KEY,
+  merchant_id ${text} NOT NULL,
+  window_from ${bigint} NOT NULL,
+  window_to ${bigint} NOT NULL,
+  state TEXT NOT NULL,
+  started_at ${bigint} NOT NULL,
+  finished_at ${bigint},
+  lease_until ${bigint},
+  total INTEGER NOT NULL,
+  checked INTEGER NOT NULL,
+  after_created_at ${bigint},
+  after_reference_id ${text},
+  run TEXT NOT NULL
+);
+CREATE UNIQUE INDEX reconciliation_running ON reconciliation_runs (merchant_id) WHERE state = 'RUNNING';
+CREATE INDEX reconciliation_by_merchant ON reconciliation_runs (merchant_id, started_at);
+CREATE TABLE reconciliation_discrepancies (
+  run_id ${text} NOT NULL,
+  reference_id ${text} NOT NULL,
+  kind TEXT NOT NULL,
+  gateway_status TEXT,
+  provider_status TEXT,
+  resolved INTEGER NOT NULL,
+  PRIMARY KEY (run_id, reference_id, kind)
+);
+`;
+
+const sqliteAuditGuards = `
+CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+`;
+
+/** The entry's canonical content as audit.entry.ts writes it: a JSON array of its fields. */
+const json = (column: string) => `coalesce(to_json(${column})::text, 'null')`;
+const CANONICAL = [
+  `NEW.sequence::text`,
+  ...['at', 'actor', 'action', 'reference_id', 'status', 'amount', 'currency', 'detail'].map((c) => json(`NEW.${c}`)),
+].join(" || ',' || ");
+
+const postgresAuditGuards = `
+-- The chain is made here, from the merchant's head row: its lock holds until commit, so entries of
+-- one merchant are numbered and linked in commit order whichever replica writes them.
+CREATE FUNCTION audit_chain() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  previous TEXT;
+  last_sequence BIGINT;
+BEGIN
+  INSERT INTO merchant_heads (merchant_id, change_position) VALUES (NEW.merchant_id, 0)
+    ON CONFLICT (merchant_id) DO NOTHING;
+  SELECT audit_sequence, audit_hash INTO last_sequence, previous
+    FROM merchant_heads WHERE merchant_id = NEW.merchant_id FOR UPDATE;
+  NEW.sequence := last_sequence + 1;
+  NEW.previous_hash := previous;
+  NEW.hash := encode(sha256(convert_to(previous || E'\\n' || '[' || ${CANONICAL} || ']', 'UTF8')), 'hex');
+  UPDATE merchant_heads SET audit_sequence = NEW.sequence, audit_hash = NEW.hash WHERE merchant_id = NEW.merchant_id;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER audit_log_chain BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_chain();
+
+CREATE FUNCTION audit_log_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'audit_log is append-only: % refused', TG_OP;
+END $$;
+CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_refuse();
+CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION audit_log_refuse();
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'payouts, change log, reservations, relay jobs, provider budgets',
     sqlite: payoutTables('TEXT', 'INTEGER', 'REAL'),
     postgres: payoutTables('TEXT COLLATE "C"', 'BIGINT', 'DOUBLE PRECISION') + postgresOnly,
+  },
+  {
+    version: 2,
+    name: 'audit trail, reconciliation runs',
+    sqlite: auditTables('TEXT', 'INTEGER') + sqliteAuditGuards,
+    postgres: auditTables('TEXT COLLATE "C"', 'BIGINT') + postgresAuditGuards,
   },
 ];
 

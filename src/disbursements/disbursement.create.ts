@@ -17,6 +17,17 @@ import { isStale, notFoundMeansNeverReceived, rescheduled, scheduled } from './d
 import { applyStatusUpdate } from './disbursement.status';
 import { approvalUndone, heldForApproval } from './approval.records';
 import { planCreate, refusalError, refusalEvent } from './disbursement.limits';
+import {
+  answeredCreate,
+  foundByCheck,
+  limitRefused,
+  requested,
+  tookNothing,
+  unanswered,
+  whenVisible,
+} from './audit.rules';
+import { AuditAction, auditOf } from './audit.entry';
+import { GatewayError } from './disbursement.errors';
 import { Actor, ANONYMOUS, DEFAULT_APPROVAL_TTL_SECONDS, fromMinor, limitOf } from './payout.controls';
 
 interface InFlight {
@@ -149,7 +160,7 @@ export class CreateDisbursement {
     requestId?: string,
   ): Promise<Disbursement> {
     const { policy, now } = this.ctx;
-    const plan = this.plan(merchant, request, actor);
+    const plan = await this.plan(merchant, request, actor);
     const fresh = {
       ...newClaim(merchant.id, request, fp, now().toISOString(), requestId, this.ctx.traceparent?.()),
       createdBy: actor.name,
@@ -167,9 +178,13 @@ export class CreateDisbursement {
     const deadline = now().getTime() + policy.staleClaimMs;
     let orphanChecked = false;
     for (;;) {
-      const { existing, refused } = await this.ctx.writer.insert(claim, plan.caps);
+      const { existing, refused } = await this.ctx.writer.insert(claim, plan.caps, requested(claim, actor.name));
       if (refused) {
         this.ctx.onControl(refusalEvent(merchant, request, actor, refused.limit));
+        const left = `${fromMinor(refused.remainingMinor)} ${request.currency} left today`;
+        await this.ctx.writer.audit(merchant.id, [
+          limitRefused(request, actor.name, refused.limit, now().toISOString(), left),
+        ]);
         throw refusalError(request, refused);
       }
       if (!existing) return plan.awaiting ? this.held(merchant, claim, actor) : this.send(merchant, request, claim);
@@ -199,12 +214,15 @@ export class CreateDisbursement {
     }
   }
 
-  /** maxAmount refuses before anything is stored; its refusal is a control action like the others. */
-  private plan(merchant: Merchant, request: DisbursementRequest, actor: Actor) {
+  /** maxAmount refuses before anything is stored; its refusal is a control action, audited like the others. */
+  private async plan(merchant: Merchant, request: DisbursementRequest, actor: Actor) {
     try {
       return planCreate(merchant, request, actor, this.ctx.now(), this.ctx.dayTimeZone);
     } catch (error) {
       this.ctx.onControl(refusalEvent(merchant, request, actor, 'maxAmount'));
+      const at = this.ctx.now().toISOString();
+      const detail = error instanceof GatewayError ? error.message : 'above the largest payout allowed';
+      await this.ctx.writer.audit(merchant.id, [limitRefused(request, actor.name, 'maxAmount', at, detail)]);
       throw error;
     }
   }
@@ -241,21 +259,36 @@ export class CreateDisbursement {
       );
     }
     if (!answer) {
+      const at = this.ctx.now().toISOString();
       await this.ctx.writer.remove(
         merchant.id,
         referenceId,
         (current) => !current.request && current.version === existing.version,
+        (current) => [
+          auditOf(current, AuditAction.STATUS_CHECKED, at, {
+            status: null,
+            detail: 'learnt from a callback, but the provider has no such payout: dropped',
+          }),
+        ],
       );
       return undefined;
     }
     const differs = contentDiffers(request, answer);
     if (differs.length > 0) throw referenceConflict(referenceId, differs);
     const found = answer;
-    const { stored } = await this.ctx.writer.change(merchant.id, referenceId, (current) => {
-      if (current.request) return undefined;
-      const base = adopted(current, request, fp);
-      return answered(base, { record: found, source: 'STATUS_CHECK' }, this.ctx.now(), this.ctx.policy) ?? base;
-    });
+    const { stored } = await this.ctx.writer.change(
+      merchant.id,
+      referenceId,
+      (current) => {
+        if (current.request) return undefined;
+        const base = adopted(current, request, fp);
+        return answered(base, { record: found, source: 'STATUS_CHECK' }, this.ctx.now(), this.ctx.policy) ?? base;
+      },
+      (before, after) => [
+        ...requested(after, 'unknown'),
+        ...whenVisible(AuditAction.STATUS_CHECKED, 'the provider already had this payout')(before, after),
+      ],
+    );
     if (!stored) return undefined;
     if (stored.request && stored.fingerprint !== fp) throw requestConflict(stored.request, request);
     return stored;
@@ -278,7 +311,7 @@ export class CreateDisbursement {
     } catch {
       throw outcomeUnknown(request.referenceId);
     }
-    if (answer) return this.settleClaim(merchant, request, answer, 'STATUS_CHECK');
+    if (answer) return this.settleClaim(merchant, request, answer, 'STATUS_CHECK', false);
     // The provider never saw it: take the claim over (only one caller wins) and send.
     const since = existing.updatedAt;
     let won = false;
@@ -313,7 +346,7 @@ export class CreateDisbursement {
     } catch (error) {
       return this.afterFailedSend(merchant, request, claim, error);
     }
-    return this.settleClaim(merchant, request, answer, 'CREATE');
+    return this.settleClaim(merchant, request, answer, 'CREATE', true);
   }
 
   private async afterFailedSend(
@@ -336,8 +369,10 @@ export class CreateDisbursement {
       );
       throw outcomeUnknown(referenceId);
     }
-    // auth, rate-limited, unavailable: the provider created nothing.
-    await this.releaseClaim(claim);
+    // auth, rate-limited, unavailable: the provider created nothing; an HTTP status says it answered.
+    const answeredIt = error instanceof ProviderError && error.details.status !== undefined;
+    const why = error instanceof Error ? error.message : 'the provider call failed';
+    await this.releaseClaim(claim, answeredIt, answeredIt ? `refused: ${why}` : `not sent: ${why}`);
     throw fromProviderError(error, referenceId);
   }
 
@@ -361,7 +396,7 @@ export class CreateDisbursement {
       throw outcomeUnknown(referenceId);
     }
     if (!answer) {
-      await this.releaseClaim(claim);
+      await this.releaseClaim(claim, true, `refused: ${error.message}; the provider has no such payout`);
       if (error.kind === 'server-error')
         throw upstreamUnavailable(
           referenceId,
@@ -370,44 +405,61 @@ export class CreateDisbursement {
       throw fromProviderError(error, referenceId);
     }
     const differs = contentDiffers(request, answer);
-    if (differs.length === 0) return this.settleClaim(merchant, request, answer, 'STATUS_CHECK');
+    if (differs.length === 0) return this.settleClaim(merchant, request, answer, 'STATUS_CHECK', true);
     await this.becomeProviders(merchant, claim, answer).catch(() => undefined);
     throw referenceConflict(referenceId, differs);
   }
 
   /** The provider holds another payout under this referenceId: the record becomes that payout, with no request of ours. */
   private async becomeProviders(merchant: Merchant, claim: Disbursement, answer: ProviderRecord): Promise<void> {
-    await this.ctx.writer.change(merchant.id, claim.referenceId, (current) => {
-      if (current.fingerprint !== claim.fingerprint) return undefined;
-      const now = this.ctx.now();
-      const at = now.toISOString();
-      const base: Disbursement = {
-        ...current,
-        request: undefined,
-        fingerprint: undefined,
-        sending: false,
-        amount: answer.amount ?? current.amount,
-        currency: answer.currency ?? current.currency,
-        accountNumber: answer.accountNumber ?? current.accountNumber,
-        narration: answer.narration,
-      };
-      const next =
-        applyStatusUpdate(base, { record: answer, source: 'STATUS_CHECK', at }) ?? changed(current, base, at);
-      return rescheduled(current, next, now, this.ctx.policy);
-    });
+    const audit = foundByCheck(
+      true,
+      'the provider holds another payout under this referenceId: the record is that one',
+    );
+    await this.ctx.writer.change(
+      merchant.id,
+      claim.referenceId,
+      (current) => {
+        if (current.fingerprint !== claim.fingerprint) return undefined;
+        const now = this.ctx.now();
+        const at = now.toISOString();
+        const base: Disbursement = {
+          ...current,
+          request: undefined,
+          fingerprint: undefined,
+          sending: false,
+          amount: answer.amount ?? current.amount,
+          currency: answer.currency ?? current.currency,
+          accountNumber: answer.accountNumber ?? current.accountNumber,
+          narration: answer.narration,
+        };
+        const next =
+          applyStatusUpdate(base, { record: answer, source: 'STATUS_CHECK', at }) ?? changed(current, base, at);
+        return rescheduled(current, next, now, this.ctx.policy);
+      },
+      audit,
+    );
   }
 
-  /** The provider's answer to our create (or its record found by check-status): the claim is no longer in flight. */
+  /**
+   * The provider's answer to our create (or its record found by check-status, `sentJustNow` when our
+   * send just left): the claim is no longer in flight.
+   */
   private async settleClaim(
     merchant: Merchant,
     request: DisbursementRequest,
     answer: ProviderRecord,
     source: EventSource,
+    sentJustNow: boolean,
   ): Promise<Disbursement> {
     const { referenceId } = request;
+    const audit = source === 'CREATE' ? answeredCreate : foundByCheck(sentJustNow);
     try {
-      const { stored } = await this.ctx.writer.change(merchant.id, referenceId, (current) =>
-        answered(current, { record: answer, source }, this.ctx.now(), this.ctx.policy, true),
+      const { stored } = await this.ctx.writer.change(
+        merchant.id,
+        referenceId,
+        (current) => answered(current, { record: answer, source }, this.ctx.now(), this.ctx.policy, true),
+        audit,
       );
       if (stored) return stored;
     } catch {
@@ -419,10 +471,15 @@ export class CreateDisbursement {
 
   private async markUnknown(merchant: Merchant, referenceId: string, reason: string): Promise<void> {
     await this.ctx.writer
-      .change(merchant.id, referenceId, (current) => {
-        const now = this.ctx.now();
-        return rescheduled(current, markUnknown(current, reason, now.toISOString()), now, this.ctx.policy);
-      })
+      .change(
+        merchant.id,
+        referenceId,
+        (current) => {
+          const now = this.ctx.now();
+          return rescheduled(current, markUnknown(current, reason, now.toISOString()), now, this.ctx.policy);
+        },
+        unanswered(reason),
+      )
       .catch(() => undefined);
   }
 
@@ -432,29 +489,38 @@ export class CreateDisbursement {
    * already seen UNKNOWN stays, marked never received: gone, it would come back with its version
    * starting over, and watchers would drop its next states as ones they had seen.
    */
-  private async releaseClaim(claim: Disbursement): Promise<void> {
+  private async releaseClaim(claim: Disbursement, sentJustNow: boolean, why: string): Promise<void> {
     const ours = (current: Disbursement) => current.sending && current.fingerprint === claim.fingerprint;
     const seen = (current: Disbursement) => current.status === 'UNKNOWN' && current.version > 0;
+    const at = this.ctx.now().toISOString();
+    const audit = tookNothing(sentJustNow, why, at);
     if (claim.approval?.decision === 'APPROVED') {
       await this.ctx.writer
-        .change(claim.merchantId, claim.referenceId, (current) =>
-          ours(current) && current.approval?.decision === 'APPROVED'
-            ? approvalUndone(current, 'the provider took nothing', this.ctx.now().toISOString())
-            : undefined,
+        .change(
+          claim.merchantId,
+          claim.referenceId,
+          (current) =>
+            ours(current) && current.approval?.decision === 'APPROVED'
+              ? approvalUndone(current, 'the provider took nothing', at)
+              : undefined,
+          audit,
         )
         .catch(() => undefined);
       return;
     }
     if (seen(claim)) {
       await this.ctx.writer
-        .change(claim.merchantId, claim.referenceId, (current) =>
-          ours(current) && seen(current) ? markNeverReceived(current, this.ctx.now().toISOString()) : undefined,
+        .change(
+          claim.merchantId,
+          claim.referenceId,
+          (current) => (ours(current) && seen(current) ? markNeverReceived(current, at) : undefined),
+          audit,
         )
         .catch(() => undefined);
       return;
     }
     await this.ctx.writer
-      .remove(claim.merchantId, claim.referenceId, (current) => ours(current) && !seen(current))
+      .remove(claim.merchantId, claim.referenceId, (current) => ours(current) && !seen(current), audit)
       .catch(() => undefined);
   }
 }

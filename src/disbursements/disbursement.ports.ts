@@ -6,6 +6,7 @@ import {
   ProviderBalance,
   ProviderRecord,
 } from './disbursement.model';
+import { AuditAction, AuditDraft, AuditEntry } from './audit.entry';
 import { LimitRefusal, PayoutControls, ReservationCaps } from './payout.controls';
 
 /** A merchant as the domain needs it: its id, the key the provider knows it by, and its payout controls. */
@@ -58,17 +59,6 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/**
- * The store holds as many records as it may and none of them is final: a new payout is refused
- * (nothing is sent) rather than let memory grow. A kind of unavailability, so callers treat it alike.
- */
-export class StoreFullError extends StoreUnavailableError {
-  constructor(limit: number) {
-    super(`the disbursement store is full: ${limit} records, none of them final`);
-    this.name = 'StoreFullError';
-  }
-}
-
 /** One entry of a merchant's change log: where it sits (1, 2, 3, ... per merchant) and the record as that change left it. */
 export interface LoggedChange {
   position: string;
@@ -79,7 +69,14 @@ export interface LoggedChange {
 export const START_POSITION = '0';
 
 /**
- * The system of record. A write that changes what a client sees (the record's `version` moved, or
+ * The audit entries a write of `before` into `after` records, written in the same atomic step as the
+ * write (none when the write does not happen). The store may call it more than once, like `change`.
+ */
+export type AuditRule = (before: Disbursement, after: Disbursement) => readonly AuditDraft[];
+
+/**
+ * The system of record. Every write may carry audit entries, appended to the merchant's audit chain
+ * (audit.entry.ts) in the same atomic step as the write they record. A write that changes what a client sees (the record's `version` moved, or
  * a new record is a client's payout at once: `shownOnInsert`) is appended to its merchant's change
  * log in the same atomic step, and every process's DisbursementEvents hear of it once committed:
  * a change is published exactly when it is logged, and never lost between the two.
@@ -89,10 +86,10 @@ export interface DisbursementStore {
   /** One read for many ids, in the order asked. */
   getMany(merchantId: string, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]>;
   /**
-   * Stores the record unless one exists under its key; returns the existing one, or undefined when stored. Atomic.
-   * Throws StoreUnavailableError (StoreFullError when a bounded store has no room) and stores nothing.
+   * Stores the record (and `audit`) unless one exists under its key; returns the existing one, or
+   * undefined when stored. Atomic. Throws StoreUnavailableError and stores nothing.
    */
-  insertIfAbsent(record: Disbursement): Promise<Disbursement | undefined>;
+  insertIfAbsent(record: Disbursement, audit?: readonly AuditDraft[]): Promise<Disbursement | undefined>;
   /**
    * insertIfAbsent for a record carrying a `reservation`, and the daily-limit check in the same atomic
    * step: an existing record is returned as by insertIfAbsent; else when the reservation would take the
@@ -104,6 +101,7 @@ export interface DisbursementStore {
   insertReserving(
     record: Disbursement,
     caps: ReservationCaps,
+    audit?: readonly AuditDraft[],
   ): Promise<{ existing?: Disbursement; refused?: LimitRefusal }>;
   /** Minor units held on a day in a currency: by the merchant's payouts, and by one actor's. */
   reserved(
@@ -122,9 +120,17 @@ export interface DisbursementStore {
     merchantId: string,
     referenceId: string,
     change: (current: Disbursement) => Disbursement | undefined,
+    audit?: AuditRule,
   ): Promise<Disbursement | undefined>;
-  /** Removes the record when `expected` still holds for it (a claim the provider never acted on). */
-  remove(merchantId: string, referenceId: string, expected: (current: Disbursement) => boolean): Promise<void>;
+  /** Removes the record when `expected` still holds for it (a claim the provider never acted on), with `audit`'s entries. */
+  remove(
+    merchantId: string,
+    referenceId: string,
+    expected: (current: Disbursement) => boolean,
+    audit?: (current: Disbursement) => readonly AuditDraft[],
+  ): Promise<void>;
+  /** Entries that record no write of a payout: a refusal before anything was stored, an export. */
+  appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void>;
   /**
    * Up to `limit` records, of any merchant, whose `nextCheckAt` is at or before `now`, earliest first.
    * The store indexes `nextCheckAt` on every write, so this never scans settled records.
@@ -209,4 +215,52 @@ export interface HistoryPage {
   endPosition?: HistoryPosition;
   /** The merchant's payouts matching the filter. */
   totalCount: number;
+}
+
+export interface AuditFilter {
+  referenceId?: string;
+  actor?: string;
+  actions?: readonly AuditAction[];
+  /** Inclusive bounds on `at` (ISO). */
+  from?: string;
+  to?: string;
+}
+
+export interface AuditQuery {
+  /** Only entries after this sequence (the cursor of the last one seen). */
+  after?: number;
+  limit: number;
+  filter: AuditFilter;
+}
+
+export interface AuditPage {
+  /** Oldest first. */
+  entries: AuditEntry[];
+  hasMore: boolean;
+}
+
+/** A merchant's payouts created in a window, counted and summed per currency and status. */
+export interface StatementLine {
+  currency: string;
+  status: DisbursementStatus;
+  count: number;
+  /** The exact sum, in minor units (cents). */
+  amountMinor: number;
+}
+
+/** What finance reads: the audit chain, statements and exports. Never across merchants. */
+export interface RecordsReader {
+  auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage>;
+  /** Payouts created at or after `from` and before `to` (ms). */
+  statement(merchantId: string, from: number, to: number): Promise<StatementLine[]>;
+  /**
+   * Up to `limit` payouts created at or after `from` and before `to` (ms), oldest first, strictly
+   * after `after` (the last one of the previous page): an export reads page by page, in constant memory.
+   */
+  createdBetween(
+    merchantId: string,
+    window: { from: number; to: number },
+    after: HistoryPosition | undefined,
+    limit: number,
+  ): Promise<HistoryEntry[]>;
 }

@@ -1,5 +1,6 @@
 import { Disbursement, isFinal } from './disbursement.model';
-import { DisbursementStore } from './disbursement.ports';
+import { AuditDraft } from './audit.entry';
+import { AuditRule, DisbursementStore } from './disbursement.ports';
 import { isPublished } from './disbursement.record';
 import { LimitRefusal, ReservationCaps } from './payout.controls';
 
@@ -18,9 +19,9 @@ export interface Inserted {
 }
 
 /**
- * The one way a record is written: stored atomically (the store logs and publishes a change a
- * client can see), then reported once to `onFinal` when it has just become final. Use cases never
- * write through the store themselves.
+ * The one way a record is written: stored atomically with the audit entries that record it (the
+ * store logs and publishes a change a client can see), then reported once to `onFinal` when it has
+ * just become final. Use cases never write through the store themselves.
  */
 export class RecordWriter {
   constructor(
@@ -32,15 +33,21 @@ export class RecordWriter {
     merchantId: string,
     referenceId: string,
     change: (current: Disbursement) => Disbursement | undefined,
+    audit?: AuditRule,
   ): Promise<Written> {
     let before: Disbursement | undefined;
     let after: Disbursement | undefined;
     // Only the store's last run of `change` was stored (see DisbursementStore.update).
-    const stored = await this.store.update(merchantId, referenceId, (current) => {
-      before = current;
-      after = change(current);
-      return after;
-    });
+    const stored = await this.store.update(
+      merchantId,
+      referenceId,
+      (current) => {
+        before = current;
+        after = change(current);
+        return after;
+      },
+      audit,
+    );
     const changed = after !== undefined && stored !== undefined && isPublished(before, stored);
     if (changed && stored && before && !isFinal(before.status) && isFinal(stored.status)) this.onFinal?.(stored);
     return { stored, changed };
@@ -50,12 +57,24 @@ export class RecordWriter {
    * A new record, stored only when none exists under its referenceId; with `caps`, only within the
    * payout limits, reserved in the same atomic step.
    */
-  async insert(record: Disbursement, caps?: ReservationCaps): Promise<Inserted> {
-    return caps ? this.store.insertReserving(record, caps) : { existing: await this.store.insertIfAbsent(record) };
+  async insert(record: Disbursement, caps?: ReservationCaps, audit: readonly AuditDraft[] = []): Promise<Inserted> {
+    return caps
+      ? this.store.insertReserving(record, caps, audit)
+      : { existing: await this.store.insertIfAbsent(record, audit) };
   }
 
   /** Removes a record no client has seen (a claim the provider never acted on) while `expected` still holds for it. */
-  remove(merchantId: string, referenceId: string, expected: (current: Disbursement) => boolean): Promise<void> {
-    return this.store.remove(merchantId, referenceId, expected);
+  remove(
+    merchantId: string,
+    referenceId: string,
+    expected: (current: Disbursement) => boolean,
+    audit?: (current: Disbursement) => readonly AuditDraft[],
+  ): Promise<void> {
+    return this.store.remove(merchantId, referenceId, expected, audit);
+  }
+
+  /** Entries that record no write of a payout (a refusal before anything was stored, an export). */
+  audit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
+    return this.store.appendAudit(merchantId, entries);
   }
 }

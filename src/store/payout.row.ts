@@ -1,5 +1,6 @@
-import { Disbursement, isFinal } from '../disbursements/disbursement.model';
-import { HistoryFilter, HistoryPosition, HistoryQuery } from '../disbursements/disbursement.ports';
+import { AuditAction, AuditEntry } from '../disbursements/audit.entry';
+import { Disbursement, DisbursementStatus, isFinal } from '../disbursements/disbursement.model';
+import { AuditQuery, HistoryFilter, HistoryPosition, HistoryQuery } from '../disbursements/disbursement.ports';
 import { toMinor } from '../disbursements/payout.controls';
 
 /** The columns of a payout's row besides its keys and revision, as both engines store them. */
@@ -72,4 +73,54 @@ export function historyPageSql(where: Condition, query: HistoryQuery, param: (in
     sql: `SELECT created_at, reference_id, record FROM payouts WHERE ${where.sql} ORDER BY created_at DESC, reference_id DESC LIMIT ${limit}`,
     values: [...where.values, query.limit + 1],
   };
+}
+
+/** An audit_log row as both engines return it (PostgreSQL gives BIGINT as text). */
+export interface AuditRow {
+  sequence: number | string;
+  at: string;
+  actor: string | null;
+  action: string;
+  reference_id: string | null;
+  status: string | null;
+  amount: string | null;
+  currency: string | null;
+  detail: string | null;
+  hash: string;
+  previous_hash: string;
+}
+
+export function entryOf(row: AuditRow): AuditEntry {
+  return {
+    sequence: Number(row.sequence),
+    at: row.at,
+    actor: row.actor,
+    action: row.action as AuditAction,
+    referenceId: row.reference_id,
+    status: row.status as DisbursementStatus | null,
+    amount: row.amount,
+    currency: row.currency,
+    detail: row.detail,
+    hash: row.hash,
+    previousHash: row.previous_hash,
+  };
+}
+
+/** An audit page's filter and cursor as SQL on `audit_log`, placeholders by `param`. */
+export function auditCondition(merchantId: string, query: AuditQuery, param: (index: number) => string): Condition {
+  const values: unknown[] = [merchantId];
+  const next = (value: unknown) => {
+    values.push(value);
+    return param(values.length);
+  };
+  const parts = [`merchant_id = ${param(1)}`];
+  const { filter } = query;
+  if (query.after !== undefined) parts.push(`sequence > ${next(query.after)}`);
+  if (filter.referenceId !== undefined) parts.push(`reference_id = ${next(filter.referenceId)}`);
+  if (filter.actor !== undefined) parts.push(`actor = ${next(filter.actor)}`);
+  if (filter.actions && filter.actions.length > 0)
+    parts.push(`action IN (${filter.actions.map((a) => next(a)).join(', ')})`);
+  if (filter.from !== undefined) parts.push(`at >= ${next(filter.from)}`);
+  if (filter.to !== undefined) parts.push(`at <= ${next(filter.to)}`);
+  return { sql: parts.join(' AND '), values };
 }

@@ -1,17 +1,33 @@
 import type { Pool, QueryResultRow } from 'pg';
+import { AuditDraft } from '../disbursements/audit.entry';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import {
+  AuditPage,
+  AuditQuery,
+  AuditRule,
   DisbursementStore,
+  HistoryEntry,
   HistoryPage,
+  HistoryPosition,
   HistoryQuery,
   LoggedChange,
+  RecordsReader,
   START_POSITION,
+  StatementLine,
   StoreUnavailableError,
 } from '../disbursements/disbursement.ports';
 import { isPublished, shownOnInsert } from '../disbursements/disbursement.record';
 import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
 import { isOutage } from '../database/postgres.failures';
-import { createdAtOf, historyCondition, historyPageSql, payoutColumns } from './payout.row';
+import {
+  auditCondition,
+  AuditRow,
+  createdAtOf,
+  entryOf,
+  historyCondition,
+  historyPageSql,
+  payoutColumns,
+} from './payout.row';
 
 export interface PostgresStoreOptions {
   pool: Pool;
@@ -26,55 +42,144 @@ export interface PostgresStoreOptions {
 
 const dollar = (index: number) => `$${index}`;
 
-/** A write's values after the keys: the row's columns, in the order the statements name them. */
-function columnValues(record: Disbursement, writtenAt: number): unknown[] {
-  const c = payoutColumns(record, writtenAt);
-  return [c.written_at, c.status, c.channel, c.currency, c.amount_minor, c.final, c.next_check_at, c.record];
+/** A statement with its values, named by its shape so each shape is prepared once per connection. */
+interface Statement {
+  name: string;
+  text: string;
+  values: unknown[];
 }
 
-const INSERT = `
+/** Values in order, each answered with its placeholder. */
+class Values {
+  readonly list: unknown[] = [];
+  add(value: unknown): string {
+    this.list.push(value);
+    return `$${this.list.length}`;
+  }
+}
+
+/** The row's columns after the keys ($1, $2), in the order the statements name them. */
+function columnParams(v: Values, record: Disbursement, writtenAt: number) {
+  const c = payoutColumns(record, writtenAt);
+  return {
+    written_at: v.add(c.written_at),
+    status: v.add(c.status),
+    channel: v.add(c.channel),
+    currency: v.add(c.currency),
+    amount_minor: v.add(c.amount_minor),
+    final: v.add(c.final),
+    next_check_at: v.add(c.next_check_at),
+    record: v.add(c.record),
+  };
+}
+
+/** Gives a reservation back when the write `after` named happened. */
+function released(v: Values, held: Reservation, after: string): string {
+  return `, released AS (
+  UPDATE daily_reservations SET minor = minor - ${v.add(held.minor)}
+  WHERE merchant_id = $1 AND day = ${v.add(held.day)} AND currency = ${v.add(held.currency)}
+    AND actor_id IN ('', ${v.add(held.actorId)}) AND EXISTS (SELECT 1 FROM ${after})
+)`;
+}
+
+/** Appends the entries to the merchant's audit chain (its trigger numbers and links them) when the write `after` named happened. */
+function audited(v: Values, drafts: readonly AuditDraft[], after: string): string {
+  const rows = drafts.map((d) => ({
+    at: d.at,
+    actor: d.actor,
+    action: d.action,
+    reference_id: d.referenceId,
+    status: d.status,
+    amount: d.amount,
+    currency: d.currency,
+    detail: d.detail,
+  }));
+  return `, audited AS (
+  INSERT INTO audit_log (merchant_id, at, actor, action, reference_id, status, amount, currency, detail)
+  SELECT $1, a.at, a.actor, a.action, a.reference_id, a.status, a.amount, a.currency, a.detail
+  FROM ROWS FROM (json_to_recordset(${v.add(JSON.stringify(rows))}::json) AS (at text, actor text, action text,
+    reference_id text, status text, amount text, currency text, detail text)) WITH ORDINALITY
+    AS a(at, actor, action, reference_id, status, amount, currency, detail, n)
+  WHERE EXISTS (SELECT 1 FROM ${after}) ORDER BY a.n
+)`;
+}
+
+/** Adds the record to the change log (its triggers number and notify) when the write `after` named happened. */
+function logged(record: string, at: string, after: string): string {
+  return `, logged AS (INSERT INTO payout_changes (merchant_id, at, record) SELECT merchant_id, ${at}, ${record} FROM ${after})`;
+}
+
+function insertStatement(record: Disbursement, writtenAt: number, audit: readonly AuditDraft[]): Statement {
+  const v = new Values();
+  v.add(record.merchantId);
+  v.add(record.referenceId);
+  const c = columnParams(v, record, writtenAt);
+  const createdAt = v.add(createdAtOf(record));
+  const shown = shownOnInsert(record);
+  const text = `
 WITH inserted AS (
   INSERT INTO payouts (merchant_id, reference_id, created_at, written_at, status, channel, currency, amount_minor,
     final, next_check_at, revision, record)
-  VALUES ($1, $2, $11, $3, $4, $5, $6, $7, $8, $9, 1, $10)
+  VALUES ($1, $2, ${createdAt}, ${c.written_at}, ${c.status}, ${c.channel}, ${c.currency}, ${c.amount_minor},
+    ${c.final}, ${c.next_check_at}, 1, ${c.record})
   ON CONFLICT (merchant_id, reference_id) DO NOTHING
   RETURNING merchant_id
-), logged AS (
-  INSERT INTO payout_changes (merchant_id, at, record) SELECT merchant_id, $3, $10 FROM inserted WHERE $12::boolean
-)
+)${shown ? logged(c.record, c.written_at, 'inserted') : ''}${audit.length > 0 ? audited(v, audit, 'inserted') : ''}
 SELECT count(*)::int AS done FROM inserted`;
+  return { name: `insert-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list };
+}
 
-/** The write of a record read at revision $11; a release gives its reservation back ($12..$15), a log entry is added when published. */
-function updateSql(release: boolean, published: boolean): string {
-  return `
+/** The write of a record read at `revision`, with its reservation release, log entry and audit entries. */
+function updateStatement(
+  keys: { merchantId: string; referenceId: string; revision: string },
+  record: Disbursement,
+  writtenAt: number,
+  extra: { release?: Reservation; published: boolean; audit: readonly AuditDraft[] },
+): Statement {
+  const v = new Values();
+  v.add(keys.merchantId);
+  v.add(keys.referenceId);
+  const c = columnParams(v, record, writtenAt);
+  const revision = v.add(keys.revision);
+  const text = `
 WITH updated AS (
-  UPDATE payouts SET written_at = $3, status = $4, channel = $5, currency = $6, amount_minor = $7, final = $8,
-    next_check_at = $9, record = $10, revision = revision + 1
-  WHERE merchant_id = $1 AND reference_id = $2 AND revision = $11
+  UPDATE payouts SET written_at = ${c.written_at}, status = ${c.status}, channel = ${c.channel},
+    currency = ${c.currency}, amount_minor = ${c.amount_minor}, final = ${c.final},
+    next_check_at = ${c.next_check_at}, record = ${c.record}, revision = revision + 1
+  WHERE merchant_id = $1 AND reference_id = $2 AND revision = ${revision}
   RETURNING merchant_id
-)${release ? RELEASE('updated') : ''}${
-    published
-      ? `, logged AS (INSERT INTO payout_changes (merchant_id, at, record) SELECT merchant_id, $3, $10 FROM updated)`
-      : ''
-  }
+)${extra.release ? released(v, extra.release, 'updated') : ''}${
+    extra.published ? logged(c.record, c.written_at, 'updated') : ''
+  }${extra.audit.length > 0 ? audited(v, extra.audit, 'updated') : ''}
 SELECT count(*)::int AS done FROM updated`;
+  const shape = `${extra.release ? 'r' : ''}${extra.published ? 'l' : ''}${extra.audit.length > 0 ? 'a' : ''}`;
+  return { name: `update-${shape}`, text, values: v.list };
 }
 
-const RELEASE = (after: string) => `, released AS (
-  UPDATE daily_reservations SET minor = minor - $12
-  WHERE merchant_id = $1 AND day = $13 AND currency = $14 AND actor_id IN ('', $15) AND EXISTS (SELECT 1 FROM ${after})
-)`;
-
-function removeSql(release: boolean): string {
-  return `
+function removeStatement(
+  keys: { merchantId: string; referenceId: string; revision: string },
+  extra: { release?: Reservation; audit: readonly AuditDraft[] },
+): Statement {
+  const v = new Values();
+  v.add(keys.merchantId);
+  v.add(keys.referenceId);
+  const revision = v.add(keys.revision);
+  const text = `
 WITH removed AS (
-  DELETE FROM payouts WHERE merchant_id = $1 AND reference_id = $2 AND revision = $11 RETURNING merchant_id
-)${release ? RELEASE('removed') : ''}
+  DELETE FROM payouts WHERE merchant_id = $1 AND reference_id = $2 AND revision = ${revision} RETURNING merchant_id
+)${extra.release ? released(v, extra.release, 'removed') : ''}${
+    extra.audit.length > 0 ? audited(v, extra.audit, 'removed') : ''
+  }
 SELECT count(*)::int AS done FROM removed`;
+  return { name: `remove-${extra.release ? 'r' : ''}${extra.audit.length > 0 ? 'a' : ''}`, text, values: v.list };
 }
 
-const releaseValues = (held: Reservation | undefined) =>
-  held ? [held.minor, held.day, held.currency, held.actorId] : [];
+function appendStatement(merchantId: string, drafts: readonly AuditDraft[]): Statement {
+  const v = new Values();
+  v.add(merchantId);
+  const text = `WITH always AS (SELECT 1)${audited(v, drafts, 'always')} SELECT 1`;
+  return { name: 'append-audit', text, values: v.list };
+}
 
 /**
  * The store shared by replicas, on PostgreSQL. A read-modify-write reads the record and its revision,
@@ -83,7 +188,7 @@ const releaseValues = (held: Reservation | undefined) =>
  * the change again on the record as it now is. The change log's positions and notifications come
  * from triggers (schema.migrations.ts), so they commit with the change or not at all.
  */
-export class PostgresStore implements DisbursementStore {
+export class PostgresStore implements DisbursementStore, RecordsReader {
   private readonly pool: Pool;
   private readonly now: () => number;
   private readonly retentionMs: number;
@@ -114,9 +219,9 @@ export class PostgresStore implements DisbursementStore {
     });
   }
 
-  async insertIfAbsent(record: Disbursement): Promise<Disbursement | undefined> {
+  async insertIfAbsent(record: Disbursement, audit: readonly AuditDraft[] = []): Promise<Disbursement | undefined> {
     for (;;) {
-      const [{ done }] = await this.query<{ done: number }>('insert', INSERT, this.insertValues(record));
+      const [{ done }] = await this.run<{ done: number }>(insertStatement(record, this.now(), audit));
       if (done === 1) return undefined;
       // Another write holds the referenceId; it may have gone again by now, then try once more.
       const existing = await this.get(record.merchantId, record.referenceId);
@@ -127,9 +232,10 @@ export class PostgresStore implements DisbursementStore {
   async insertReserving(
     record: Disbursement,
     caps: ReservationCaps,
+    audit: readonly AuditDraft[] = [],
   ): Promise<{ existing?: Disbursement; refused?: LimitRefusal }> {
     const held = record.reservation;
-    if (!held) return { existing: await this.insertIfAbsent(record) };
+    if (!held) return { existing: await this.insertIfAbsent(record, audit) };
     const client = await this.connect();
     try {
       await client.query('BEGIN');
@@ -162,7 +268,8 @@ export class PostgresStore implements DisbursementStore {
         await client.query('COMMIT');
         return { refused };
       }
-      await client.query(INSERT, this.insertValues(record));
+      const { text, values } = insertStatement(record, this.now(), audit);
+      await client.query(text, values);
       await client.query(
         `INSERT INTO daily_reservations (merchant_id, day, currency, actor_id, minor)
          VALUES ($1, $2, $3, '', $5), ($1, $2, $3, $4, $5)
@@ -199,6 +306,7 @@ export class PostgresStore implements DisbursementStore {
     merchantId: string,
     referenceId: string,
     change: (current: Disbursement) => Disbursement | undefined,
+    audit?: AuditRule,
   ): Promise<Disbursement | undefined> {
     for (;;) {
       const current = await this.current(merchantId, referenceId);
@@ -206,36 +314,76 @@ export class PostgresStore implements DisbursementStore {
       const next = change(current.record);
       if (!next) return current.record;
       const { record, release } = releasing(next);
-      const published = isPublished(current.record, record);
-      const [{ done }] = await this.query<{ done: number }>(
-        `update-${release ? 'r' : ''}${published ? 'p' : ''}`,
-        updateSql(release !== undefined, published),
-        [merchantId, referenceId, ...columnValues(record, this.now()), current.revision, ...releaseValues(release)],
-      );
+      const statement = updateStatement({ merchantId, referenceId, revision: current.revision }, record, this.now(), {
+        release,
+        published: isPublished(current.record, record),
+        audit: audit?.(current.record, record) ?? [],
+      });
+      const [{ done }] = await this.run<{ done: number }>(statement);
       if (done === 1) return record;
     }
   }
 
-  async remove(merchantId: string, referenceId: string, expected: (current: Disbursement) => boolean): Promise<void> {
+  async remove(
+    merchantId: string,
+    referenceId: string,
+    expected: (current: Disbursement) => boolean,
+    audit?: (current: Disbursement) => readonly AuditDraft[],
+  ): Promise<void> {
     for (;;) {
       const current = await this.current(merchantId, referenceId);
       if (!current || !expected(current.record)) return;
-      const release = releasedByRemoval(current.record);
-      // The revision is $11, as in the update: the values in between are unused by this statement.
-      const values = [
-        merchantId,
-        referenceId,
-        ...Array<null>(8).fill(null),
-        current.revision,
-        ...releaseValues(release),
-      ];
-      const [{ done }] = await this.query<{ done: number }>(
-        `remove-${release ? 'r' : ''}`,
-        removeSql(release !== undefined),
-        values,
+      const statement = removeStatement(
+        { merchantId, referenceId, revision: current.revision },
+        { release: releasedByRemoval(current.record), audit: audit?.(current.record) ?? [] },
       );
+      const [{ done }] = await this.run<{ done: number }>(statement);
       if (done === 1) return;
     }
+  }
+
+  async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
+    if (entries.length > 0) await this.run(appendStatement(merchantId, entries));
+  }
+
+  async auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage> {
+    const where = auditCondition(merchantId, query, dollar);
+    const rows = await this.query<AuditRow>(
+      undefined,
+      `SELECT * FROM audit_log WHERE ${where.sql} ORDER BY sequence LIMIT ${dollar(where.values.length + 1)}`,
+      [...where.values, query.limit + 1],
+    );
+    return { entries: rows.slice(0, query.limit).map(entryOf), hasMore: rows.length > query.limit };
+  }
+
+  async statement(merchantId: string, from: number, to: number): Promise<StatementLine[]> {
+    const rows = await this.query<{ currency: string; status: StatementLine['status']; count: number; minor: string }>(
+      'statement',
+      `SELECT currency, status, count(*)::int AS count, sum(amount_minor) AS minor FROM payouts
+       WHERE merchant_id = $1 AND created_at >= $2 AND created_at < $3 GROUP BY currency, status ORDER BY currency, status`,
+      [merchantId, from, to],
+    );
+    return rows.map((r) => ({ currency: r.currency, status: r.status, count: r.count, amountMinor: Number(r.minor) }));
+  }
+
+  async createdBetween(
+    merchantId: string,
+    window: { from: number; to: number },
+    after: HistoryPosition | undefined,
+    limit: number,
+  ): Promise<HistoryEntry[]> {
+    const rows = await this.query<{ created_at: string; reference_id: string; record: string }>(
+      'created-between',
+      `SELECT created_at, reference_id, record FROM payouts
+       WHERE merchant_id = $1 AND created_at >= $2 AND created_at < $3 AND (created_at, reference_id) > ($4, $5)
+       ORDER BY created_at, reference_id LIMIT $6`,
+      [merchantId, window.from, window.to, after?.at ?? window.from - 1, after?.referenceId ?? '', limit],
+    );
+    return rows.map((r) => ({
+      at: Number(r.created_at),
+      referenceId: r.reference_id,
+      record: JSON.parse(r.record) as Disbursement,
+    }));
   }
 
   async due(now: Date, limit: number): Promise<Disbursement[]> {
@@ -345,14 +493,8 @@ export class PostgresStore implements DisbursementStore {
     return row && { revision: row.revision, record: JSON.parse(row.record) as Disbursement };
   }
 
-  private insertValues(record: Disbursement): unknown[] {
-    return [
-      record.merchantId,
-      record.referenceId,
-      ...columnValues(record, this.now()),
-      createdAtOf(record),
-      shownOnInsert(record),
-    ];
+  private run<R extends QueryResultRow>(statement: Statement): Promise<R[]> {
+    return this.query<R>(statement.name, statement.text, statement.values);
   }
 
   /** One statement, prepared once per connection under `name` when it has one. */

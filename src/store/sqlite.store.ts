@@ -1,16 +1,32 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { AuditDraft, AuditEntry, chained } from '../disbursements/audit.entry';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import {
+  AuditPage,
+  AuditQuery,
+  AuditRule,
   DisbursementStore,
+  HistoryEntry,
   HistoryPage,
+  HistoryPosition,
   HistoryQuery,
   LoggedChange,
+  RecordsReader,
   START_POSITION,
+  StatementLine,
   StoreUnavailableError,
 } from '../disbursements/disbursement.ports';
 import { isPublished, shownOnInsert } from '../disbursements/disbursement.record';
 import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
-import { createdAtOf, historyCondition, historyPageSql, payoutColumns } from './payout.row';
+import {
+  auditCondition,
+  AuditRow,
+  createdAtOf,
+  entryOf,
+  historyCondition,
+  historyPageSql,
+  payoutColumns,
+} from './payout.row';
 
 export interface SqliteStoreOptions {
   db: Database;
@@ -33,7 +49,7 @@ type Row = { record: string };
  * synchronously inside, in one transaction when it writes, so a read-modify-write is atomic without
  * locks: nothing else of this process runs in between, and no other process opens the file.
  */
-export class SqliteStore implements DisbursementStore {
+export class SqliteStore implements DisbursementStore, RecordsReader {
   private readonly db: Database;
   private readonly now: () => number;
   private readonly retentionMs: number;
@@ -72,17 +88,18 @@ export class SqliteStore implements DisbursementStore {
     });
   }
 
-  async insertIfAbsent(record: Disbursement): Promise<Disbursement | undefined> {
+  async insertIfAbsent(record: Disbursement, audit: readonly AuditDraft[] = []): Promise<Disbursement | undefined> {
     return this.write(() => {
       const existing = this.read(record.merchantId, record.referenceId);
       if (existing) return { result: existing };
-      return { result: undefined, logged: this.insertRow(record) };
+      return { result: undefined, logged: this.insertRow(record, audit) };
     });
   }
 
   async insertReserving(
     record: Disbursement,
     caps: ReservationCaps,
+    audit: readonly AuditDraft[] = [],
   ): Promise<{ existing?: Disbursement; refused?: LimitRefusal }> {
     return this.write<{ existing?: Disbursement; refused?: LimitRefusal }>(() => {
       const existing = this.read(record.merchantId, record.referenceId);
@@ -100,7 +117,7 @@ export class SqliteStore implements DisbursementStore {
           };
         this.count(record.merchantId, held, 1);
       }
-      return { result: {}, logged: this.insertRow(record) };
+      return { result: {}, logged: this.insertRow(record, audit) };
     });
   }
 
@@ -120,6 +137,7 @@ export class SqliteStore implements DisbursementStore {
     merchantId: string,
     referenceId: string,
     change: (current: Disbursement) => Disbursement | undefined,
+    audit?: AuditRule,
   ): Promise<Disbursement | undefined> {
     return this.write(() => {
       const current = this.read(merchantId, referenceId);
@@ -129,18 +147,80 @@ export class SqliteStore implements DisbursementStore {
       const { record, release } = releasing(next);
       this.q.update.run({ merchant_id: merchantId, reference_id: referenceId, ...payoutColumns(record, this.now()) });
       if (release) this.count(merchantId, release, -1);
+      this.appendChain(merchantId, audit?.(current, record) ?? []);
       return { result: record, logged: isPublished(current, record) ? this.log(record) : undefined };
     });
   }
 
-  async remove(merchantId: string, referenceId: string, expected: (current: Disbursement) => boolean): Promise<void> {
-    await this.write(() => {
+  async remove(
+    merchantId: string,
+    referenceId: string,
+    expected: (current: Disbursement) => boolean,
+    audit?: (current: Disbursement) => readonly AuditDraft[],
+  ): Promise<void> {
+    this.write(() => {
       const current = this.read(merchantId, referenceId);
       if (!current || !expected(current)) return { result: undefined };
       this.q.remove.run(merchantId, referenceId);
+      this.appendChain(merchantId, audit?.(current) ?? []);
       const release = releasedByRemoval(current);
       if (release) this.count(merchantId, release, -1);
       return { result: undefined };
+    });
+  }
+
+  async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
+    this.write(() => {
+      this.appendChain(merchantId, entries);
+      return { result: undefined };
+    });
+  }
+
+  async auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage> {
+    return this.run(() => {
+      this.reads += 1;
+      const where = auditCondition(merchantId, query, () => '?');
+      const rows = this.db
+        .prepare(`SELECT * FROM audit_log WHERE ${where.sql} ORDER BY sequence LIMIT ?`)
+        .all(...where.values, query.limit + 1) as AuditRow[];
+      return { entries: rows.slice(0, query.limit).map(entryOf), hasMore: rows.length > query.limit };
+    });
+  }
+
+  async statement(merchantId: string, from: number, to: number): Promise<StatementLine[]> {
+    return this.run(() => {
+      this.reads += 1;
+      const rows = this.q.statement.all(merchantId, from, to) as {
+        currency: string;
+        status: StatementLine['status'];
+        count: number;
+        minor: number;
+      }[];
+      return rows.map((r) => ({ currency: r.currency, status: r.status, count: r.count, amountMinor: r.minor }));
+    });
+  }
+
+  async createdBetween(
+    merchantId: string,
+    window: { from: number; to: number },
+    after: HistoryPosition | undefined,
+    limit: number,
+  ): Promise<HistoryEntry[]> {
+    return this.run(() => {
+      this.reads += 1;
+      const rows = this.q.createdBetween.all(
+        merchantId,
+        window.from,
+        window.to,
+        after?.at ?? window.from - 1,
+        after?.referenceId ?? '',
+        limit,
+      ) as { created_at: number; reference_id: string; record: string }[];
+      return rows.map((r) => ({
+        at: r.created_at,
+        referenceId: r.reference_id,
+        record: JSON.parse(r.record) as Disbursement,
+      }));
     });
   }
 
@@ -237,15 +317,43 @@ export class SqliteStore implements DisbursementStore {
     return row ? (JSON.parse(row.record) as Disbursement) : undefined;
   }
 
-  /** Inserts a new record; one a client sees at once (held for approval) is also logged. */
-  private insertRow(record: Disbursement): Disbursement | undefined {
+  /** Inserts a new record and its audit entries; one a client sees at once (held for approval) is also logged. */
+  private insertRow(record: Disbursement, audit: readonly AuditDraft[]): Disbursement | undefined {
     this.q.insert.run({
       merchant_id: record.merchantId,
       reference_id: record.referenceId,
       created_at: createdAtOf(record),
       ...payoutColumns(record, this.now()),
     });
+    this.appendChain(record.merchantId, audit);
     return shownOnInsert(record) ? this.log(record) : undefined;
+  }
+
+  /** Appends entries to the merchant's audit chain, inside the caller's transaction. */
+  private appendChain(merchantId: string, drafts: readonly AuditDraft[]): void {
+    if (drafts.length === 0) return;
+    const head = this.q.auditHead.get(merchantId) as { audit_sequence: number; audit_hash: string } | undefined;
+    let last: AuditEntry | { sequence: number; hash: string } | undefined =
+      head && head.audit_sequence > 0 ? { sequence: head.audit_sequence, hash: head.audit_hash } : undefined;
+    for (const draft of drafts) {
+      const entry = chained(last, draft);
+      this.q.appendAudit.run(
+        merchantId,
+        entry.sequence,
+        entry.at,
+        entry.actor,
+        entry.action,
+        entry.referenceId,
+        entry.status,
+        entry.amount,
+        entry.currency,
+        entry.detail,
+        entry.hash,
+        entry.previousHash,
+      );
+      last = entry;
+    }
+    if (last) this.q.setAuditHead.run(merchantId, last.sequence, last.hash);
   }
 
   /** Appends to the merchant's change log at the next position; returns the record to tell of after commit. */
@@ -323,6 +431,17 @@ function statements(db: Database) {
     dropEmptyReservations: prepare(
       'DELETE FROM daily_reservations WHERE merchant_id = ? AND day = ? AND currency = ? AND minor <= 0',
     ),
+    auditHead: prepare('SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = ?'),
+    appendAudit: prepare(`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
+      currency, detail, hash, previous_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    setAuditHead: prepare(`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
+      VALUES (?, 0, ?, ?) ON CONFLICT (merchant_id) DO UPDATE SET audit_sequence = excluded.audit_sequence,
+      audit_hash = excluded.audit_hash`),
+    statement: prepare(`SELECT currency, status, count(*) AS count, sum(amount_minor) AS minor FROM payouts
+      WHERE merchant_id = ? AND created_at >= ? AND created_at < ? GROUP BY currency, status ORDER BY currency, status`),
+    createdBetween: prepare(`SELECT created_at, reference_id, record FROM payouts
+      WHERE merchant_id = ? AND created_at >= ? AND created_at < ? AND (created_at, reference_id) > (?, ?)
+      ORDER BY created_at, reference_id LIMIT ?`),
     pruneChanges: prepare(
       'DELETE FROM payout_changes WHERE rowid IN (SELECT rowid FROM payout_changes WHERE at < ? LIMIT 1000)',
     ),

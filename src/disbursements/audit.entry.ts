@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import { Disbursement, DisbursementStatus } from './disbursement.model';
+
+/** Every decision and event about money the audit trail records, one entry each. */
+export const AuditAction = {
+  CREATE_REQUESTED: 'CREATE_REQUESTED',
+  HELD: 'HELD',
+  APPROVED: 'APPROVED',
+  REJECTED: 'REJECTED',
+  CANCELLED: 'CANCELLED',
+  EXPIRED: 'EXPIRED',
+  LIMIT_REFUSED: 'LIMIT_REFUSED',
+  SENT: 'SENT',
+  PROVIDER_ANSWERED: 'PROVIDER_ANSWERED',
+  CALLBACK: 'CALLBACK',
+  STATUS_CHECKED: 'STATUS_CHECKED',
+  RECONCILED: 'RECONCILED',
+  EXPORTED: 'EXPORTED',
+} as const;
+export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
+
+/** An entry as the domain writes it; the store gives it its place in the chain. */
+export interface AuditDraft {
+  /** ISO time, as `toISOString` writes it (the chain's canonical form). */
+  at: string;
+  /** Who did it, as the payout controls name actors; null for the provider and the gateway. */
+  actor: string | null;
+  action: AuditAction;
+  referenceId: string | null;
+  /** The payout's status after the entry (null when there is no payout, e.g. a refusal or an export). */
+  status: DisbursementStatus | null;
+  amount: string | null;
+  currency: string | null;
+  /** Free text for people; never a secret. */
+  detail: string | null;
+}
+
+/** An entry in its merchant's chain: numbered from 1 without gaps, each hash covering the one before. */
+export interface AuditEntry extends AuditDraft {
+  sequence: number;
+  hash: string;
+  previousHash: string;
+}
+
+/** The `previousHash` of a merchant's first entry. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** Longest detail kept: a provider's message or a reason is for people, not a place to store data. */
+const DETAIL_LIMIT = 500;
+
+/**
+ * An entry's content as the chain hashes it: a JSON array of its fields in a fixed order. PostgreSQL
+ * writes the same text in its trigger (`audit_canonical`), so either engine's chain verifies with
+ * the other's code.
+ */
+export function canonicalContent(sequence: number, draft: AuditDraft): string {
+  return JSON.stringify([
+    sequence,
+    draft.at,
+    draft.actor,
+    draft.action,
+    draft.referenceId,
+    draft.status,
+    draft.amount,
+    draft.currency,
+    draft.detail,
+  ]);
+}
+
+/** hex sha256 over the previous hash, a newline, and the entry's canonical content. */
+export function chainHash(previousHash: string, sequence: number, draft: AuditDraft): string {
+  return createHash('sha256')
+    .update(`${previousHash}\n${canonicalContent(sequence, draft)}`)
+    .digest('hex');
+}
+
+/** The next entry of a chain whose last entry is `previous` (undefined: the first). */
+export function chained(previous: { sequence: number; hash: string } | undefined, draft: AuditDraft): AuditEntry {
+  const sequence = (previous?.sequence ?? 0) + 1;
+  const previousHash = previous?.hash ?? GENESIS_HASH;
+  return { ...draft, sequence, previousHash, hash: chainHash(previousHash, sequence, draft) };
+}
+
+/**
+ * Text as every engine stores it: well-formed (a lone surrogate would be stored as U+FFFD and the
+ * hash of what was written would differ from the hash of what is read) and bounded.
+ */
+function stored(text: string | null | undefined, limit = Number.POSITIVE_INFINITY): string | null {
+  return text === undefined || text === null ? null : text.toWellFormed().slice(0, limit);
+}
+
+/** An entry about a payout, as it stands after the change recorded. */
+export function auditOf(
+  record: Disbursement,
+  action: AuditAction,
+  at: string,
+  opts: { actor?: string | null; detail?: string | null; status?: DisbursementStatus | null } = {},
+): AuditDraft {
+  return {
+    at,
+    actor: stored(opts.actor),
+    action,
+    referenceId: stored(record.referenceId),
+    status: opts.status === undefined ? record.status : opts.status,
+    amount: stored(record.amount),
+    currency: stored(record.currency),
+    detail: stored(opts.detail, DETAIL_LIMIT),
+  };
+}
+
+/** An entry about no single payout's state (a refusal before anything was stored, an export). */
+export function auditEvent(
+  action: AuditAction,
+  at: string,
+  fields: Partial<Pick<AuditDraft, 'actor' | 'referenceId' | 'amount' | 'currency' | 'detail'>>,
+): AuditDraft {
+  return {
+    at,
+    actor: stored(fields.actor),
+    action,
+    referenceId: stored(fields.referenceId),
+    status: null,
+    amount: stored(fields.amount),
+    currency: stored(fields.currency),
+    detail: stored(fields.detail, DETAIL_LIMIT),
+  };
+}
