@@ -69,3 +69,38 @@ describe("a payout's log lines", () => {
     expect(capturedLogs.some((l) => l.includes(`"requestId":"${id}"`))).toBe(true);
   });
 });
+
+describe('log fields a client controls', () => {
+  /** A client-chosen value as a line may hold it: 64 characters and the mark of a cut. */
+  const LONGEST = 64 + '…'.length;
+
+  /** The first line with this message whose `field` starts as `value` does, once it is written. */
+  const lineOf = (msg: string, field: string, value: string) =>
+    eventually(() =>
+      capturedLogs
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.msg === msg && String(l[field]).startsWith(value.slice(0, 8))),
+    );
+
+  /** Every value on the line (nested ones too, its fixed message aside) fits, and `whole` is on no line. */
+  const expectCut = (line: Record<string, unknown>, whole: string) => {
+    const visit = (value: unknown): void => {
+      if (typeof value === 'string') expect(value.length).toBeLessThanOrEqual(LONGEST);
+      else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
+    };
+    visit({ ...line, msg: undefined });
+    expect(capturedLogs.some((l) => l.includes(whole))).toBe(false);
+  };
+
+  it('cuts an operation name of 60 KB', async () => {
+    const operation = `Op${'o'.repeat(60_000)}`;
+    const res = await gql(
+      stack.graphqlUrl,
+      `query ${operation} { __typename }`,
+      {},
+      { authorization: `Bearer ${TOKEN}` },
+    );
+    expect(res.errors).toBeUndefined();
+    expectCut(await lineOf('graphql operation', 'operation', operation), operation);
+  });
+});
