@@ -103,4 +103,17 @@ describe('log fields a client controls', () => {
     expect(res.errors).toBeUndefined();
     expectCut(await lineOf('graphql operation', 'operation', operation), operation);
   });
+
+  it('takes a request id from the client only when it fits, and says which one it used', async () => {
+    const requestId = 'r'.repeat(128);
+    const res = await fetch(stack.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, 'x-request-id': requestId },
+      body: JSON.stringify({ query: 'query LongRequestId { __typename }' }),
+    });
+    expect(res.status).toBe(200);
+    const line = await lineOf('graphql operation', 'operation', 'LongRequestId');
+    expect(line.requestId).toBe(res.headers.get('x-request-id'));
+    expectCut(line, requestId);
+  });
 });
