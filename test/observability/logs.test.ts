@@ -1,4 +1,6 @@
+import { Webhook } from 'standardwebhooks';
 import {
+  callbackBody,
   capturedLogs,
   CREATE_MOBILE,
   eventually,
@@ -115,5 +117,26 @@ describe('log fields a client controls', () => {
     const line = await lineOf('graphql operation', 'operation', 'LongRequestId');
     expect(line.requestId).toBe(res.headers.get('x-request-id'));
     expectCut(line, requestId);
+  });
+
+  it("cuts a callback's referenceId and delivery id, on its own line and on the provider call that checks it", async () => {
+    // Signed, for a payout the gateway does not know: the gateway asks the provider about it.
+    const referenceId = `ref-${'c'.repeat(30_000)}`;
+    const deliveryId = `msg_${'d'.repeat(8_000)}`;
+    const raw = JSON.stringify(callbackBody(referenceId, 'SUCCESSFUL'));
+    const at = new Date();
+    await fetch(stack.gateway.callbackUrl('default'), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': deliveryId,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(stack.webhookSecret).sign(deliveryId, at, raw),
+      },
+      body: raw,
+    });
+    expectCut(await lineOf('callback received', 'referenceId', referenceId), referenceId);
+    expectCut(await lineOf('provider call', 'referenceId', referenceId), referenceId);
+    expectCut(await lineOf('callback received', 'deliveryId', deliveryId), deliveryId);
   });
 });
