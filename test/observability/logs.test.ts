@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { TestIdp } from '../support/idp';
 import {
   callbackBody,
   capturedLogs,
@@ -12,12 +13,25 @@ import {
 } from '../support/stack';
 
 const TOKEN = 'tok_log_test_client_0123456789ab';
+let idp: TestIdp;
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ env: { CLIENT_TOKENS: TOKEN } });
+  idp = await TestIdp.start();
+  stack = await startStack({
+    env: {
+      CLIENT_TOKENS: TOKEN,
+      JWT_JWKS_URL: idp.jwksUrl,
+      JWT_ISSUER: idp.issuer,
+      JWT_AUDIENCE: idp.audience,
+      PAYOUT_CONTROLS: JSON.stringify({ maxAmount: { ZMW: '1000' } }),
+    },
+  });
   knownSecrets.add(TOKEN);
 });
-afterAll(() => stack.close());
+afterAll(async () => {
+  await stack.close();
+  await idp.close();
+});
 
 type Line = {
   msg: string;
@@ -138,5 +152,21 @@ describe('log fields a client controls', () => {
     expectCut(await lineOf('callback received', 'referenceId', referenceId), referenceId);
     expectCut(await lineOf('provider call', 'referenceId', referenceId), referenceId);
     expectCut(await lineOf('callback received', 'deliveryId', deliveryId), deliveryId);
+  });
+
+  it("cuts a JWT's subject where a payout control names it as the actor, never inside a character", async () => {
+    // Its 64th character is the first half of an emoji.
+    const subject = `user-${'s'.repeat(58)}${'😀'.repeat(2_000)}`;
+    const jwt = await idp.sign({ claims: { merchant_id: 'default', sub: subject, scope: 'payouts:write' } });
+    const refused = await gql(
+      stack.graphqlUrl,
+      CREATE_MOBILE,
+      { input: mobileInput({ amount: '5000' }) },
+      { authorization: `Bearer ${jwt}` },
+    );
+    expect(refused.errors?.[0].extensions?.code).toBe('LIMIT_EXCEEDED');
+    const line = await lineOf('payout control', 'actor', subject);
+    expectCut(line, subject);
+    expect(line.actor).toMatch(/^user-s+…$/);
   });
 });
