@@ -5,6 +5,7 @@ import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config, ConfigError } from './config';
 import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
+import { clientText } from './observability/client-text.limit';
 import { createLogger, Logger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
 import { currentTraceparent } from './observability/tracing';
@@ -232,7 +233,8 @@ async function startGateway(
         {
           merchant: event.merchantId,
           referenceId: event.referenceId,
-          actor: event.actor ?? null,
+          // A JWT's subject, as long as the identity provider made it.
+          actor: clientText(event.actor) ?? null,
           action: event.action,
           limit: event.limit,
         },

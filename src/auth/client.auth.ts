@@ -82,7 +82,7 @@ export class ClientAuth {
         if (pass)
           this.opts.logger.warn(
             { ...(suppressed > 0 && { suppressed }) },
-            'JWT key set unavailable: bearer JWTs get 503 until it answers',
+            'JWT key set unavailable: JWTs it cannot check get 503 until it answers',
           );
         return refusedAs(credentialsUncheckable());
       }

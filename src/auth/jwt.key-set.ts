@@ -41,6 +41,7 @@ export class RemoteKeySet {
   private good?: GoodSet;
   private inFlight?: Promise<void>;
   private lastAttemptAt = Number.NEGATIVE_INFINITY;
+  private lastFetchFailed = false;
   private fetchCount = 0;
   private readonly now: () => number;
 
@@ -53,7 +54,10 @@ export class RemoteKeySet {
     return this.fetchCount;
   }
 
-  /** jose's key lookup: the key for a token's header, or KeySetUnavailable, or jose's own no-matching-key error. */
+  /**
+   * jose's key lookup: the key for a token's header, or KeySetUnavailable, or jose's own
+   * no-matching-key error (only when the last fetch worked).
+   */
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
     if (!this.good || this.now() - this.good.fetchedAt >= this.opts.maxAgeMs) await this.refresh();
     const usable = this.usable();
@@ -63,7 +67,13 @@ export class RemoteKeySet {
       // An unknown kid may be a rotation: look again, at most once per cooldown.
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
       await this.refresh();
-      return this.usable().getKey(header, token);
+    }
+    try {
+      return await this.usable().getKey(header, token);
+    } catch (error) {
+      // The set cannot be fetched: the key may be one published since the last good set, so the token cannot be judged.
+      if (error instanceof errors.JWKSNoMatchingKey && this.lastFetchFailed) throw new KeySetUnavailable();
+      throw error;
     }
   };
 
@@ -82,9 +92,13 @@ export class RemoteKeySet {
       .then(
         (getKey) => {
           this.good = { getKey, fetchedAt: this.now() };
+          this.lastFetchFailed = false;
           this.opts.onFetch?.(true);
         },
-        (error: unknown) => this.opts.onFetch?.(false, error instanceof Error ? error.message : String(error)),
+        (error: unknown) => {
+          this.lastFetchFailed = true;
+          this.opts.onFetch?.(false, error instanceof Error ? error.message : String(error));
+        },
       )
       .finally(() => {
         this.inFlight = undefined;

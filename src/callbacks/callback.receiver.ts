@@ -4,6 +4,7 @@ import { MerchantAccount, MerchantRegistry } from '../auth/merchant.registry';
 import { DisbursementService } from '../disbursements/disbursement.service';
 import { HttpError, readBody } from '../http/http.body';
 import { sendJson } from '../http/http.reply';
+import { clientText } from '../observability/client-text.limit';
 import { Logger } from '../observability/logger';
 import { GatewayMetrics } from '../observability/metrics';
 import { contextFromHeaders, linksTo, Span, SpanKind, traced } from '../observability/tracing';
@@ -127,10 +128,11 @@ export class CallbackReceiver {
       {
         requestId: stored?.requestId,
         merchant: merchant.id,
-        referenceId: record.referenceId,
+        // Whoever posted the callback chose these, and nothing has checked them.
+        referenceId: clientText(record.referenceId),
         status: stored?.status,
         result: outcome.result,
-        deliveryId,
+        deliveryId: clientText(deliveryId),
       },
       'callback received',
     );

@@ -6,6 +6,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, GatewayError, clientRateLimited } from '../disbursements/disbursement.errors';
 import { readBody } from '../http/http.body';
 import { sendGraphQLError } from '../http/http.reply';
+import { MAX_CLIENT_TEXT_LENGTH } from '../observability/client-text.limit';
 import { withRequestId } from '../observability/request.context';
 import { contextFromHeaders, SpanKind, traced, tracingOn } from '../observability/tracing';
 import { formatError } from './gateway.errors';
@@ -32,9 +33,12 @@ function headerMap(req: IncomingMessage): HeaderMap {
   return headers;
 }
 
+/** A client's own request id: a plain token short enough to go whole on every log line. */
+const CLIENT_REQUEST_ID = new RegExp(`^[\\w.:-]{1,${MAX_CLIENT_TEXT_LENGTH}}$`);
+
 function requestIdOf(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
-  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+  return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 type HttpAdmission = { body?: unknown; search?: string } | { refused: GatewayError };

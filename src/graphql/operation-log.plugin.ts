@@ -1,4 +1,5 @@
 import { ApolloServerPlugin } from '@apollo/server';
+import { clientText } from '../observability/client-text.limit';
 import { GatewayMetrics } from '../observability/metrics';
 import { Logger } from '../observability/logger';
 import { providerCallsSoFar } from '../observability/request.context';
@@ -27,7 +28,7 @@ export function useOperationLog(logger: Logger, metrics: GatewayMetrics): Apollo
           const providerCalls = providerCallsSoFar();
           logger.info(
             {
-              operation: name,
+              operation: clientText(name),
               type,
               outcome,
               merchant: contextValue.merchant.id,

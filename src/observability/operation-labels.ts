@@ -1,3 +1,5 @@
+import { MAX_CLIENT_TEXT_LENGTH } from './client-text.limit';
+
 /** The operations of examples/operations.graphql (a test keeps the two the same): always their own label. */
 export const EXAMPLE_OPERATIONS: readonly string[] = [
   'ApproveDisbursement',
@@ -21,9 +23,6 @@ export const EXAMPLE_OPERATIONS: readonly string[] = [
 /** Distinct names beyond the examples that get a label of their own; every later one counts as `other`. */
 export const MAX_EXTRA_OPERATION_LABELS = 50;
 
-/** Longest name kept as a label; a longer one is `other`, so the page stays small whatever clients name. */
-export const MAX_OPERATION_LABEL_LENGTH = 64;
-
 /**
  * Operation names as metric labels, from a bounded set: each label is a series kept for the life of
  * the process, so names chosen by clients must not grow it without end.
@@ -44,7 +43,8 @@ export class OperationLabels {
   label(name: string | undefined): string {
     if (!name) return 'anonymous';
     if (this.known.has(name) || this.extra.has(name)) return name;
-    if (name.length > MAX_OPERATION_LABEL_LENGTH) return 'other';
+    // A longer name is `other`, so the page stays small whatever clients name.
+    if (name.length > MAX_CLIENT_TEXT_LENGTH) return 'other';
     if (this.extra.size >= this.maxExtra) return 'other';
     this.extra.add(name);
     return name;

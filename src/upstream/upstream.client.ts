@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { clientText } from '../observability/client-text.limit';
 import { Logger } from '../observability/logger';
 import { currentRequestId, noteProviderCall } from '../observability/request.context';
 import { DisbursementRequest, ProviderBalance, ProviderRecord } from '../disbursements/disbursement.model';
@@ -173,7 +174,8 @@ export class UpstreamClient implements ProviderPort {
       deadline.done();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.opts.observe?.(endpoint, status, seconds);
-      const call = { endpoint, referenceId, status, durationMs: Math.round(seconds * 1000) };
+      // A callback's referenceId is checked here before any validation has seen it.
+      const call = { endpoint, referenceId: clientText(referenceId), status, durationMs: Math.round(seconds * 1000) };
       // Under a GraphQL operation the call goes on the operation's line: one line per operation at info.
       if (noteProviderCall(call)) this.opts.logger.debug({ ...call, merchant: merchant.id }, 'provider call');
       else this.opts.logger.info({ ...call, merchant: merchant.id }, 'provider call');

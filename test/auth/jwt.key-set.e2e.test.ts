@@ -3,10 +3,39 @@ import WebSocket from 'ws';
 import { TestIdp } from '../support/idp';
 import { launchGateway } from '../support/process';
 import { gql, Stack, startStack } from '../support/stack';
+import { codesOf, subscribeOver, Transport, TRANSPORTS } from '../support/streams';
 import { subscribe } from '../support/ws';
 
 const READ = `{ walletBalance { amount } }`;
 const SCOPES = 'payouts:read payouts:write';
+const UPDATES = `subscription { disbursementUpdates { referenceId status } }`;
+
+/** How each transport says "retry later" and "sign in again": a query over HTTP POST, a subscription over the others. */
+const RETRY_LATER = {
+  http: '503 SERVICE_UNAVAILABLE',
+  websocket: 'close 1013',
+  multipart: 'SERVICE_UNAVAILABLE',
+  sse: 'SERVICE_UNAVAILABLE',
+} as const;
+const SIGN_IN_AGAIN = {
+  http: '401 UNAUTHENTICATED',
+  websocket: 'close 4403',
+  multipart: 'UNAUTHENTICATED',
+  sse: 'UNAUTHENTICATED',
+} as const;
+
+/** What a client is told when it comes with this token, as its own client shows it. */
+async function refusal(stack: Stack, transport: 'http' | Transport, token: string): Promise<string[]> {
+  if (transport === 'http') {
+    const res = await gql(stack.graphqlUrl, READ, {}, { authorization: `Bearer ${token}` });
+    return (res.errors ?? []).map((e) => `${res.status} ${String(e.extensions?.code)}`);
+  }
+  const sub = subscribeOver(transport, stack.graphqlUrl, UPDATES, {}, `Bearer ${token}`);
+  await sub.completed.catch(() => undefined);
+  await sub.close();
+  expect(sub.events).toEqual([]);
+  return codesOf(sub.errors);
+}
 
 /** The close codes a websocket connecting with this token gets. */
 async function wsCloseCodes(stack: Stack, token: string): Promise<number[]> {
@@ -83,30 +112,47 @@ describe('a key set that fails after a good fetch', () => {
     await idp.close();
   });
 
-  it.each([[500], ['garbage' as const]])('known keys still verify while the key set answers %s', async (outage) => {
-    const known = await idp.sign({ claims: { merchant_id: 'default', scope: SCOPES } });
-    expect((await gql(stack.graphqlUrl, READ, {}, { authorization: `Bearer ${known}` })).errors).toBeUndefined();
-    idp.fail(outage);
-    try {
-      const fetched = idp.fetches;
-      // An unknown kid makes the gateway look again, and that fetch fails.
+  it.each([[500], ['garbage' as const]])(
+    'known keys still verify, and an unknown kid cannot be judged, while the key set answers %s',
+    async (outage) => {
+      const known = await idp.sign({ claims: { merchant_id: 'default', scope: SCOPES } });
+      expect((await gql(stack.graphqlUrl, READ, {}, { authorization: `Bearer ${known}` })).errors).toBeUndefined();
+      idp.fail(outage);
+      try {
+        const fetched = idp.fetches;
+        // An unknown kid makes the gateway look again, and that fetch fails.
+        const unknown = await idp.signWithUnknownKey({ claims: { merchant_id: 'default', scope: SCOPES } });
+        // The key may have been published since the last good set: not the token's fault.
+        expect(await refusal(stack, 'http', unknown)).toEqual([RETRY_LATER.http]);
+        expect(idp.fetches).toBeGreaterThan(fetched);
+        const again = await idp.sign({ claims: { merchant_id: 'default', scope: SCOPES } });
+        const res = await gql<{ walletBalance: { amount: string } }>(
+          stack.graphqlUrl,
+          READ,
+          {},
+          { authorization: `Bearer ${again}` },
+        );
+        expect(res.errors).toBeUndefined();
+        expect(res.data?.walletBalance.amount).toBeDefined();
+      } finally {
+        idp.fail(undefined);
+      }
+    },
+  );
+
+  it.each(['http' as const, ...TRANSPORTS])(
+    'over %s, an unknown kid is "retry later" while the key set fails, and "sign in again" once it answers',
+    async (transport) => {
       const unknown = await idp.signWithUnknownKey({ claims: { merchant_id: 'default', scope: SCOPES } });
-      const refused = await gql(stack.graphqlUrl, READ, {}, { authorization: `Bearer ${unknown}` });
-      expect(refused.status).toBe(401);
-      expect(idp.fetches).toBeGreaterThan(fetched);
-      const again = await idp.sign({ claims: { merchant_id: 'default', scope: SCOPES } });
-      const res = await gql<{ walletBalance: { amount: string } }>(
-        stack.graphqlUrl,
-        READ,
-        {},
-        { authorization: `Bearer ${again}` },
-      );
-      expect(res.errors).toBeUndefined();
-      expect(res.data?.walletBalance.amount).toBeDefined();
-    } finally {
-      idp.fail(undefined);
-    }
-  });
+      idp.fail(500);
+      try {
+        expect(await refusal(stack, transport, unknown)).toEqual([RETRY_LATER[transport]]);
+      } finally {
+        idp.fail(undefined);
+      }
+      expect(await refusal(stack, transport, unknown)).toEqual([SIGN_IN_AGAIN[transport]]);
+    },
+  );
 
   it('refuses a token issued beyond the clock tolerance in the future', async () => {
     const future = await idp.sign({

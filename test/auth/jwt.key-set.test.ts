@@ -1,4 +1,4 @@
-import { jwtVerify } from 'jose';
+import { errors, jwtVerify } from 'jose';
 import { KeySetUnavailable, RemoteKeySet } from '../../src/auth/jwt.key-set';
 import { TestIdp } from '../support/idp';
 
@@ -61,3 +61,30 @@ it('shares one fetch among concurrent requests, and refuses with KeySetUnavailab
     idp.fail(undefined);
   }
 });
+
+it.each([[500], ['garbage' as const]])(
+  'cannot tell an unknown kid from a new key while the key set answers %s, and refuses it once a fetch works again',
+  async (outage) => {
+    const { keys, advance } = keySet(3_600_000);
+    const known = await idp.sign();
+    const unknown = await idp.signWithUnknownKey();
+    expect(await verify(keys, known)).toBeDefined();
+    // The set was just fetched fine: the key is not the identity provider's.
+    await expect(verify(keys, unknown)).rejects.toBeInstanceOf(errors.JWKSNoMatchingKey);
+    idp.fail(outage);
+    try {
+      advance(2000);
+      // The fetch the unknown kid asks for fails: the key may have been published since the last good set.
+      await expect(verify(keys, unknown)).rejects.toBeInstanceOf(KeySetUnavailable);
+      // Within the cooldown after that failure nothing is fetched, and the kid still cannot be judged.
+      const fetched = keys.fetches;
+      await expect(verify(keys, unknown)).rejects.toBeInstanceOf(KeySetUnavailable);
+      expect(keys.fetches).toBe(fetched);
+      expect(await verify(keys, known)).toBeDefined();
+    } finally {
+      idp.fail(undefined);
+    }
+    advance(2000);
+    await expect(verify(keys, unknown)).rejects.toBeInstanceOf(errors.JWKSNoMatchingKey);
+  },
+);

@@ -79,7 +79,12 @@ export function subscribeOver<T>(
   return { ...sub, dispose: () => void close(), close };
 }
 
-const STATUS_CODES: Record<number, string> = { 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN', 429: 'RATE_LIMITED' };
+const STATUS_CODES: Record<number, string> = {
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  429: 'RATE_LIMITED',
+  503: 'SERVICE_UNAVAILABLE',
+};
 
 /**
  * The error codes a subscriber was told, as its client shows them: GraphQL errors' `extensions.code`
