@@ -1,6 +1,9 @@
 import { ClientRateLimit } from './auth/client.rate-limit';
 import { Config } from './config';
-import { DisbursementEvents, DisbursementStore } from './disbursements/disbursement.ports';
+import { DisbursementEvents, DisbursementStore, RecordsReader } from './disbursements/disbursement.ports';
+import { ReconciliationStore } from './disbursements/reconciliation.model';
+import { PostgresReconciliations } from './store/postgres.reconciliations';
+import { SqliteReconciliations } from './store/sqlite.reconciliations';
 import { openPostgres } from './database/postgres.open';
 import { openSqlite } from './database/sqlite.open';
 import { PostgresEvents } from './events/postgres.events';
@@ -18,7 +21,9 @@ import { BudgetLedger } from './upstream/provider.budget';
 import { SqliteBudgetLedger } from './upstream/sqlite.budget';
 
 export interface Storage {
-  store: DisbursementStore;
+  /** The system of record; also what finance reads (the audit chain, statements, exports). */
+  store: DisbursementStore & RecordsReader;
+  runs: ReconciliationStore;
   events: DisbursementEvents & { pubSub: PubSubEvents['pubSub'] };
   /** Client quotas: in memory for the one process of the embedded file, in PostgreSQL for replicas. */
   rateLimit: ClientRateLimit;
@@ -49,6 +54,7 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
     const housekeeping = every(HOUSEKEEPING_MS, async () => void store.prune(), logger);
     return {
       store,
+      runs: new SqliteReconciliations(handle.db),
       events,
       rateLimit: ClientRateLimit.inMemory(config.clientRateLimitPerMin),
       budget: new SqliteBudgetLedger(handle.db),
@@ -77,6 +83,7 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
   const housekeeping = every(HOUSEKEEPING_MS, async () => void (await store.prune()), logger);
   return {
     store,
+    runs: new PostgresReconciliations(pool),
     events,
     rateLimit,
     budget: new PostgresBudgetLedger(pool),

@@ -4,6 +4,7 @@ import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config, ConfigError } from './config';
 import { Reconciler } from './disbursements/disbursement.reconciler';
+import { ReconciliationRunner } from './disbursements/reconciliation.runner';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { clientText } from './observability/client-text.limit';
 import { createLogger, Logger } from './observability/logger';
@@ -174,7 +175,7 @@ async function startGateway(
     logger,
     observe: (endpoint, status, seconds) => metrics.providerLatency.observe({ endpoint, status }, seconds),
   });
-  const { store, events, relayQueue } = storage;
+  const { store, events, relayQueue, runs } = storage;
   const breaking = new BreakingProvider(upstream, {
     resetTimeoutMs: config.breakerResetMs,
     onStateChange: (merchantId, endpoint, state) => {
@@ -208,6 +209,8 @@ async function startGateway(
   });
   const service = new DisbursementService({
     store,
+    records: store,
+    runs,
     events,
     provider,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
@@ -254,6 +257,12 @@ async function startGateway(
     intervalMs: config.reconcile.intervalMs,
     onError: (error) => logger.error({ err: error }, 'reconciler round failed'),
   });
+  const reconciliations = new ReconciliationRunner({
+    ...service.reconciliation,
+    merchantById: (id) => merchants.byId(id),
+    intervalMs: config.reconcile.intervalMs,
+    onError: (error) => logger.error({ err: error }, 'reconciliation run step failed'),
+  });
   const callbacks = new CallbackReceiver({
     service,
     merchants,
@@ -275,6 +284,7 @@ async function startGateway(
     trustedOperations,
   });
   reconciler.start();
+  reconciliations.start();
   relay.start();
 
   return {
@@ -291,6 +301,7 @@ async function startGateway(
     async close() {
       server.stopAccepting();
       await reconciler.stop();
+      await reconciliations.stop();
       // Creates still running after the grace are answered OUTCOME_UNKNOWN, so the HTTP drain can finish.
       await Promise.all([service.drain(createGraceMs), server.close()]);
       await relay.stop();

@@ -3,6 +3,7 @@ import { DomainContext } from './disbursement.context';
 import { noSuchPayout } from './disbursement.errors';
 import { Disbursement } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
+import { decided as decisionAudit } from './audit.rules';
 
 export interface Decision<O extends string> {
   outcome: O;
@@ -31,19 +32,24 @@ export async function decideAwaiting<O extends string>(
 ): Promise<Decided<O>> {
   let outcome: Decided<O>['outcome'] = 'undecidable';
   // Only the store's last run of the change was stored (DisbursementStore.update).
-  const { stored } = await ctx.writer.change(merchant.id, referenceId, (current) => {
-    const refused = refuse(current);
-    outcome = refused ?? 'undecidable';
-    if (refused || current.status !== 'AWAITING_APPROVAL') return undefined;
-    const now = ctx.now();
-    if (isExpired(current, now)) {
-      outcome = 'expired';
-      return endedBeforeApproval(current, { decision: 'EXPIRED' }, now.toISOString());
-    }
-    const decision = decide(current, now);
-    outcome = decision.outcome;
-    return decision.next;
-  });
+  const { stored } = await ctx.writer.change(
+    merchant.id,
+    referenceId,
+    (current) => {
+      const refused = refuse(current);
+      outcome = refused ?? 'undecidable';
+      if (refused || current.status !== 'AWAITING_APPROVAL') return undefined;
+      const now = ctx.now();
+      if (isExpired(current, now)) {
+        outcome = 'expired';
+        return endedBeforeApproval(current, { decision: 'EXPIRED' }, now.toISOString());
+      }
+      const decision = decide(current, now);
+      outcome = decision.outcome;
+      return decision.next;
+    },
+    decisionAudit,
+  );
   if (!stored) throw noSuchPayout(referenceId);
   const decided = outcome as Decided<O>['outcome'];
   if (decided === 'expired') ctx.onControl({ merchantId: merchant.id, referenceId, action: 'expired' });

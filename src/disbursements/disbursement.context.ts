@@ -4,6 +4,9 @@ import { answered } from './disbursement.answer';
 import { ReconcilePolicy } from './disbursement.schedule';
 import { RecordWriter } from './disbursement.writer';
 import { ControlEvent } from './payout.controls';
+import { AuditRule } from './disbursement.ports';
+import { whenVisible } from './audit.rules';
+import { AuditAction } from './audit.entry';
 
 /** What every use case works with: the ports, the one writer, the clock and the check policy. */
 export interface DomainContext {
@@ -25,4 +28,9 @@ export interface DomainContext {
 export function statusChange(ctx: DomainContext, record: ProviderRecord, source: EventSource, deliveryId?: string) {
   return (current: Disbursement): Disbursement | undefined =>
     answered(current, { record, source, deliveryId }, ctx.now(), ctx.policy);
+}
+
+/** The audit entry of a change the provider's word made: a callback, or a status check. */
+export function auditedAs(source: EventSource, detail?: string): AuditRule {
+  return whenVisible(source === 'CALLBACK' ? AuditAction.CALLBACK : AuditAction.STATUS_CHECKED, detail);
 }

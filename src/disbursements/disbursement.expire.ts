@@ -2,6 +2,7 @@ import { endedBeforeApproval, isExpired } from './approval.records';
 import { DomainContext } from './disbursement.context';
 import { Disbursement } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
+import { decided } from './audit.rules';
 
 /**
  * The reconciler's step for a payout awaiting approval (due when its approval expires): CANCELLED
@@ -13,14 +14,19 @@ export async function expireStep(
   record: Disbursement,
 ): Promise<Disbursement | undefined> {
   let expired = false;
-  const { stored } = await ctx.writer.change(merchant.id, record.referenceId, (current) => {
-    expired = false;
-    if (current.status !== 'AWAITING_APPROVAL') return undefined;
-    const now = ctx.now();
-    if (!isExpired(current, now)) return { ...current, nextCheckAt: current.approval?.expiresAt };
-    expired = true;
-    return endedBeforeApproval(current, { decision: 'EXPIRED' }, now.toISOString());
-  });
+  const { stored } = await ctx.writer.change(
+    merchant.id,
+    record.referenceId,
+    (current) => {
+      expired = false;
+      if (current.status !== 'AWAITING_APPROVAL') return undefined;
+      const now = ctx.now();
+      if (!isExpired(current, now)) return { ...current, nextCheckAt: current.approval?.expiresAt };
+      expired = true;
+      return endedBeforeApproval(current, { decision: 'EXPIRED' }, now.toISOString());
+    },
+    decided,
+  );
   if (expired) ctx.onControl({ merchantId: merchant.id, referenceId: record.referenceId, action: 'expired' });
   return stored;
 }

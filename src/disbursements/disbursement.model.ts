@@ -29,6 +29,8 @@ export const EventSource = {
   STATUS_CHECK: 'STATUS_CHECK',
   /** A person's decision under the payout controls: approve, reject, cancel; or the approval's expiry. */
   CONTROL: 'CONTROL',
+  /** A reconciliation run took the provider's word for a payout the gateway had not settled. */
+  RECONCILED: 'RECONCILED',
 } as const;
 export type EventSource = (typeof EventSource)[keyof typeof EventSource];
 

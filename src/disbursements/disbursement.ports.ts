@@ -263,4 +263,11 @@ export interface RecordsReader {
     after: HistoryPosition | undefined,
     limit: number,
   ): Promise<HistoryEntry[]>;
+  /** Up to `limit` payouts written at or after `since` (ms), in the order of `createdBetween`, after `after`. */
+  writtenSince(
+    merchantId: string,
+    since: number,
+    after: HistoryPosition | undefined,
+    limit: number,
+  ): Promise<HistoryEntry[]>;
 }

@@ -3,6 +3,7 @@ import { Disbursement, ProviderRecord } from './disbursement.model';
 import { DisbursementStore, Merchant } from './disbursement.ports';
 import { markNeverReceived } from './disbursement.record';
 import { answered } from './disbursement.answer';
+import { auditedAs } from './disbursement.context';
 import { claimEnded, notFoundMeansNeverReceived, notFoundYet, scheduled, stillSending } from './disbursement.schedule';
 
 /**
@@ -36,19 +37,24 @@ export async function reconcileStep(
     return written.stored;
   }
   const found = answer;
-  const written = await writer.change(merchant.id, referenceId, (current) => {
-    const now = ctx.now();
-    if (stillSending(current, now, policy)) return undefined;
-    if (!found) {
-      if (!notFoundMeansNeverReceived(current, now, policy)) return notFoundYet(current, now, policy);
-      if (current.status === 'UNKNOWN') return markNeverReceived(current, now.toISOString());
-      return { ...current, sending: false, nextCheckAt: undefined };
-    }
-    const next = answered(current, { record: found, source: 'STATUS_CHECK' }, now, policy, true);
-    if (next && next.version !== current.version) return next;
-    // The provider's word changed nothing: ask again later, a little later each time.
-    return scheduled({ ...current, sending: false, checkAttempts: current.checkAttempts + 1 }, now, policy);
-  });
+  const written = await writer.change(
+    merchant.id,
+    referenceId,
+    (current) => {
+      const now = ctx.now();
+      if (stillSending(current, now, policy)) return undefined;
+      if (!found) {
+        if (!notFoundMeansNeverReceived(current, now, policy)) return notFoundYet(current, now, policy);
+        if (current.status === 'UNKNOWN') return markNeverReceived(current, now.toISOString());
+        return { ...current, sending: false, nextCheckAt: undefined };
+      }
+      const next = answered(current, { record: found, source: 'STATUS_CHECK' }, now, policy, true);
+      if (next && next.version !== current.version) return next;
+      // The provider's word changed nothing: ask again later, a little later each time.
+      return scheduled({ ...current, sending: false, checkAttempts: current.checkAttempts + 1 }, now, policy);
+    },
+    auditedAs('STATUS_CHECK'),
+  );
   return written.stored;
 }
 

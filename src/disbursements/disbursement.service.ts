@@ -27,9 +27,18 @@ import { expireStep } from './disbursement.expire';
 import { rejectDisbursement } from './disbursement.reject';
 import { Allowance, payoutAllowance } from './payout.allowance';
 import { Actor, ControlEvent } from './payout.controls';
+import { AuditRequest, auditTrail } from './audit.trail';
+import { AuditPage, RecordsReader } from './disbursement.ports';
+import { exportPayouts } from './payout.export';
+import { payoutStatement, PayoutStatementLine, StatementWindow } from './payout.statement';
+import { Discrepancy, ReconciliationRun, ReconciliationStore } from './reconciliation.model';
+import { ReconciliationParts, startReconciliation } from './reconciliation.run';
 
 export interface DisbursementServiceOptions extends StatusUpdateOptions {
   store: DisbursementStore;
+  /** The audit chain, statements and exports: the store, read for finance. */
+  records: RecordsReader;
+  runs: ReconciliationStore;
   events: DisbursementEvents;
   provider: ProviderPort;
   /** How long a create may take at the provider; a claim older than twice this is no longer in flight. */
@@ -66,6 +75,8 @@ export class DisbursementService {
   private readonly histories: DisbursementHistory;
   private readonly wallets: WalletBalances;
   private readonly sharedReads: SharedChangeReads;
+  /** What reconciliation runs work with (also handed to the ReconciliationRunner). */
+  readonly reconciliation: ReconciliationParts;
 
   constructor(opts: DisbursementServiceOptions) {
     this.ctx = {
@@ -92,6 +103,7 @@ export class DisbursementService {
       now: () => this.ctx.now().getTime(),
     });
     this.sharedReads = new SharedChangeReads(opts.store);
+    this.reconciliation = { ctx: this.ctx, runs: opts.runs, records: opts.records };
   }
 
   getMany(merchant: Merchant, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]> {
@@ -136,6 +148,35 @@ export class DisbursementService {
 
   walletBalance(merchant: Merchant): Promise<WalletBalance> {
     return this.wallets.get(merchant);
+  }
+
+  /** The merchant's audit chain, a page at a time (audit.trail.ts). */
+  auditTrail(merchant: Merchant, request: AuditRequest): Promise<AuditPage> {
+    return auditTrail(this.reconciliation.records, merchant, request);
+  }
+
+  /** Counts and exact sums of the payouts created in a window (payout.statement.ts). */
+  statement(merchant: Merchant, window: StatementWindow): Promise<PayoutStatementLine[]> {
+    return payoutStatement(this.reconciliation.records, merchant, window);
+  }
+
+  /** The payouts created in a window, read a page at a time; the export is audited (payout.export.ts). */
+  exportPayouts(merchant: Merchant, actor: Actor, window: StatementWindow): AsyncGenerator<Disbursement> {
+    return exportPayouts(this.ctx, this.reconciliation.records, merchant, actor, window);
+  }
+
+  /** Starts a reconciliation run over a window (reconciliation.run.ts); the ReconciliationRunner moves it along. */
+  startReconciliation(merchant: Merchant, window: StatementWindow): Promise<ReconciliationRun> {
+    return startReconciliation(this.reconciliation, merchant, window);
+  }
+
+  /** A run of the merchant's and what it found so far; undefined for another merchant's run. */
+  async reconciliationRun(
+    merchant: Merchant,
+    id: string,
+  ): Promise<{ run: ReconciliationRun; discrepancies: Discrepancy[] } | undefined> {
+    const run = await this.reconciliation.runs.get(merchant.id, id);
+    return run && { run, discrepancies: await this.reconciliation.runs.discrepancies(run.id) };
   }
 
   refresh(merchant: Merchant, referenceId: string): Promise<Disbursement | undefined> {

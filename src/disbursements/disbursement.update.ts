@@ -1,4 +1,4 @@
-import { DomainContext, statusChange } from './disbursement.context';
+import { auditedAs, DomainContext, statusChange } from './disbursement.context';
 import { fromProviderError } from './disbursement.errors';
 import { Disbursement, DisbursementStatus, isFinal, ProviderRecord } from './disbursement.model';
 import { Merchant, ProviderError } from './disbursement.ports';
@@ -74,10 +74,13 @@ export class StatusUpdates {
       throw fromProviderError(error, referenceId);
     }
     if (!answer) return current;
-    return (
-      (await this.ctx.writer.change(merchant.id, referenceId, statusChange(this.ctx, answer, 'STATUS_CHECK'))).stored ??
-      current
+    const { stored } = await this.ctx.writer.change(
+      merchant.id,
+      referenceId,
+      statusChange(this.ctx, answer, 'STATUS_CHECK'),
+      auditedAs('STATUS_CHECK', 'refreshed on request'),
     );
+    return stored ?? current;
   }
 
   /**
@@ -99,6 +102,7 @@ export class StatusUpdates {
       merchant.id,
       record.referenceId,
       statusChange(this.ctx, record, 'CALLBACK', delivery.verified ? delivery.deliveryId : undefined),
+      auditedAs('CALLBACK', delivery.verified ? 'signed callback' : 'unsigned callback'),
     );
     if (!stored) return this.unknownReference(merchant, record, delivery.verified);
     return { result: changed ? 'applied' : 'unchanged', record: stored, changed };
@@ -129,6 +133,9 @@ export class StatusUpdates {
       merchant.id,
       referenceId,
       statusChange(this.ctx, answer, agrees ? 'CALLBACK' : 'STATUS_CHECK'),
+      agrees
+        ? auditedAs('CALLBACK', 'callback confirmed by check-status')
+        : auditedAs('STATUS_CHECK', `a callback said ${claimed.status}; the provider's own answer applied`),
     );
     if (!stored) return { result: 'unknown_reference' };
     return { result: agrees ? 'confirmed' : 'overruled', record: stored, changed };
@@ -170,6 +177,7 @@ export class StatusUpdates {
       merchant.id,
       found.referenceId,
       statusChange(this.ctx, found, 'STATUS_CHECK'),
+      auditedAs('STATUS_CHECK', 'learnt from a callback, confirmed by the provider'),
     );
     if (!stored) return { result: 'unknown_reference' };
     return { result: changed ? 'applied' : 'unchanged', record: stored, changed };

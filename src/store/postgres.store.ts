@@ -386,6 +386,26 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
     }));
   }
 
+  async writtenSince(
+    merchantId: string,
+    since: number,
+    after: HistoryPosition | undefined,
+    limit: number,
+  ): Promise<HistoryEntry[]> {
+    const rows = await this.query<{ created_at: string; reference_id: string; record: string }>(
+      'written-since',
+      `SELECT created_at, reference_id, record FROM payouts
+       WHERE merchant_id = $1 AND written_at >= $2 AND (created_at, reference_id) > ($3, $4)
+       ORDER BY created_at, reference_id LIMIT $5`,
+      [merchantId, since, after?.at ?? -1, after?.referenceId ?? '', limit],
+    );
+    return rows.map((r) => ({
+      at: Number(r.created_at),
+      referenceId: r.reference_id,
+      record: JSON.parse(r.record) as Disbursement,
+    }));
+  }
+
   async due(now: Date, limit: number): Promise<Disbursement[]> {
     const rows = await this.query<{ record: string }>(
       'due',

@@ -224,6 +224,27 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
     });
   }
 
+  async writtenSince(
+    merchantId: string,
+    since: number,
+    after: HistoryPosition | undefined,
+    limit: number,
+  ): Promise<HistoryEntry[]> {
+    return this.run(() => {
+      this.reads += 1;
+      const rows = this.q.writtenSince.all(merchantId, since, after?.at ?? -1, after?.referenceId ?? '', limit) as {
+        created_at: number;
+        reference_id: string;
+        record: string;
+      }[];
+      return rows.map((r) => ({
+        at: r.created_at,
+        referenceId: r.reference_id,
+        record: JSON.parse(r.record) as Disbursement,
+      }));
+    });
+  }
+
   async due(now: Date, limit: number): Promise<Disbursement[]> {
     return this.run(() => {
       this.reads += 1;
@@ -441,6 +462,9 @@ function statements(db: Database) {
       WHERE merchant_id = ? AND created_at >= ? AND created_at < ? GROUP BY currency, status ORDER BY currency, status`),
     createdBetween: prepare(`SELECT created_at, reference_id, record FROM payouts
       WHERE merchant_id = ? AND created_at >= ? AND created_at < ? AND (created_at, reference_id) > (?, ?)
+      ORDER BY created_at, reference_id LIMIT ?`),
+    writtenSince: prepare(`SELECT created_at, reference_id, record FROM payouts
+      WHERE merchant_id = ? AND written_at >= ? AND (created_at, reference_id) > (?, ?)
       ORDER BY created_at, reference_id LIMIT ?`),
     pruneChanges: prepare(
       'DELETE FROM payout_changes WHERE rowid IN (SELECT rowid FROM payout_changes WHERE at < ? LIMIT 1000)',

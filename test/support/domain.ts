@@ -11,6 +11,7 @@ import { ControlEvent } from '../../src/disbursements/payout.controls';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { openSqlite } from '../../src/database/sqlite.open';
 import { SqliteStore } from '../../src/store/sqlite.store';
+import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
 
 /**
  * What the fake provider does with the next create:
@@ -47,9 +48,11 @@ export class FakeProvider implements ProviderPort {
     return this.have(request, next);
   }
 
-  /** The domain's create and status rules never read the balance. */
+  /** The wallet as the provider reports it (reconciliation reads it; creates never do). */
+  wallet: ProviderBalance = { amount: '0', currency: 'ZMW' };
+
   async balance(): Promise<ProviderBalance> {
-    return { amount: '0' };
+    return this.wallet;
   }
 
   async checkStatus(_merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined> {
@@ -143,8 +146,9 @@ export function domain(
   const finals: Disbursement[] = [];
   const mismatches: unknown[] = [];
   const controls: ControlEvent[] = [];
+  const { db } = openSqlite(':memory:');
   const store = new SqliteStore({
-    db: openSqlite(':memory:').db,
+    db,
     onChange: (record) => {
       published.push(record);
       void events.publish(record);
@@ -153,6 +157,8 @@ export function domain(
   });
   const service = new DisbursementService({
     store,
+    records: store,
+    runs: new SqliteReconciliations(db),
     events,
     provider,
     upstreamTimeoutMs: opts.upstreamTimeoutMs ?? 60_000,
