@@ -8,7 +8,13 @@ import { JwtRefusal, JwtVerifier, looksLikeJwt } from './jwt.verifier';
 import { MerchantAccount, MerchantRegistry } from './merchant.registry';
 
 /** What a caller may do; a JWT carries some of them, a shared token all. */
-export const SCOPES = { read: 'payouts:read', write: 'payouts:write', approve: 'payouts:approve' } as const;
+export const SCOPES = {
+  read: 'payouts:read',
+  write: 'payouts:write',
+  approve: 'payouts:approve',
+  audit: 'audit:read',
+  export: 'payouts:export',
+} as const;
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
 const ALL_SCOPES: ReadonlySet<string> = new Set(Object.values(SCOPES));
 

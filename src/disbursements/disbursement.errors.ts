@@ -98,6 +98,15 @@ export function limitExceeded(referenceId: string, limit: string, remaining: str
   );
 }
 
+/** A second reconciliation run while the merchant's last one is still running. */
+export function reconciliationRunning(runId: string): GatewayError {
+  return new GatewayError(
+    ErrorCode.INVALID_STATE,
+    `Reconciliation run ${runId} is still RUNNING: one runs at a time; wait for it to end`,
+    { status: 'RUNNING' },
+  );
+}
+
 /** Approve, reject or cancel of a payout that no longer awaits approval. */
 export function invalidState(referenceId: string, status: string, why: string): GatewayError {
   return new GatewayError(ErrorCode.INVALID_STATE, `Payout ${referenceId} is ${status}: ${why}`, {

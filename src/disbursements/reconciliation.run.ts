@@ -4,7 +4,7 @@ import { whenVisible } from './audit.rules';
 import { canonicalSignedDecimal } from './decimal';
 import { answered } from './disbursement.answer';
 import { DomainContext } from './disbursement.context';
-import { invalidState } from './disbursement.errors';
+import { reconciliationRunning } from './disbursement.errors';
 import { Disbursement, isFinal, ProviderRecord } from './disbursement.model';
 import { HistoryPosition, Merchant, ProviderError, RecordsReader } from './disbursement.ports';
 import { contentDiffers } from './disbursement.record';
@@ -49,7 +49,7 @@ export async function startReconciliation(
     opening: previous?.closing,
   };
   const running = await parts.runs.create(run);
-  if (running) throw invalidState(running.id, 'RUNNING', 'one reconciliation runs at a time; wait for this one');
+  if (running) throw reconciliationRunning(running.id);
   return run;
 }
 

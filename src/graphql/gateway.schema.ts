@@ -9,6 +9,8 @@ import { DisbursementBatchResolver } from './disbursement-batch.resolver';
 import { DisbursementHistoryResolver } from './disbursement-history.resolver';
 import { BankValidationOptions } from './disbursement.validation';
 import { DisbursementApprovalResolver } from './disbursement-approval.resolver';
+import { AuditResolver } from './audit.resolver';
+import { FinanceResolver } from './finance.resolver';
 
 /**
  * The schema, built from the type-graphql classes; `schema.graphql` is its printed, committed form.
@@ -25,6 +27,8 @@ export function buildGatewaySchema(
     [DisbursementBatchResolver, new DisbursementBatchResolver(bankValidation)],
     [DisbursementHistoryResolver, new DisbursementHistoryResolver()],
     [DisbursementApprovalResolver, new DisbursementApprovalResolver()],
+    [AuditResolver, new AuditResolver()],
+    [FinanceResolver, new FinanceResolver()],
   ]);
   return buildSchemaSync({
     resolvers: [
@@ -34,6 +38,8 @@ export function buildGatewaySchema(
       DisbursementBatchResolver,
       DisbursementHistoryResolver,
       DisbursementApprovalResolver,
+      AuditResolver,
+      FinanceResolver,
     ],
     validate: false,
     pubSub,

@@ -42,14 +42,19 @@ const CONTROL_MUTATIONS: Readonly<Record<string, readonly Scope[]>> = {
   cancelDisbursement: [SCOPES.write, SCOPES.approve],
 };
 
+/** The audit trail and reconciliation, query and mutation alike: audit:read. */
+const AUDIT_FIELDS: ReadonlySet<string> = new Set(['auditTrail', 'reconciliationRun', 'startReconciliation']);
+
 /**
- * The scopes a root field accepts (any one suffices): the payout controls' decisions
- * payouts:approve, every other Mutation field payouts:write, every Query and Subscription field
- * payouts:read. Deciding by root type means a field added later is never left open.
- * Introspection (`__schema`, `__type`, `__typename`) needs none.
+ * The scopes a root field accepts (any one suffices): the audit trail and reconciliation
+ * audit:read, the payout controls' decisions payouts:approve, every other Mutation field
+ * payouts:write, every other Query and Subscription field payouts:read. Deciding by root type
+ * means a field added later is never left open. Introspection (`__schema`, `__type`,
+ * `__typename`) needs none.
  */
 function scopesFor(operation: OperationDefinitionNode['operation'], field: string): readonly Scope[] {
   if (field.startsWith('__')) return [];
+  if (AUDIT_FIELDS.has(field)) return [SCOPES.audit];
   if (operation !== OperationTypeNode.MUTATION) return [SCOPES.read];
   return Object.hasOwn(CONTROL_MUTATIONS, field) ? CONTROL_MUTATIONS[field] : [SCOPES.write];
 }
