@@ -4,6 +4,8 @@ import { isPlainObject, type Validated } from './sandbox.validation';
 export interface FaultSettings {
   /** Added to every create answer, on top of the sandbox's own latency. */
   latencyMs?: number;
+  /** Every create is taken in only after this long: until then check-status answers 404 and nothing is answered. */
+  intakeMs?: number;
   /** Share answered 500, nothing stored. */
   errorRate?: number;
   /** Share stored, then the socket is destroyed without an answer. */
@@ -20,7 +22,10 @@ export interface FaultSettings {
 
 export type Fault = 'error' | 'reset' | 'hang' | 'malformed' | 'slowBody';
 
-const RATES: ReadonlyArray<readonly [Exclude<keyof FaultSettings, 'latencyMs' | 'echo'>, Fault]> = [
+type Duration = 'latencyMs' | 'intakeMs';
+const DURATIONS: readonly Duration[] = ['latencyMs', 'intakeMs'];
+
+const RATES: ReadonlyArray<readonly [Exclude<keyof FaultSettings, Duration | 'echo'>, Fault]> = [
   ['errorRate', 'error'],
   ['resetRate', 'reset'],
   ['hangRate', 'hang'],
@@ -44,11 +49,12 @@ export function parseFaultSettings(body: unknown): Validated<FaultSettings> {
   if (!isPlainObject(body)) return { ok: false, error: { message: 'Request body must be a JSON object' } };
   const settings: FaultSettings = {};
   for (const [key, value] of Object.entries(body)) {
-    if (key === 'latencyMs') {
+    const duration = DURATIONS.find((name) => name === key);
+    if (duration) {
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-        return { ok: false, error: { field: key, message: 'latencyMs must be a non-negative number' } };
+        return { ok: false, error: { field: key, message: `${key} must be a non-negative number` } };
       }
-      settings.latencyMs = value;
+      settings[duration] = value;
       continue;
     }
     if (key === 'echo') {

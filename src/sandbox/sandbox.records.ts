@@ -48,7 +48,7 @@ export interface PayoutRequest {
 
 /** What the last three digits of accountNumber make the sandbox do. */
 export interface Scenario {
-  create: 'normal' | 'failed' | 'server-error' | 'slow' | 'echo';
+  create: 'normal' | 'failed' | 'server-error' | 'slow' | 'intake' | 'echo';
   /** Final state reached settleMs after creation; unset: never settles or already final. */
   settlesAs?: 'Successful' | 'Failed';
 }
@@ -65,6 +65,8 @@ export function scenarioFor(accountNumber: string): Scenario {
       return { create: 'server-error' };
     case '408':
       return { create: 'slow', settlesAs: 'Successful' };
+    case '425':
+      return { create: 'intake', settlesAs: 'Successful' };
     case '999':
       return { create: 'echo', settlesAs: 'Successful' };
     default:

@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import { CallbackSender } from './sandbox.callbacks';
 import { chooseFault, parseFaultSettings, type FaultSettings } from './sandbox.faults';
 import { errorAnswer, isJsonContentType, parseJson, readBody, writeAnswer, type Answer } from './sandbox.http';
+import { Intakes } from './sandbox.intake';
 import { RateLimiter } from './sandbox.rate-limit';
 import {
   FAILED_AT_ONCE_MESSAGE,
@@ -44,6 +45,8 @@ export interface SandboxOptions {
   callbackMaxAttempts?: number;
   /** Default 30000: how long the create of an account ending in 408 waits before answering. */
   slowCreateMs?: number;
+  /** Default 2500: how long the create of an account ending in 425 waits before it is stored and answered. */
+  intakeMs?: number;
   /** Default 1000000: every key's wallet starts with it; accepted payouts are debited, failed ones refunded. */
   openingBalance?: number;
   logger?: Logger;
@@ -125,6 +128,7 @@ interface Reply {
 class Sandbox {
   private readonly timers = new Timers();
   private readonly ledger = new Ledger();
+  private readonly intakes = new Intakes();
   private readonly wallets: Wallets;
   private readonly limiter: RateLimiter;
   private readonly callbacks: CallbackSender;
@@ -256,21 +260,31 @@ class Sandbox {
     const validated = validateCreate(channel, parsed.value, singleHeader(req.headers.callbackurl));
     if (!validated.ok) return { answer: errorAnswer(400, validated.error.message, validated.error.field), delayMs: 0 };
     const request = validated.value;
-    if (this.ledger.has(admitted.key, request.referenceId)) {
+    if (this.ledger.has(admitted.key, request.referenceId) || this.intakes.has(admitted.key, request.referenceId)) {
       return { answer: errorAnswer(400, 'referenceId already used', 'referenceId'), delayMs: 0 };
     }
     return this.accept(req, admitted.key, request);
   }
 
   /** Applies the account's scenario, or at most one injected fault, to a valid new request. */
-  private accept(req: IncomingMessage, key: string, request: PayoutRequest): Reply {
+  private async accept(req: IncomingMessage, key: string, request: PayoutRequest): Promise<Reply> {
     const scenario = scenarioFor(request.accountNumber);
     const serverError = errorAnswer(500, 'Internal server error');
     if (scenario.create === 'server-error') return { answer: serverError, delayMs: 0 };
-    // Magic endings are deterministic, so faults apply only to the ordinary ones.
-    const fault = scenario.create === 'slow' ? undefined : chooseFault(this.faults);
-    const faultDelayMs = this.faults.latencyMs ?? 0;
+    // The endings that time their answer are deterministic, so faults apply only to the other creates.
+    const timed = scenario.create === 'slow' || scenario.create === 'intake';
+    const faults: FaultSettings = timed ? {} : this.faults;
+    const fault = chooseFault(faults);
+    const faultDelayMs = faults.latencyMs ?? 0;
     if (fault === 'error') return { answer: serverError, delayMs: faultDelayMs };
+
+    const intakeMs = scenario.create === 'intake' ? (this.opts.intakeMs ?? 2500) : (faults.intakeMs ?? 0);
+    if (intakeMs > 0) {
+      // Until then the create has only arrived: nothing stored or debited, a repeat of it refused.
+      const taken = this.intakes.enter(key, request.referenceId);
+      await this.timers.sleep(intakeMs);
+      taken();
+    }
 
     // A real wallet refuses what it does not hold: the payout is created Failed, nothing taken.
     const failedWith =
@@ -287,8 +301,9 @@ class Sandbox {
     if (settlesAs && failedWith === undefined)
       this.timers.after(this.opts.settleMs, () => this.settle(key, request, settlesAs));
 
-    if (scenario.create === 'slow') {
-      return { answer: { kind: 'json', status: 200, body: record }, delayMs: this.opts.slowCreateMs ?? 30_000 };
+    if (timed) {
+      const delayMs = scenario.create === 'slow' ? (this.opts.slowCreateMs ?? 30_000) : 0;
+      return { answer: { kind: 'json', status: 200, body: record }, delayMs };
     }
     switch (fault) {
       case 'reset':

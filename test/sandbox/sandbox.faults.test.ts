@@ -128,6 +128,7 @@ describe('injected faults', () => {
     [{ errorRate: 2 }, 'errorRate'],
     [{ resetRate: '0.5' }, 'resetRate'],
     [{ latencyMs: -1 }, 'latencyMs'],
+    [{ intakeMs: '1000' }, 'intakeMs'],
     [{ eror: 1 }, 'eror'],
   ])('PUT /__sandbox/faults refuses %p naming %s', async (faults, field) => {
     const res = await call(sandbox.url, 'PUT', '/__sandbox/faults', { body: faults, noKey: true });

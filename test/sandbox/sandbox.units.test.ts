@@ -50,6 +50,7 @@ describe('scenarioFor', () => {
     ['0012345222', { create: 'normal' }],
     ['0012345500', { create: 'server-error' }],
     ['0012345408', { create: 'slow', settlesAs: 'Successful' }],
+    ['0012345425', { create: 'intake', settlesAs: 'Successful' }],
     ['0012345678', { create: 'normal', settlesAs: 'Successful' }],
     ['1000', { create: 'normal', settlesAs: 'Failed' }],
   ])('%s → %p', (accountNumber, scenario) => {
