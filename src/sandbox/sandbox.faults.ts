@@ -16,11 +16,13 @@ export interface FaultSettings {
   malformedRate?: number;
   /** Share stored, then answered with headers at once and the body trickled over several seconds. */
   slowBodyRate?: number;
+  /** Share never stored and never answered until close(), like a create lost on its way (accounts ending in 410). */
+  vanishRate?: number;
   /** Every create's record echoes the request's headers and callback address in `message`, as some providers do (like accounts ending in 999). */
   echo?: boolean;
 }
 
-export type Fault = 'error' | 'reset' | 'hang' | 'malformed' | 'slowBody';
+export type Fault = 'error' | 'reset' | 'hang' | 'malformed' | 'slowBody' | 'vanish';
 
 type Duration = 'latencyMs' | 'intakeMs';
 const DURATIONS: readonly Duration[] = ['latencyMs', 'intakeMs'];
@@ -31,6 +33,7 @@ const RATES: ReadonlyArray<readonly [Exclude<keyof FaultSettings, Duration | 'ec
   ['hangRate', 'hang'],
   ['malformedRate', 'malformed'],
   ['slowBodyRate', 'slowBody'],
+  ['vanishRate', 'vanish'],
 ];
 
 /** Picks at most one fault; the rates are stacked on one draw, so they add up to the chance of any fault. */

@@ -48,7 +48,7 @@ export interface PayoutRequest {
 
 /** What the last three digits of accountNumber make the sandbox do. */
 export interface Scenario {
-  create: 'normal' | 'failed' | 'server-error' | 'slow' | 'intake' | 'echo';
+  create: 'normal' | 'failed' | 'server-error' | 'slow' | 'intake' | 'vanish' | 'echo';
   /** Final state reached settleMs after creation; unset: never settles or already final. */
   settlesAs?: 'Successful' | 'Failed';
 }
@@ -67,6 +67,8 @@ export function scenarioFor(accountNumber: string): Scenario {
       return { create: 'slow', settlesAs: 'Successful' };
     case '425':
       return { create: 'intake', settlesAs: 'Successful' };
+    case '410':
+      return { create: 'vanish' };
     case '999':
       return { create: 'echo', settlesAs: 'Successful' };
     default:

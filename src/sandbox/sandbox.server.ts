@@ -125,6 +125,9 @@ interface Reply {
   delayMs: number;
 }
 
+/** A create lost on its way: nothing stored, and the socket held until the client gives up or the sandbox closes. */
+const VANISHED: Reply = { answer: { kind: 'hang' }, delayMs: 0 };
+
 class Sandbox {
   private readonly timers = new Timers();
   private readonly ledger = new Ledger();
@@ -271,12 +274,14 @@ class Sandbox {
     const scenario = scenarioFor(request.accountNumber);
     const serverError = errorAnswer(500, 'Internal server error');
     if (scenario.create === 'server-error') return { answer: serverError, delayMs: 0 };
+    if (scenario.create === 'vanish') return VANISHED;
     // The endings that time their answer are deterministic, so faults apply only to the other creates.
     const timed = scenario.create === 'slow' || scenario.create === 'intake';
     const faults: FaultSettings = timed ? {} : this.faults;
     const fault = chooseFault(faults);
     const faultDelayMs = faults.latencyMs ?? 0;
     if (fault === 'error') return { answer: serverError, delayMs: faultDelayMs };
+    if (fault === 'vanish') return VANISHED;
 
     const intakeMs = scenario.create === 'intake' ? (this.opts.intakeMs ?? 2500) : (faults.intakeMs ?? 0);
     if (intakeMs > 0) {

@@ -144,6 +144,22 @@ export const arrived = (sandbox: SandboxHandle, referenceId: unknown, count = 1)
     (sandbox.stats().createRequestsByReferenceId[String(referenceId)] ?? 0) >= count ? true : undefined,
   );
 
+/**
+ * Shows that a create vanished: once it has arrived, a check-status sent after it is answered 404
+ * while the create still is not answered, and when the client gives up nothing of it was stored.
+ */
+export async function expectVanished(sandbox: SandboxHandle, path: string, body: Json): Promise<void> {
+  const giveUp = new AbortController();
+  const sent = send(sandbox.url, path, body, { signal: giveUp.signal });
+  await arrived(sandbox, body.referenceId);
+  expect((await checkStatus(sandbox.url, String(body.referenceId))).status).toBe(404);
+  expect(sent.answered()).toBe(false);
+  giveUp.abort();
+  await expect(sent.reply).rejects.toThrow();
+  expect((await checkStatus(sandbox.url, String(body.referenceId))).status).toBe(404);
+  expect(sandbox.records().some((r) => r.referenceId === body.referenceId)).toBe(false);
+}
+
 export interface ReceivedCallback {
   path: string;
   headers: IncomingHttpHeaders;

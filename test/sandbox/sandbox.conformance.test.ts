@@ -7,6 +7,7 @@ import {
   call,
   checkStatus,
   create,
+  expectVanished,
   mobileBody,
   newRef,
   sleep,
@@ -349,6 +350,13 @@ describe('account ending in 408', () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ referenceId: body.referenceId, status: 'Pending', identifier: stored.identifier });
   });
+});
+
+describe('account ending in 410', () => {
+  it.each([
+    ['bank', BANK, bankBody({ accountNumber: '0012345410' })],
+    ['mobile money', MOBILE, mobileBody({ accountNumber: '260971234410' })],
+  ])('a %s create vanishes: never answered, never stored', (_name, path, body) => expectVanished(sandbox, path, body));
 });
 
 describe('check-status', () => {
