@@ -20,6 +20,8 @@ export interface FaultSettings {
   vanishRate?: number;
   /** Every create's record echoes the request's headers and callback address in `message`, as some providers do (like accounts ending in 999). */
   echo?: boolean;
+  /** A create for a referenceId the sandbox holds or is taking in is paid again instead of refused; check-status keeps answering the first record. */
+  payDuplicates?: boolean;
 }
 
 export type Fault = 'error' | 'reset' | 'hang' | 'malformed' | 'slowBody' | 'vanish';
@@ -27,7 +29,10 @@ export type Fault = 'error' | 'reset' | 'hang' | 'malformed' | 'slowBody' | 'van
 type Duration = 'latencyMs' | 'intakeMs';
 const DURATIONS: readonly Duration[] = ['latencyMs', 'intakeMs'];
 
-const RATES: ReadonlyArray<readonly [Exclude<keyof FaultSettings, Duration | 'echo'>, Fault]> = [
+type Switch = 'echo' | 'payDuplicates';
+const SWITCHES: readonly Switch[] = ['echo', 'payDuplicates'];
+
+const RATES: ReadonlyArray<readonly [Exclude<keyof FaultSettings, Duration | Switch>, Fault]> = [
   ['errorRate', 'error'],
   ['resetRate', 'reset'],
   ['hangRate', 'hang'],
@@ -60,10 +65,11 @@ export function parseFaultSettings(body: unknown): Validated<FaultSettings> {
       settings[duration] = value;
       continue;
     }
-    if (key === 'echo') {
+    const flag = SWITCHES.find((name) => name === key);
+    if (flag) {
       if (typeof value !== 'boolean')
-        return { ok: false, error: { field: key, message: 'echo must be true or false' } };
-      settings.echo = value;
+        return { ok: false, error: { field: key, message: `${key} must be true or false` } };
+      settings[flag] = value;
       continue;
     }
     const rate = RATES.find(([name]) => name === key)?.[0];

@@ -64,6 +64,14 @@ export interface SandboxStats {
   createRequests: number;
   /** Create requests by body referenceId, when the body carried one. */
   createRequestsByReferenceId: Record<string, number>;
+  /**
+   * Valid creates for a referenceId the key's records already hold or the sandbox is still taking
+   * in: refused, or paid again under the payDuplicates fault.
+   */
+  duplicateCreates: number;
+  duplicateCreatesByReferenceId: Record<string, number>;
+  /** Payouts stored by referenceId, failed ones too: more than 1 only when a repeat was paid again. */
+  payoutsByReferenceId: Record<string, number>;
   statusRequests: number;
   balanceRequests: number;
   callbackAttempts: number;
@@ -99,6 +107,10 @@ const JWKS_PATH = '/.well-known/jwks.json';
 /** The requester's address as the provider records it, without the IPv4-mapped prefix. */
 function ipAddressOf(req: IncomingMessage): string {
   return (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+}
+
+function countIn(counts: Map<string, number>, referenceId: string): void {
+  counts.set(referenceId, (counts.get(referenceId) ?? 0) + 1);
 }
 
 function singleHeader(value: string | string[] | undefined): string | undefined {
@@ -138,8 +150,10 @@ class Sandbox {
   private readonly activeKeys: ReadonlySet<string>;
   private readonly log: Logger;
   private faults: FaultSettings = {};
-  private readonly counters = { createRequests: 0, statusRequests: 0, balanceRequests: 0 };
+  private readonly counters = { createRequests: 0, duplicateCreates: 0, statusRequests: 0, balanceRequests: 0 };
   private readonly byReferenceId = new Map<string, number>();
+  private readonly duplicatesByReferenceId = new Map<string, number>();
+  private readonly payoutsByReferenceId = new Map<string, number>();
 
   constructor(private readonly opts: SandboxOptions) {
     this.log = (opts.logger ?? pino({ enabled: false })).child({ component: 'sandbox' });
@@ -159,6 +173,8 @@ class Sandbox {
     return {
       ...this.counters,
       createRequestsByReferenceId: Object.fromEntries(this.byReferenceId),
+      duplicateCreatesByReferenceId: Object.fromEntries(this.duplicatesByReferenceId),
+      payoutsByReferenceId: Object.fromEntries(this.payoutsByReferenceId),
       callbackAttempts: this.callbacks.attempts,
       callbacksDelivered: this.callbacks.delivered,
     };
@@ -251,8 +267,7 @@ class Sandbox {
     const parsed = parseJson(raw);
     // Counted before any check, so tests can see every attempt a client made for a reference.
     if (parsed.ok && isPlainObject(parsed.value) && typeof parsed.value.referenceId === 'string') {
-      const ref = parsed.value.referenceId;
-      this.byReferenceId.set(ref, (this.byReferenceId.get(ref) ?? 0) + 1);
+      countIn(this.byReferenceId, parsed.value.referenceId);
     }
     const admitted = this.admit(req);
     if ('denied' in admitted) return { answer: admitted.denied, delayMs: 0 };
@@ -264,7 +279,12 @@ class Sandbox {
     if (!validated.ok) return { answer: errorAnswer(400, validated.error.message, validated.error.field), delayMs: 0 };
     const request = validated.value;
     if (this.ledger.has(admitted.key, request.referenceId) || this.intakes.has(admitted.key, request.referenceId)) {
-      return { answer: errorAnswer(400, 'referenceId already used', 'referenceId'), delayMs: 0 };
+      this.counters.duplicateCreates += 1;
+      countIn(this.duplicatesByReferenceId, request.referenceId);
+      // A provider that pays a repeat again takes it in as a payout of its own.
+      if (this.faults.payDuplicates !== true) {
+        return { answer: errorAnswer(400, 'referenceId already used', 'referenceId'), delayMs: 0 };
+      }
     }
     return this.accept(req, admitted.key, request);
   }
@@ -301,10 +321,11 @@ class Sandbox {
     // Stored before answering, as a real provider that took the money would have.
     const echo = scenario.create === 'echo' || this.faults.echo === true ? echoOf(req, request) : undefined;
     const named = this.opts.providerShapes ? { ...request, paymentType: providerName(request.paymentType) } : request;
-    const record = this.ledger.open(key, named, ipAddressOf(req), failedWith, echo);
+    const { id, record } = this.ledger.open(key, named, ipAddressOf(req), failedWith, echo);
+    countIn(this.payoutsByReferenceId, request.referenceId);
     const { settlesAs } = scenario;
     if (settlesAs && failedWith === undefined)
-      this.timers.after(this.opts.settleMs, () => this.settle(key, request, settlesAs));
+      this.timers.after(this.opts.settleMs, () => this.settle(id, key, request, settlesAs));
 
     if (timed) {
       const delayMs = scenario.create === 'slow' ? (this.opts.slowCreateMs ?? 30_000) : 0;
@@ -324,8 +345,8 @@ class Sandbox {
     }
   }
 
-  private settle(key: string, request: PayoutRequest, status: 'Successful' | 'Failed'): void {
-    const record = this.ledger.settle(key, request.referenceId, status);
+  private settle(id: number, key: string, request: PayoutRequest, status: 'Successful' | 'Failed'): void {
+    const record = this.ledger.settle(id, status);
     if (record?.status === 'Failed') this.wallets.refund(key, request.amount);
     this.log.debug({ referenceId: request.referenceId, status }, 'payout settled');
     if (record && request.callbackUrl !== undefined) this.callbacks.send(request.callbackUrl, record);

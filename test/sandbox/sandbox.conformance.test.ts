@@ -312,7 +312,10 @@ describe('duplicate referenceId', () => {
         message: 'referenceId already used',
         field: 'referenceId',
       });
-      expect(sandbox.stats().createRequestsByReferenceId[body.referenceId as string]).toBe(2);
+      const stats = sandbox.stats();
+      expect(stats.createRequestsByReferenceId[body.referenceId as string]).toBe(2);
+      expect(stats.duplicateCreatesByReferenceId[body.referenceId as string]).toBe(1);
+      expect(stats.payoutsByReferenceId[body.referenceId as string]).toBe(1);
       expect(await statusOf(body.referenceId as string)).toMatchObject({
         accountNumber,
         paymentType: 'OperatorAMoney',
@@ -427,6 +430,8 @@ describe('routes and stats', () => {
     expect(after.createRequests - before.createRequests).toBe(3);
     expect(after.createRequestsByReferenceId[body.referenceId as string]).toBe(3);
     expect(after.statusRequests - before.statusRequests).toBe(1);
+    // The invalid repeat is refused for its body before anyone asks whether it repeats a payout.
+    expect(after.duplicateCreates - before.duplicateCreates).toBe(0);
   });
 
   it('lists stored records in their current state', async () => {

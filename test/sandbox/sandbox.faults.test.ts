@@ -153,12 +153,22 @@ describe('injected faults', () => {
     expect((await create(sandbox.url, MOBILE, mobileBody())).status).toBe(200);
   });
 
+  it('takes the intake, vanish and duplicate settings over HTTP too', async () => {
+    const faults = { intakeMs: 0, vanishRate: 0, payDuplicates: true };
+    expect((await call(sandbox.url, 'PUT', '/__sandbox/faults', { body: faults, noKey: true })).status).toBe(204);
+    const body = mobileBody();
+    expect((await create(sandbox.url, MOBILE, body)).status).toBe(200);
+    expect((await create(sandbox.url, MOBILE, body)).status).toBe(200);
+    expect(sandbox.stats().payoutsByReferenceId[String(body.referenceId)]).toBe(2);
+  });
+
   it.each([
     [{ errorRate: 2 }, 'errorRate'],
     [{ resetRate: '0.5' }, 'resetRate'],
     [{ latencyMs: -1 }, 'latencyMs'],
     [{ intakeMs: '1000' }, 'intakeMs'],
     [{ vanishRate: -0.5 }, 'vanishRate'],
+    [{ payDuplicates: 'yes' }, 'payDuplicates'],
     [{ eror: 1 }, 'eror'],
   ])('PUT /__sandbox/faults refuses %p naming %s', async (faults, field) => {
     const res = await call(sandbox.url, 'PUT', '/__sandbox/faults', { body: faults, noKey: true });

@@ -70,18 +70,6 @@ describe.each([
   });
 });
 
-describe('a repeat of a create being taken in', () => {
-  it('is refused like a repeat of a stored one, and the first is still taken in once', async () => {
-    const body = mobileBody({ accountNumber: '260971234425' });
-    const { sent } = await sendAndLookDuringIntake(MOBILE, body, {});
-    const again = send(sandbox.url, MOBILE, body);
-    expect((await again.reply).json).toMatchObject({ status: 400, field: 'referenceId' });
-    expect(sent.answered()).toBe(false);
-    expect((await sent.reply).status).toBe(200);
-    expect(sandbox.records().filter((r) => r.referenceId === body.referenceId)).toHaveLength(1);
-  });
-});
-
 describe('close()', () => {
   it('drops the creates still being taken in and leaves nothing running', async () => {
     const closing = await startSandbox({ port: 0, settleMs: 100, rateLimitPerMin: 0, intakeMs: 60_000 });
