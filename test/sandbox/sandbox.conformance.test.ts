@@ -215,6 +215,8 @@ describe('validation', () => {
 
   it.each([
     ['bank', BANK, bankBody({ accountNumber: '0012-345' })],
+    ['bank with letters (an IBAN)', BANK, bankBody({ accountNumber: 'GB82WEST12345698765432' })],
+    ['bank too short', BANK, bankBody({ accountNumber: '123' })],
     ['mobile money with letters', MOBILE, mobileBody({ accountNumber: '26097123456a' })],
     ['mobile money too short', MOBILE, mobileBody({ accountNumber: '26097123456' })],
     ['mobile money without 260', MOBILE, mobileBody({ accountNumber: '270971234567' })],
