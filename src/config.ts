@@ -288,6 +288,10 @@ const sandbox = {
     "`true`: the sandbox answers in the real provider's shapes (`AirtelMoney`, `MtnMoney`, `ZamtelKwacha`; a balance without currency)",
   ),
   SANDBOX_LATENCY_MS: doc(nonNegativeInt.default(0), 'latency the sandbox adds to every answer'),
+  SANDBOX_INTAKE_MS: doc(
+    nonNegativeInt.default(2500),
+    'how long the sandbox takes to take in a create for an account ending in 425: until then check-status answers 404 and the create is not answered',
+  ),
   SANDBOX_OPENING_BALANCE: doc(
     z
       .string()
@@ -456,6 +460,7 @@ function toConfig(e: z.infer<typeof envSchema>) {
       rateLimitPerMin: e.SANDBOX_RATE_LIMIT_PER_MIN,
       webhookSecret: e.SANDBOX_WEBHOOK_SECRET,
       latencyMs: e.SANDBOX_LATENCY_MS,
+      intakeMs: e.SANDBOX_INTAKE_MS,
       openingBalance: e.SANDBOX_OPENING_BALANCE,
       providerShapes: e.SANDBOX_PROVIDER_SHAPES,
     },

@@ -18,7 +18,7 @@ export class BankDisbursementInput {
   @Field(() => String)
   narration!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The bank account number: 4 to 34 digits, e.g. 0012345678.' })
   accountNumber!: string;
 
   @Field(() => String, { description: '8 or 11 characters.' })

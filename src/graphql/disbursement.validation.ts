@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BANK_ACCOUNT_NUMBER, MOBILE_MONEY_ACCOUNT_NUMBER } from '../disbursements/account-number.rules';
 import { canonicalDecimal, decimalPlaces, fitsJsonNumber, isPositive } from '../disbursements/decimal';
 import { badInput, GatewayError } from '../disbursements/disbursement.errors';
 import { BankRequest, MobileMoneyRequest } from '../disbursements/disbursement.model';
@@ -68,7 +69,7 @@ const publicCallbackUrl = callbackUrl.refine(
 const bankFields = {
   ...common,
   narration: text(255),
-  accountNumber: z.string().regex(/^[A-Za-z0-9]{4,34}$/, 'must be 4-34 letters or digits'),
+  accountNumber: z.string().regex(BANK_ACCOUNT_NUMBER.pattern, BANK_ACCOUNT_NUMBER.message),
   swiftCode: z.string().regex(/^[A-Za-z0-9]{8}([A-Za-z0-9]{3})?$/, 'must be 8 or 11 letters or digits'),
   firstName: text(100),
   lastName: text(100),
@@ -84,7 +85,7 @@ const bankSchemas = {
 
 const mobileMoneySchema = z.strictObject({
   ...common,
-  accountNumber: z.string().regex(/^\d{8,15}$/, 'must be 8-15 digits'),
+  accountNumber: z.string().regex(MOBILE_MONEY_ACCOUNT_NUMBER.pattern, MOBILE_MONEY_ACCOUNT_NUMBER.message),
   narration: text(255).nullish(),
 });
 

@@ -12,7 +12,7 @@ export class MobileMoneyDisbursementInput {
   @Field(() => DecimalScalar, { description: 'Positive, at most 2 decimal places.' })
   amount!: string;
 
-  @Field(() => String, { description: 'The mobile money number, digits only, e.g. 260971234567.' })
+  @Field(() => String, { description: 'The mobile money number: 12 digits starting with 260, e.g. 260971234567.' })
   accountNumber!: string;
 
   @Field(() => String, { description: 'Three capital letters, e.g. ZMW.' })

@@ -4,6 +4,8 @@ import { isPlainObject, type Validated } from './sandbox.validation';
 export interface FaultSettings {
   /** Added to every create answer, on top of the sandbox's own latency. */
   latencyMs?: number;
+  /** Every create is taken in only after this long: until then check-status answers 404 and nothing is answered. */
+  intakeMs?: number;
   /** Share answered 500, nothing stored. */
   errorRate?: number;
   /** Share stored, then the socket is destroyed without an answer. */
@@ -14,18 +16,29 @@ export interface FaultSettings {
   malformedRate?: number;
   /** Share stored, then answered with headers at once and the body trickled over several seconds. */
   slowBodyRate?: number;
+  /** Share never stored and never answered until close(), like a create lost on its way (accounts ending in 410). */
+  vanishRate?: number;
   /** Every create's record echoes the request's headers and callback address in `message`, as some providers do (like accounts ending in 999). */
   echo?: boolean;
+  /** A create for a referenceId the sandbox holds or is taking in is paid again instead of refused; check-status keeps answering the first record. */
+  payDuplicates?: boolean;
 }
 
-export type Fault = 'error' | 'reset' | 'hang' | 'malformed' | 'slowBody';
+export type Fault = 'error' | 'reset' | 'hang' | 'malformed' | 'slowBody' | 'vanish';
 
-const RATES: ReadonlyArray<readonly [Exclude<keyof FaultSettings, 'latencyMs' | 'echo'>, Fault]> = [
+type Duration = 'latencyMs' | 'intakeMs';
+const DURATIONS: readonly Duration[] = ['latencyMs', 'intakeMs'];
+
+type Switch = 'echo' | 'payDuplicates';
+const SWITCHES: readonly Switch[] = ['echo', 'payDuplicates'];
+
+const RATES: ReadonlyArray<readonly [Exclude<keyof FaultSettings, Duration | Switch>, Fault]> = [
   ['errorRate', 'error'],
   ['resetRate', 'reset'],
   ['hangRate', 'hang'],
   ['malformedRate', 'malformed'],
   ['slowBodyRate', 'slowBody'],
+  ['vanishRate', 'vanish'],
 ];
 
 /** Picks at most one fault; the rates are stacked on one draw, so they add up to the chance of any fault. */
@@ -44,17 +57,19 @@ export function parseFaultSettings(body: unknown): Validated<FaultSettings> {
   if (!isPlainObject(body)) return { ok: false, error: { message: 'Request body must be a JSON object' } };
   const settings: FaultSettings = {};
   for (const [key, value] of Object.entries(body)) {
-    if (key === 'latencyMs') {
+    const duration = DURATIONS.find((name) => name === key);
+    if (duration) {
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-        return { ok: false, error: { field: key, message: 'latencyMs must be a non-negative number' } };
+        return { ok: false, error: { field: key, message: `${key} must be a non-negative number` } };
       }
-      settings.latencyMs = value;
+      settings[duration] = value;
       continue;
     }
-    if (key === 'echo') {
+    const flag = SWITCHES.find((name) => name === key);
+    if (flag) {
       if (typeof value !== 'boolean')
-        return { ok: false, error: { field: key, message: 'echo must be true or false' } };
-      settings.echo = value;
+        return { ok: false, error: { field: key, message: `${key} must be true or false` } };
+      settings[flag] = value;
       continue;
     }
     const rate = RATES.find(([name]) => name === key)?.[0];

@@ -48,7 +48,7 @@ export interface PayoutRequest {
 
 /** What the last three digits of accountNumber make the sandbox do. */
 export interface Scenario {
-  create: 'normal' | 'failed' | 'server-error' | 'slow' | 'echo';
+  create: 'normal' | 'failed' | 'server-error' | 'slow' | 'intake' | 'vanish' | 'echo';
   /** Final state reached settleMs after creation; unset: never settles or already final. */
   settlesAs?: 'Successful' | 'Failed';
 }
@@ -65,6 +65,10 @@ export function scenarioFor(accountNumber: string): Scenario {
       return { create: 'server-error' };
     case '408':
       return { create: 'slow', settlesAs: 'Successful' };
+    case '425':
+      return { create: 'intake', settlesAs: 'Successful' };
+    case '410':
+      return { create: 'vanish' };
     case '999':
       return { create: 'echo', settlesAs: 'Successful' };
     default:
@@ -97,23 +101,33 @@ function nowMicros(): { date: Date; micros: number } {
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
-/** Records of every API key, kept apart so that each key sees only its own payouts. */
+/** A record just stored, and the id that settles it. */
+export interface Opened {
+  id: number;
+  record: SandboxRecord;
+}
+
+/**
+ * Records of every API key, kept apart so that each key sees only its own payouts. A referenceId
+ * paid again is stored as a payout of its own, while check-status keeps answering the first one.
+ */
 export class Ledger {
-  private readonly byKey = new Map<string, Map<string, SandboxRecord>>();
+  private readonly firstByKey = new Map<string, Map<string, SandboxRecord>>();
+  private readonly stored: SandboxRecord[] = [];
   // Starts anywhere so identifiers differ between sandbox runs.
   private sequence = randomInt(0, 1_000_000);
 
   get(apiKey: string, referenceId: string): SandboxRecord | undefined {
-    const record = this.byKey.get(apiKey)?.get(referenceId);
+    const record = this.firstByKey.get(apiKey)?.get(referenceId);
     return record && { ...record };
   }
 
   has(apiKey: string, referenceId: string): boolean {
-    return this.byKey.get(apiKey)?.has(referenceId) ?? false;
+    return this.firstByKey.get(apiKey)?.has(referenceId) ?? false;
   }
 
-  /** Stores a new record, Pending or (with a failure message) Failed at once, and answers a copy. */
-  open(apiKey: string, request: PayoutRequest, ipAddress: string, failedWith?: string, echo?: string): SandboxRecord {
+  /** Stores a new record, Pending or (with a failure message) Failed at once; answers a copy and its id. */
+  open(apiKey: string, request: PayoutRequest, ipAddress: string, failedWith?: string, echo?: string): Opened {
     const { date, micros } = nowMicros();
     const base = {
       referenceId: request.referenceId,
@@ -139,18 +153,19 @@ export class Ledger {
             createdAt: `${date.toISOString().slice(0, 19)}.${pad(micros, 6)}+00:00`,
             ...(echo === undefined ? {} : { message: echo }),
           };
-    let records = this.byKey.get(apiKey);
+    let records = this.firstByKey.get(apiKey);
     if (!records) {
       records = new Map();
-      this.byKey.set(apiKey, records);
+      this.firstByKey.set(apiKey, records);
     }
-    records.set(request.referenceId, record);
-    return { ...record };
+    if (!records.has(request.referenceId)) records.set(request.referenceId, record);
+    const id = this.stored.push(record) - 1;
+    return { id, record: { ...record } };
   }
 
   /** Moves a Pending record to its final state and answers a copy. */
-  settle(apiKey: string, referenceId: string, status: 'Successful' | 'Failed'): SandboxRecord | undefined {
-    const record = this.byKey.get(apiKey)?.get(referenceId);
+  settle(id: number, status: 'Successful' | 'Failed'): SandboxRecord | undefined {
+    const record = this.stored.at(id);
     if (!record || record.status !== 'Pending') return undefined;
     record.status = status;
     if (status === 'Successful') record.externalId = `OP${randomInt(1_000_000_000, 10_000_000_000)}`;
@@ -158,8 +173,9 @@ export class Ledger {
     return { ...record };
   }
 
+  /** Every stored record, in the order stored. */
   all(): SandboxRecord[] {
-    return [...this.byKey.values()].flatMap((records) => [...records.values()].map((r) => ({ ...r })));
+    return this.stored.map((r) => ({ ...r }));
   }
 
   /** Bank: BNK-20261122-140312-004417; mobile money: MM-20261122140312-48213. */

@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import { CallbackSender } from './sandbox.callbacks';
 import { chooseFault, parseFaultSettings, type FaultSettings } from './sandbox.faults';
 import { errorAnswer, isJsonContentType, parseJson, readBody, writeAnswer, type Answer } from './sandbox.http';
+import { Intakes } from './sandbox.intake';
 import { RateLimiter } from './sandbox.rate-limit';
 import {
   FAILED_AT_ONCE_MESSAGE,
@@ -44,6 +45,8 @@ export interface SandboxOptions {
   callbackMaxAttempts?: number;
   /** Default 30000: how long the create of an account ending in 408 waits before answering. */
   slowCreateMs?: number;
+  /** Default 2500: how long the create of an account ending in 425 waits before it is stored and answered. */
+  intakeMs?: number;
   /** Default 1000000: every key's wallet starts with it; accepted payouts are debited, failed ones refunded. */
   openingBalance?: number;
   logger?: Logger;
@@ -61,6 +64,14 @@ export interface SandboxStats {
   createRequests: number;
   /** Create requests by body referenceId, when the body carried one. */
   createRequestsByReferenceId: Record<string, number>;
+  /**
+   * Valid creates for a referenceId the key's records already hold or the sandbox is still taking
+   * in: refused, or paid again under the payDuplicates fault.
+   */
+  duplicateCreates: number;
+  duplicateCreatesByReferenceId: Record<string, number>;
+  /** Payouts stored by referenceId, failed ones too: more than 1 only when a repeat was paid again. */
+  payoutsByReferenceId: Record<string, number>;
   statusRequests: number;
   balanceRequests: number;
   callbackAttempts: number;
@@ -98,6 +109,10 @@ function ipAddressOf(req: IncomingMessage): string {
   return (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
 }
 
+function countIn(counts: Map<string, number>, referenceId: string): void {
+  counts.set(referenceId, (counts.get(referenceId) ?? 0) + 1);
+}
+
 function singleHeader(value: string | string[] | undefined): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
@@ -122,17 +137,23 @@ interface Reply {
   delayMs: number;
 }
 
+/** A create lost on its way: nothing stored, and the socket held until the client gives up or the sandbox closes. */
+const VANISHED: Reply = { answer: { kind: 'hang' }, delayMs: 0 };
+
 class Sandbox {
   private readonly timers = new Timers();
   private readonly ledger = new Ledger();
+  private readonly intakes = new Intakes();
   private readonly wallets: Wallets;
   private readonly limiter: RateLimiter;
   private readonly callbacks: CallbackSender;
   private readonly activeKeys: ReadonlySet<string>;
   private readonly log: Logger;
   private faults: FaultSettings = {};
-  private readonly counters = { createRequests: 0, statusRequests: 0, balanceRequests: 0 };
+  private readonly counters = { createRequests: 0, duplicateCreates: 0, statusRequests: 0, balanceRequests: 0 };
   private readonly byReferenceId = new Map<string, number>();
+  private readonly duplicatesByReferenceId = new Map<string, number>();
+  private readonly payoutsByReferenceId = new Map<string, number>();
 
   constructor(private readonly opts: SandboxOptions) {
     this.log = (opts.logger ?? pino({ enabled: false })).child({ component: 'sandbox' });
@@ -152,6 +173,8 @@ class Sandbox {
     return {
       ...this.counters,
       createRequestsByReferenceId: Object.fromEntries(this.byReferenceId),
+      duplicateCreatesByReferenceId: Object.fromEntries(this.duplicatesByReferenceId),
+      payoutsByReferenceId: Object.fromEntries(this.payoutsByReferenceId),
       callbackAttempts: this.callbacks.attempts,
       callbacksDelivered: this.callbacks.delivered,
     };
@@ -244,8 +267,7 @@ class Sandbox {
     const parsed = parseJson(raw);
     // Counted before any check, so tests can see every attempt a client made for a reference.
     if (parsed.ok && isPlainObject(parsed.value) && typeof parsed.value.referenceId === 'string') {
-      const ref = parsed.value.referenceId;
-      this.byReferenceId.set(ref, (this.byReferenceId.get(ref) ?? 0) + 1);
+      countIn(this.byReferenceId, parsed.value.referenceId);
     }
     const admitted = this.admit(req);
     if ('denied' in admitted) return { answer: admitted.denied, delayMs: 0 };
@@ -256,21 +278,38 @@ class Sandbox {
     const validated = validateCreate(channel, parsed.value, singleHeader(req.headers.callbackurl));
     if (!validated.ok) return { answer: errorAnswer(400, validated.error.message, validated.error.field), delayMs: 0 };
     const request = validated.value;
-    if (this.ledger.has(admitted.key, request.referenceId)) {
-      return { answer: errorAnswer(400, 'referenceId already used', 'referenceId'), delayMs: 0 };
+    if (this.ledger.has(admitted.key, request.referenceId) || this.intakes.has(admitted.key, request.referenceId)) {
+      this.counters.duplicateCreates += 1;
+      countIn(this.duplicatesByReferenceId, request.referenceId);
+      // A provider that pays a repeat again takes it in as a payout of its own.
+      if (this.faults.payDuplicates !== true) {
+        return { answer: errorAnswer(400, 'referenceId already used', 'referenceId'), delayMs: 0 };
+      }
     }
     return this.accept(req, admitted.key, request);
   }
 
   /** Applies the account's scenario, or at most one injected fault, to a valid new request. */
-  private accept(req: IncomingMessage, key: string, request: PayoutRequest): Reply {
+  private async accept(req: IncomingMessage, key: string, request: PayoutRequest): Promise<Reply> {
     const scenario = scenarioFor(request.accountNumber);
     const serverError = errorAnswer(500, 'Internal server error');
     if (scenario.create === 'server-error') return { answer: serverError, delayMs: 0 };
-    // Magic endings are deterministic, so faults apply only to the ordinary ones.
-    const fault = scenario.create === 'slow' ? undefined : chooseFault(this.faults);
-    const faultDelayMs = this.faults.latencyMs ?? 0;
+    if (scenario.create === 'vanish') return VANISHED;
+    // The endings that time their answer are deterministic, so faults apply only to the other creates.
+    const timed = scenario.create === 'slow' || scenario.create === 'intake';
+    const faults: FaultSettings = timed ? {} : this.faults;
+    const fault = chooseFault(faults);
+    const faultDelayMs = faults.latencyMs ?? 0;
     if (fault === 'error') return { answer: serverError, delayMs: faultDelayMs };
+    if (fault === 'vanish') return VANISHED;
+
+    const intakeMs = scenario.create === 'intake' ? (this.opts.intakeMs ?? 2500) : (faults.intakeMs ?? 0);
+    if (intakeMs > 0) {
+      // Until then the create has only arrived: nothing stored or debited, a repeat of it refused.
+      const taken = this.intakes.enter(key, request.referenceId);
+      await this.timers.sleep(intakeMs);
+      taken();
+    }
 
     // A real wallet refuses what it does not hold: the payout is created Failed, nothing taken.
     const failedWith =
@@ -282,13 +321,15 @@ class Sandbox {
     // Stored before answering, as a real provider that took the money would have.
     const echo = scenario.create === 'echo' || this.faults.echo === true ? echoOf(req, request) : undefined;
     const named = this.opts.providerShapes ? { ...request, paymentType: providerName(request.paymentType) } : request;
-    const record = this.ledger.open(key, named, ipAddressOf(req), failedWith, echo);
+    const { id, record } = this.ledger.open(key, named, ipAddressOf(req), failedWith, echo);
+    countIn(this.payoutsByReferenceId, request.referenceId);
     const { settlesAs } = scenario;
     if (settlesAs && failedWith === undefined)
-      this.timers.after(this.opts.settleMs, () => this.settle(key, request, settlesAs));
+      this.timers.after(this.opts.settleMs, () => this.settle(id, key, request, settlesAs));
 
-    if (scenario.create === 'slow') {
-      return { answer: { kind: 'json', status: 200, body: record }, delayMs: this.opts.slowCreateMs ?? 30_000 };
+    if (timed) {
+      const delayMs = scenario.create === 'slow' ? (this.opts.slowCreateMs ?? 30_000) : 0;
+      return { answer: { kind: 'json', status: 200, body: record }, delayMs };
     }
     switch (fault) {
       case 'reset':
@@ -304,8 +345,8 @@ class Sandbox {
     }
   }
 
-  private settle(key: string, request: PayoutRequest, status: 'Successful' | 'Failed'): void {
-    const record = this.ledger.settle(key, request.referenceId, status);
+  private settle(id: number, key: string, request: PayoutRequest, status: 'Successful' | 'Failed'): void {
+    const record = this.ledger.settle(id, status);
     if (record?.status === 'Failed') this.wallets.refund(key, request.amount);
     this.log.debug({ referenceId: request.referenceId, status }, 'payout settled');
     if (record && request.callbackUrl !== undefined) this.callbacks.send(request.callbackUrl, record);

@@ -20,6 +20,11 @@ export class Timers {
     };
   }
 
+  /** Resolves after ms; once cleared, never: whatever awaits it is abandoned with the sandbox. */
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.after(ms, resolve));
+  }
+
   /** Cancels every pending timer and refuses new ones. */
   clear(): void {
     this.stopped = true;

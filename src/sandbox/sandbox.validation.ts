@@ -1,3 +1,8 @@
+import {
+  BANK_ACCOUNT_NUMBER,
+  MOBILE_MONEY_ACCOUNT_NUMBER,
+  type AccountNumberRule,
+} from '../disbursements/account-number.rules';
 import { operatorFor, type Channel, type PayoutRequest } from './sandbox.records';
 
 /** Why a request was refused with 400; field is unset when the body as a whole is wrong. */
@@ -55,9 +60,10 @@ function currencyOf(body: Body): string {
   return currency;
 }
 
-function digitsOnly(value: string, field: string): string {
-  if (!/^\d+$/.test(value)) throw new Invalid(field, `${field} must contain digits only`);
-  return value;
+function accountNumberOf(body: Body, rule: AccountNumberRule): string {
+  const accountNumber = requiredString(body, 'accountNumber');
+  if (!rule.pattern.test(accountNumber)) throw new Invalid('accountNumber', `accountNumber ${rule.message}`);
+  return accountNumber;
 }
 
 function validCallbackUrl(value: string): string {
@@ -78,7 +84,7 @@ function bankRequest(body: Body, callbackUrlHeader: string | undefined): PayoutR
   const amount = amountOf(body);
   const currency = currencyOf(body);
   const narration = requiredString(body, 'narration');
-  const accountNumber = digitsOnly(requiredString(body, 'accountNumber'), 'accountNumber');
+  const accountNumber = accountNumberOf(body, BANK_ACCOUNT_NUMBER);
   for (const field of ['swiftCode', 'firstName', 'lastName', 'accountHolderName', 'phoneNumber']) {
     requiredString(body, field);
   }
@@ -90,10 +96,8 @@ function bankRequest(body: Body, callbackUrlHeader: string | undefined): PayoutR
 function mobileMoneyRequest(body: Body, callbackUrlHeader: string | undefined): PayoutRequest {
   const referenceId = requiredString(body, 'referenceId');
   const amount = amountOf(body);
-  const accountNumber = digitsOnly(requiredString(body, 'accountNumber'), 'accountNumber');
-  if (!/^260\d{9}$/.test(accountNumber)) {
-    throw new Invalid('accountNumber', 'accountNumber must be a 12-digit mobile money number starting with 260');
-  }
+  const accountNumber = accountNumberOf(body, MOBILE_MONEY_ACCOUNT_NUMBER);
+  // The shape is the gateway's rule too; the operator is the provider's own check.
   const paymentType = operatorFor(accountNumber);
   if (!paymentType) {
     throw new Invalid('accountNumber', 'accountNumber does not belong to a supported mobile money operator');

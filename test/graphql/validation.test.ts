@@ -1,5 +1,8 @@
 import { bankInput, CREATE_BANK, CREATE_MOBILE, gql, mobileInput, Stack, startStack } from '../support/stack';
 
+/** Letters and digits, as many banks write an account: the provider takes digits only. */
+const IBAN = 'GB82WEST12345698765432';
+
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
@@ -19,6 +22,9 @@ const mobileCases: [string, Record<string, unknown>, string][] = [
   ['lower-case currency', { currency: 'zmw' }, 'input.currency'],
   ['four-letter currency', { currency: 'ZMWX' }, 'input.currency'],
   ['letters in the account', { accountNumber: '26097ABC4567' }, 'input.accountNumber'],
+  ['a number without the country code', { accountNumber: '0971234567' }, 'input.accountNumber'],
+  ['eleven digits', { accountNumber: '26097123456' }, 'input.accountNumber'],
+  ['a number with spaces', { accountNumber: '260 97 1234567' }, 'input.accountNumber'],
   ['missing accountNumber', { accountNumber: undefined }, 'input.accountNumber'],
   ['missing currency', { currency: undefined }, 'input.currency'],
   ['unknown field', { iban: 'X' }, 'input.iban'],
@@ -26,6 +32,10 @@ const mobileCases: [string, Record<string, unknown>, string][] = [
 ];
 
 const bankCases: [string, Record<string, unknown>, string][] = [
+  ['an IBAN-like account number', { accountNumber: IBAN }, 'input.accountNumber'],
+  ['an account number with a dash', { accountNumber: '0012-345678' }, 'input.accountNumber'],
+  ['a 3-digit account number', { accountNumber: '123' }, 'input.accountNumber'],
+  ['a 35-digit account number', { accountNumber: '1'.repeat(35) }, 'input.accountNumber'],
   ['swiftCode of 9 characters', { swiftCode: 'ZNCOZMLU1' }, 'input.swiftCode'],
   ['phone with separators', { phoneNumber: '+260 97 1234567' }, 'input.phoneNumber'],
   ['short phone', { phoneNumber: '1234' }, 'input.phoneNumber'],
@@ -67,6 +77,35 @@ describe('input validation at the edge', () => {
       input: bankInput({ amount: '0', currency: 'zz', swiftCode: 'X' }),
     });
     expect(res.errors?.[0].extensions?.fields).toEqual(['input.amount', 'input.currency', 'input.swiftCode']);
+  });
+
+  it('names the item of a batch whose account number has letters, and sends only the others', async () => {
+    const inputs = Array.from({ length: 5 }, (_, i) => bankInput(i === 3 ? { accountNumber: IBAN } : {}));
+    const res = await gql<{ createBankDisbursements: { error: { code: string; fields: string[] } | null }[] }>(
+      stack.graphqlUrl,
+      `mutation ($inputs: [BankDisbursementInput!]!) { createBankDisbursements(inputs: $inputs) { error { code fields } } }`,
+      { inputs },
+    );
+    expect(res.data?.createBankDisbursements.map((r) => r.error)).toEqual([
+      null,
+      null,
+      null,
+      { code: 'BAD_USER_INPUT', fields: ['inputs.3.accountNumber'] },
+      null,
+    ]);
+    const sent = stack.sandbox.stats().createRequestsByReferenceId;
+    expect(inputs.map((input) => sent[String(input.referenceId)] ?? 0)).toEqual([1, 1, 1, 0, 1]);
+  });
+
+  it.each([
+    ['4', '1234'],
+    ['34', '0012345678'.padStart(34, '0')],
+  ])('sends a bank account number of %s digits, which the provider accepts', async (_digits, accountNumber) => {
+    const res = await gql<{ createBankDisbursement: { status: string } }>(stack.graphqlUrl, CREATE_BANK, {
+      input: bankInput({ accountNumber }),
+    });
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.createBankDisbursement.status).toBe('PENDING');
   });
 
   it('accepts a JSON number amount and an 11-character swiftCode', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import type { SandboxHandle } from '../../src/sandbox/sandbox.server';
 
 /** Shared helpers for the sandbox tests: a small HTTP client, request bodies and a callback receiver. */
 
@@ -9,6 +10,7 @@ export const KEY = 'sandbox-key';
 export const BANK = '/api/v1/disbursements/bank';
 export const MOBILE = '/api/v1/disbursements/mobile-money';
 export const STATUS = '/api/v1/disbursements/check-status';
+export const BALANCE = '/api/v1/merchants/balance';
 
 export const newRef = (): string => `sbx-${randomUUID()}`;
 
@@ -69,6 +71,28 @@ export const create = (
 export const checkStatus = (base: string, referenceId: string, opts: CallOptions = {}): Promise<Reply> =>
   call(base, 'GET', `${STATUS}?referenceId=${encodeURIComponent(referenceId)}`, opts);
 
+/** The key's wallet balance. */
+export async function balanceOf(base: string): Promise<number> {
+  const { json } = await call(base, 'GET', BALANCE);
+  return (json?.data as { balance: number }).balance;
+}
+
+/** A create sent without waiting for its answer; answered() tells whether the answer (or a failure) has come. */
+export interface Sent {
+  reply: Promise<Reply>;
+  answered(): boolean;
+}
+
+export function send(base: string, path: string, body: unknown, opts: Omit<CallOptions, 'body'> = {}): Sent {
+  let answered = false;
+  const reply = create(base, path, body, opts);
+  const note = (): void => {
+    answered = true;
+  };
+  reply.then(note, note);
+  return { reply, answered: () => answered };
+}
+
 export function bankBody(overrides: Json = {}): Json {
   return {
     referenceId: newRef(),
@@ -112,6 +136,28 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await sleep(20);
   }
+}
+
+/** Waits until the sandbox has received count creates for referenceId, whatever it does with them. */
+export const arrived = (sandbox: SandboxHandle, referenceId: unknown, count = 1): Promise<true> =>
+  waitFor(`${count} create(s) for ${String(referenceId)} to arrive`, () =>
+    (sandbox.stats().createRequestsByReferenceId[String(referenceId)] ?? 0) >= count ? true : undefined,
+  );
+
+/**
+ * Shows that a create vanished: once it has arrived, a check-status sent after it is answered 404
+ * while the create still is not answered, and when the client gives up nothing of it was stored.
+ */
+export async function expectVanished(sandbox: SandboxHandle, path: string, body: Json): Promise<void> {
+  const giveUp = new AbortController();
+  const sent = send(sandbox.url, path, body, { signal: giveUp.signal });
+  await arrived(sandbox, body.referenceId);
+  expect((await checkStatus(sandbox.url, String(body.referenceId))).status).toBe(404);
+  expect(sent.answered()).toBe(false);
+  giveUp.abort();
+  await expect(sent.reply).rejects.toThrow();
+  expect((await checkStatus(sandbox.url, String(body.referenceId))).status).toBe(404);
+  expect(sandbox.records().some((r) => r.referenceId === body.referenceId)).toBe(false);
 }
 
 export interface ReceivedCallback {

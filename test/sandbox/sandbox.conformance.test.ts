@@ -7,6 +7,7 @@ import {
   call,
   checkStatus,
   create,
+  expectVanished,
   mobileBody,
   newRef,
   sleep,
@@ -214,6 +215,8 @@ describe('validation', () => {
 
   it.each([
     ['bank', BANK, bankBody({ accountNumber: '0012-345' })],
+    ['bank with letters (an IBAN)', BANK, bankBody({ accountNumber: 'GB82WEST12345698765432' })],
+    ['bank too short', BANK, bankBody({ accountNumber: '123' })],
     ['mobile money with letters', MOBILE, mobileBody({ accountNumber: '26097123456a' })],
     ['mobile money too short', MOBILE, mobileBody({ accountNumber: '26097123456' })],
     ['mobile money without 260', MOBILE, mobileBody({ accountNumber: '270971234567' })],
@@ -311,7 +314,10 @@ describe('duplicate referenceId', () => {
         message: 'referenceId already used',
         field: 'referenceId',
       });
-      expect(sandbox.stats().createRequestsByReferenceId[body.referenceId as string]).toBe(2);
+      const stats = sandbox.stats();
+      expect(stats.createRequestsByReferenceId[body.referenceId as string]).toBe(2);
+      expect(stats.duplicateCreatesByReferenceId[body.referenceId as string]).toBe(1);
+      expect(stats.payoutsByReferenceId[body.referenceId as string]).toBe(1);
       expect(await statusOf(body.referenceId as string)).toMatchObject({
         accountNumber,
         paymentType: 'OperatorAMoney',
@@ -349,6 +355,13 @@ describe('account ending in 408', () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ referenceId: body.referenceId, status: 'Pending', identifier: stored.identifier });
   });
+});
+
+describe('account ending in 410', () => {
+  it.each([
+    ['bank', BANK, bankBody({ accountNumber: '0012345410' })],
+    ['mobile money', MOBILE, mobileBody({ accountNumber: '260971234410' })],
+  ])('a %s create vanishes: never answered, never stored', (_name, path, body) => expectVanished(sandbox, path, body));
 });
 
 describe('check-status', () => {
@@ -419,6 +432,8 @@ describe('routes and stats', () => {
     expect(after.createRequests - before.createRequests).toBe(3);
     expect(after.createRequestsByReferenceId[body.referenceId as string]).toBe(3);
     expect(after.statusRequests - before.statusRequests).toBe(1);
+    // The invalid repeat is refused for its body before anyone asks whether it repeats a payout.
+    expect(after.duplicateCreates - before.duplicateCreates).toBe(0);
   });
 
   it('lists stored records in their current state', async () => {

@@ -1,6 +1,19 @@
 import { request } from 'undici';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/sandbox.server';
-import { BANK, KEY, MOBILE, bankBody, call, checkStatus, create, mobileBody, waitFor } from './sandbox.client';
+import {
+  BANK,
+  KEY,
+  MOBILE,
+  arrived,
+  bankBody,
+  call,
+  checkStatus,
+  create,
+  expectVanished,
+  mobileBody,
+  send,
+  waitFor,
+} from './sandbox.client';
 
 let sandbox: SandboxHandle;
 
@@ -38,6 +51,17 @@ describe('sandbox latency', () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe('close()', () => {
+  it('lets go of the creates that vanished', async () => {
+    const closing = await startSandbox({ port: 0, settleMs: 60_000, rateLimitPerMin: 0 });
+    const body = mobileBody({ accountNumber: '260971234410' });
+    const sent = send(closing.url, MOBILE, body);
+    await arrived(closing, body.referenceId);
+    await closing.close();
+    await expect(sent.reply).rejects.toThrow();
   });
 });
 
@@ -111,6 +135,11 @@ describe('injected faults', () => {
     });
   });
 
+  it('vanishRate 1 never answers and never stores the payout', async () => {
+    sandbox.setFaults({ vanishRate: 1 });
+    await expectVanished(sandbox, BANK, bankBody());
+  });
+
   it('latencyMs delays the answer, not the storing', async () => {
     sandbox.setFaults({ latencyMs: 1000 });
     await expectStoredBeforeAnswered(sandbox);
@@ -124,10 +153,22 @@ describe('injected faults', () => {
     expect((await create(sandbox.url, MOBILE, mobileBody())).status).toBe(200);
   });
 
+  it('takes the intake, vanish and duplicate settings over HTTP too', async () => {
+    const faults = { intakeMs: 0, vanishRate: 0, payDuplicates: true };
+    expect((await call(sandbox.url, 'PUT', '/__sandbox/faults', { body: faults, noKey: true })).status).toBe(204);
+    const body = mobileBody();
+    expect((await create(sandbox.url, MOBILE, body)).status).toBe(200);
+    expect((await create(sandbox.url, MOBILE, body)).status).toBe(200);
+    expect(sandbox.stats().payoutsByReferenceId[String(body.referenceId)]).toBe(2);
+  });
+
   it.each([
     [{ errorRate: 2 }, 'errorRate'],
     [{ resetRate: '0.5' }, 'resetRate'],
     [{ latencyMs: -1 }, 'latencyMs'],
+    [{ intakeMs: '1000' }, 'intakeMs'],
+    [{ vanishRate: -0.5 }, 'vanishRate'],
+    [{ payDuplicates: 'yes' }, 'payDuplicates'],
     [{ eror: 1 }, 'eror'],
   ])('PUT /__sandbox/faults refuses %p naming %s', async (faults, field) => {
     const res = await call(sandbox.url, 'PUT', '/__sandbox/faults', { body: faults, noKey: true });

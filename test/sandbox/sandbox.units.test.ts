@@ -3,7 +3,14 @@ import { RateLimiter } from '../../src/sandbox/sandbox.rate-limit';
 import { operatorFor, scenarioFor } from '../../src/sandbox/sandbox.records';
 
 describe('chooseFault', () => {
-  const settings = { errorRate: 0.1, resetRate: 0.2, hangRate: 0.1, malformedRate: 0.1, slowBodyRate: 0.1 };
+  const settings = {
+    errorRate: 0.1,
+    resetRate: 0.2,
+    hangRate: 0.1,
+    malformedRate: 0.1,
+    slowBodyRate: 0.1,
+    vanishRate: 0.1,
+  };
 
   it.each([
     [0, 'error'],
@@ -12,7 +19,8 @@ describe('chooseFault', () => {
     [0.35, 'hang'],
     [0.45, 'malformed'],
     [0.55, 'slowBody'],
-    [0.65, undefined],
+    [0.65, 'vanish'],
+    [0.75, undefined],
   ])('a draw of %p picks %p', (draw, fault) => {
     expect(chooseFault(settings, () => draw)).toBe(fault);
   });
@@ -50,6 +58,8 @@ describe('scenarioFor', () => {
     ['0012345222', { create: 'normal' }],
     ['0012345500', { create: 'server-error' }],
     ['0012345408', { create: 'slow', settlesAs: 'Successful' }],
+    ['0012345425', { create: 'intake', settlesAs: 'Successful' }],
+    ['0012345410', { create: 'vanish' }],
     ['0012345678', { create: 'normal', settlesAs: 'Successful' }],
     ['1000', { create: 'normal', settlesAs: 'Failed' }],
   ])('%s → %p', (accountNumber, scenario) => {
