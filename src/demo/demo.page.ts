@@ -41,6 +41,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     <h2 id="payout-title">Payout <code id="payout-ref"></code></h2>
     <p><span class="badge" id="status" data-testid="status"></span> <span id="status-text" data-testid="status-text"></span></p>
     <dl>
+      <dt>Amount</dt><dd id="payout-amount" data-testid="payout-amount"></dd>
       <dt>Operator</dt><dd id="payment-type"></dd>
       <dt>Provider id</dt><dd id="identifier"></dd>
       <dt>Updated</dt><dd id="updated"></dd>
@@ -56,7 +57,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     <p class="hint">The payout controls of this merchant, for the token above. Empty: no controls.</p>
     <div class="scroll">
       <table>
-        <thead><tr><th>Currency</th><th>Largest payout</th><th>Approval above</th><th>Left today (all)</th><th>Left today (you)</th></tr></thead>
+        <thead><tr><th>Currency</th><th class="amount">Largest payout</th><th class="amount">Approval above</th><th class="amount">Left today (all)</th><th class="amount">Left today (you)</th></tr></thead>
         <tbody id="allowance-rows" data-testid="allowance-rows"></tbody>
       </table>
     </div>
@@ -72,7 +73,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     </div>
     <div class="scroll">
       <table>
-        <thead><tr><th>Reference</th><th>Asked by</th><th>Amount</th><th>Waiting</th><th></th></tr></thead>
+        <thead><tr><th>Reference</th><th>Asked by</th><th class="amount">Amount</th><th>Waiting</th><th></th></tr></thead>
         <tbody id="approval-rows" data-testid="approval-rows"></tbody>
       </table>
     </div>
@@ -104,7 +105,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     </div>
     <div class="scroll">
       <table>
-        <thead><tr><th>Reference</th><th>Status</th><th>Amount</th><th>Account</th><th>By</th><th>Updated</th></tr></thead>
+        <thead><tr><th>Reference</th><th>Status</th><th class="amount">Amount</th><th>Account</th><th>By</th><th>Updated</th></tr></thead>
         <tbody id="history-rows" data-testid="history-rows"></tbody>
       </table>
     </div>
@@ -124,7 +125,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     <p id="batch-note" role="status"></p>
     <div class="scroll">
       <table>
-        <thead><tr><th>Line</th><th>Reference</th><th>Amount</th><th>Result</th></tr></thead>
+        <thead><tr><th>Line</th><th>Reference</th><th class="amount">Amount</th><th>Result</th></tr></thead>
         <tbody id="batch-rows" data-testid="batch-rows"></tbody>
       </table>
     </div>

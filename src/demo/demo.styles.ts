@@ -51,6 +51,7 @@ table { border-collapse: collapse; width: 100%; font-size: .875rem; }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { color: var(--muted); font-weight: 600; }
 td:first-child { overflow-wrap: anywhere; }
+th.amount, td.amount { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 #balance-amount { font-size: 1.5rem; font-variant-numeric: tabular-nums; }
 code { font-family: ui-monospace, monospace; font-size: .9em; }
 `;
