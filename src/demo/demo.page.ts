@@ -11,6 +11,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
 <script src="/demo/demo.js" defer></script>
 <script src="/demo/dashboard.js" defer></script>
 <script src="/demo/approvals.js" defer></script>
+<script src="/demo/audit.js" defer></script>
 </head>
 <body>
 <header>
@@ -46,10 +47,19 @@ export const DEMO_PAGE = String.raw`<!doctype html>
       <dt>Provider id</dt><dd id="identifier"></dd>
       <dt>Updated</dt><dd id="updated"></dd>
     </dl>
-    <h3>Timeline</h3>
-    <ol id="timeline" data-testid="timeline"></ol>
-    <p id="live" role="status"></p>
-    <button type="button" id="rewatch" hidden>Watch again</button>
+    <div class="trails">
+      <div>
+        <h3>Timeline</h3>
+        <ol id="timeline" data-testid="timeline"></ol>
+        <p id="live" role="status"></p>
+        <button type="button" id="rewatch" hidden>Watch again</button>
+      </div>
+      <div data-testid="audit">
+        <h3>Audit trail</h3>
+        <ol id="audit"></ol>
+        <p id="audit-note" class="hint" role="status"></p>
+      </div>
+    </div>
   </section>
 
   <section aria-labelledby="allowance-title" data-testid="allowance">

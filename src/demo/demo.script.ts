@@ -103,6 +103,8 @@ function render(record) {
     if (event.message) row.append(element('p', event.message));
     return row;
   }));
+  // The audit trail beside the timeline follows the payout on screen.
+  document.dispatchEvent(new CustomEvent('demo:payout', { detail: { referenceId: record.referenceId } }));
 }
 
 function setLive(text, canRewatch) {

@@ -40,6 +40,16 @@ dd { margin: 0; overflow-wrap: anywhere; }
 #timeline time { font-variant-numeric: tabular-nums; color: var(--muted); margin-right: .25rem; }
 #timeline p { margin: 0; }
 #live { font-size: .875rem; color: var(--muted); }
+.trails { display: grid; gap: 0 1.5rem; }
+@media (min-width: 40rem) { .trails { grid-template-columns: repeat(2, minmax(0, 1fr)); } }
+#audit { list-style: none; padding: 0; margin: 0; }
+#audit li { padding: .25rem 0; border-bottom: 1px solid var(--line); }
+#audit p { margin: 0; overflow-wrap: anywhere; }
+#audit time { font-variant-numeric: tabular-nums; color: var(--muted); }
+#audit .badge { font-size: .75rem; font-weight: 600; }
+.chain { font-size: .8rem; color: var(--muted); }
+[data-link=ok] { color: #16a34a; }
+[data-link=broken] { color: #dc2626; font-weight: 700; }
 .endings { list-style: none; padding: 0; display: grid; gap: .35rem; }
 .endings li { display: grid; grid-template-columns: 5.5rem 1fr; gap: .6rem; align-items: center; }
 .endings button { font-family: ui-monospace, monospace; padding: .3rem .6rem; }
