@@ -12,6 +12,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
 <script src="/demo/dashboard.js" defer></script>
 <script src="/demo/approvals.js" defer></script>
 <script src="/demo/audit.js" defer></script>
+<script src="/demo/finance.js" defer></script>
 </head>
 <body>
 <header>
@@ -120,6 +121,26 @@ export const DEMO_PAGE = String.raw`<!doctype html>
       </table>
     </div>
     <p id="history-note" class="hint"></p>
+  </section>
+
+  <section aria-labelledby="statement-title" data-testid="statement">
+    <h2 id="statement-title">Statement</h2>
+    <p class="hint">Your payouts created in the window (its start included, its end not), counted and summed per currency and status.
+    The window ends now until you pick its end.</p>
+    <div class="toolbar">
+      <label>From <input type="datetime-local" id="window-from" step="1" required></label>
+      <label>To <input type="datetime-local" id="window-to" step="1" required></label>
+      <button type="button" id="statement-show">Show</button>
+      <button type="button" id="statement-download">Download CSV</button>
+    </div>
+    <div class="scroll">
+      <table>
+        <thead><tr><th>Currency</th><th>Status</th><th class="amount">Count</th><th class="amount">Amount</th></tr></thead>
+        <tbody id="statement-rows" data-testid="statement-rows"></tbody>
+      </table>
+    </div>
+    <p id="statement-note" class="hint" role="status"></p>
+    <p id="download-note" class="hint" role="status"></p>
   </section>
 
   <section aria-labelledby="batch-title" data-testid="batch">
