@@ -13,6 +13,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
 <script src="/demo/approvals.js" defer></script>
 <script src="/demo/audit.js" defer></script>
 <script src="/demo/finance.js" defer></script>
+<script src="/demo/reconciliation.js" defer></script>
 </head>
 <body>
 <header>
@@ -141,6 +142,32 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     </div>
     <p id="statement-note" class="hint" role="status"></p>
     <p id="download-note" class="hint" role="status"></p>
+  </section>
+
+  <section aria-labelledby="reconciliation-title" data-testid="reconciliation">
+    <h2 id="reconciliation-title">Reconciliation</h2>
+    <p class="hint">Compares each payout of the statement's window with the provider's own record, then explains the wallet's
+    movement by the payouts. Needs the scope <code>audit:read</code>.</p>
+    <button type="button" id="reconcile">Reconcile this window</button>
+    <p id="reconciliation-note" role="status"></p>
+    <div id="reconciliation-run" hidden>
+      <p class="progress"><span class="badge" id="reconciliation-state" data-testid="reconciliation-state"></span>
+      <progress id="reconciliation-bar"></progress> <span id="reconciliation-progress"></span></p>
+      <h3>Discrepancies</h3>
+      <div class="scroll" id="discrepancies">
+        <table>
+          <thead><tr><th>Reference</th><th>Kind</th><th>Gateway</th><th>Provider</th><th>Outcome</th></tr></thead>
+          <tbody id="discrepancy-rows" data-testid="discrepancy-rows"></tbody>
+        </table>
+      </div>
+      <p id="discrepancies-note" class="hint"></p>
+      <div id="balance-check" data-testid="balance-check" hidden>
+        <h3>Balance check</h3>
+        <table class="figures">
+          <tbody id="balance-check-rows"></tbody>
+        </table>
+      </div>
+    </div>
   </section>
 
   <section aria-labelledby="batch-title" data-testid="batch">

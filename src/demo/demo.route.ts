@@ -8,6 +8,7 @@ import { APPROVALS_SCRIPT } from './approvals.script';
 import { DEMO_KIT_SCRIPT } from './demo-kit.script';
 import { AUDIT_SCRIPT } from './audit.script';
 import { FINANCE_SCRIPT } from './finance.script';
+import { RECONCILIATION_SCRIPT } from './reconciliation.script';
 
 interface Asset {
   type: string;
@@ -28,6 +29,7 @@ const assets = new Map<string, Asset>([
   ['/demo/approvals.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(APPROVALS_SCRIPT) }],
   ['/demo/audit.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(AUDIT_SCRIPT) }],
   ['/demo/finance.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(FINANCE_SCRIPT) }],
+  ['/demo/reconciliation.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(RECONCILIATION_SCRIPT) }],
   ['/demo/demo.css', { type: 'text/css; charset=utf-8', body: Buffer.from(DEMO_STYLES) }],
 ]);
 

@@ -24,6 +24,8 @@ button:disabled { opacity: .6; cursor: progress; }
 .badge[data-status=FAILED], .badge[data-status=CANCELLED] { background: #fee2e2; color: #991b1b; }
 .badge[data-status=UNKNOWN] { background: #e0e7ff; color: #3730a3; }
 .badge[data-status=AWAITING_APPROVAL] { background: #f3e8ff; color: #6b21a8; }
+.badge[data-status=RUNNING] { background: #fef3c7; color: #92400e; }
+.badge[data-status=DONE] { background: #dcfce7; color: #166534; }
 #timeline li[data-status=AWAITING_APPROVAL]::before { background: #9333ea; }
 .actor { font-weight: 600; }
 .actions { display: flex; gap: .35rem; }
@@ -62,6 +64,10 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 th { color: var(--muted); font-weight: 600; }
 td:first-child { overflow-wrap: anywhere; }
 th.amount, td.amount { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.progress { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+.figures { width: auto; min-width: 18rem; }
+.figures th { color: inherit; font-weight: 400; }
+.figures tr[data-line=unexplained] { font-weight: 700; }
 #balance-amount { font-size: 1.5rem; font-variant-numeric: tabular-nums; }
 code { font-family: ui-monospace, monospace; font-size: .9em; }
 `;
