@@ -18,7 +18,7 @@ export const APPROVALS_SCRIPT = String.raw`'use strict';
   let socket;
   let reload;
 
-  const { element, problem } = window.DemoKit;
+  const { element, problem, money } = window.DemoKit;
   const graphql = (operationName, query, variables) => window.DemoKit.graphql(token(), operationName, query, variables);
 
   function age(since) {
@@ -37,10 +37,10 @@ export const APPROVALS_SCRIPT = String.raw`'use strict';
       return;
     }
     const rows = body.data.payoutAllowance;
-    const cell = (value) => element('td', value === null ? 'no limit' : value);
     tbody.replaceChildren(...rows.map((a) => {
+      const cell = (value, attributes) => element('td', value === null ? 'no limit' : money(value, a.currency), { class: 'amount', ...attributes });
       const tr = element('tr', undefined, { 'data-currency': a.currency });
-      tr.append(element('td', a.currency), cell(a.maxAmount), cell(a.approvalAbove), cell(a.dailyRemaining), element('td', a.userDailyRemaining === null ? 'no limit' : a.userDailyRemaining, { 'data-col': 'yours' }));
+      tr.append(element('td', a.currency), cell(a.maxAmount), cell(a.approvalAbove), cell(a.dailyRemaining), cell(a.userDailyRemaining, { 'data-col': 'yours' }));
       return tr;
     }));
     $('allowance-note').textContent = rows.length === 0 ? 'No payout controls: every payout is sent at once.' : '';
@@ -73,7 +73,7 @@ export const APPROVALS_SCRIPT = String.raw`'use strict';
     buttons.append(approve, reject);
     actions.append(buttons);
     const since = node.history.length > 0 ? node.history[0].at : node.approval.expiresAt;
-    tr.append(element('td', node.referenceId), element('td', node.approval.requestedBy, { 'data-col': 'requested-by' }), element('td', node.amount + ' ' + node.currency), element('td', age(since), { title: 'expires ' + new Date(node.approval.expiresAt).toLocaleString() }), actions);
+    tr.append(element('td', node.referenceId), element('td', node.approval.requestedBy, { 'data-col': 'requested-by' }), element('td', money(node.amount, node.currency), { class: 'amount' }), element('td', age(since), { title: 'expires ' + new Date(node.approval.expiresAt).toLocaleString() }), actions);
     return tr;
   }
 

@@ -22,7 +22,7 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
   // historyFailed: the table's last load got no answer (the gateway away): it is loaded again on reconnect.
   const state = { cursors: [null], page: 0, socket: undefined, lastChange: null, historyFailed: false, retries: 0, retry: undefined, subscriptions: 0 };
 
-  const { element, problem } = window.DemoKit;
+  const { element, problem, money } = window.DemoKit;
   const graphql = (operationName, query, variables) => window.DemoKit.graphql(token(), operationName, query, variables);
 
   async function loadBalance() {
@@ -33,7 +33,7 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
       return;
     }
     const balance = body.data.walletBalance;
-    $('balance-amount').textContent = balance.amount + (balance.currency ? ' ' + balance.currency : '');
+    $('balance-amount').textContent = money(balance.amount, balance.currency);
     $('balance-note').textContent = 'as of ' + new Date(balance.asOf).toLocaleTimeString();
   }
 
@@ -50,7 +50,7 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
     if (node.message) status.title = node.message;
     // Who asked for it: the first step with an actor (the create's).
     const by = (node.history || []).map((event) => event.actor).find(Boolean) || '—';
-    tr.append(element('td', node.referenceId), status, element('td', node.amount + ' ' + node.currency), element('td', node.accountNumber), element('td', by, { 'data-col': 'actor' }), element('td', new Date(node.updatedAt).toLocaleTimeString()));
+    tr.append(element('td', node.referenceId), status, element('td', money(node.amount, node.currency), { class: 'amount' }), element('td', node.accountNumber), element('td', by, { 'data-col': 'actor' }), element('td', new Date(node.updatedAt).toLocaleTimeString()));
     return tr;
   }
 
@@ -185,7 +185,7 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
       } else {
         outcome.append(element('code', result.error.code), ' ' + result.error.message);
       }
-      tr.append(element('td', String(i + 2)), element('td', result.referenceId), element('td', (inputs[i].amount || '') + ' ' + (inputs[i].currency || '')), outcome);
+      tr.append(element('td', String(i + 2)), element('td', result.referenceId), element('td', money(inputs[i].amount || '', inputs[i].currency), { class: 'amount' }), outcome);
       return tr;
     }));
   }

@@ -1,7 +1,7 @@
 /**
- * What the payout form, dashboard and approvals parts of the demo page share, served as /demo/kit.js
- * before them: building elements (server data only ever as textContent), one GraphQL POST with the bearer
- * token, and an error explained in one line. Plain browser JavaScript.
+ * What the parts of the demo page share, served as /demo/kit.js before them: building elements
+ * (server data only ever as textContent), one GraphQL POST with the bearer token, an error explained
+ * in one line, and money as people read it. Plain browser JavaScript.
  */
 export const DEMO_KIT_SCRIPT = String.raw`'use strict';
 
@@ -31,6 +31,15 @@ window.DemoKit = (() => {
     return code === 'UNAUTHENTICATED' ? 'Enter your bearer token above to see this.' : (code || 'ERROR') + ': ' + error.message;
   };
 
-  return { element, graphql, problem };
+  // Formats the decimal text itself, never through a float: 1000000 → "1,000,000.00", exact at any size.
+  // Anything that is not a decimal (a typo in an uploaded file, say) is shown as it came.
+  function money(amount, currency) {
+    const text = String(amount);
+    const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+    const shown = match ? match[1] + match[2].replace(/\B(?=(\d{3})+$)/g, ',') + '.' + (match[3] || '').padEnd(2, '0') : text;
+    return currency ? shown + ' ' + currency : shown;
+  }
+
+  return { element, graphql, problem, money };
 })();
 `;

@@ -11,6 +11,9 @@ export const DEMO_PAGE = String.raw`<!doctype html>
 <script src="/demo/demo.js" defer></script>
 <script src="/demo/dashboard.js" defer></script>
 <script src="/demo/approvals.js" defer></script>
+<script src="/demo/audit.js" defer></script>
+<script src="/demo/finance.js" defer></script>
+<script src="/demo/reconciliation.js" defer></script>
 </head>
 <body>
 <header>
@@ -41,14 +44,24 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     <h2 id="payout-title">Payout <code id="payout-ref"></code></h2>
     <p><span class="badge" id="status" data-testid="status"></span> <span id="status-text" data-testid="status-text"></span></p>
     <dl>
+      <dt>Amount</dt><dd id="payout-amount" data-testid="payout-amount"></dd>
       <dt>Operator</dt><dd id="payment-type"></dd>
       <dt>Provider id</dt><dd id="identifier"></dd>
       <dt>Updated</dt><dd id="updated"></dd>
     </dl>
-    <h3>Timeline</h3>
-    <ol id="timeline" data-testid="timeline"></ol>
-    <p id="live" role="status"></p>
-    <button type="button" id="rewatch" hidden>Watch again</button>
+    <div class="trails">
+      <div>
+        <h3>Timeline</h3>
+        <ol id="timeline" data-testid="timeline"></ol>
+        <p id="live" role="status"></p>
+        <button type="button" id="rewatch" hidden>Watch again</button>
+      </div>
+      <div data-testid="audit">
+        <h3>Audit trail</h3>
+        <ol id="audit"></ol>
+        <p id="audit-note" class="hint" role="status"></p>
+      </div>
+    </div>
   </section>
 
   <section aria-labelledby="allowance-title" data-testid="allowance">
@@ -56,7 +69,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     <p class="hint">The payout controls of this merchant, for the token above. Empty: no controls.</p>
     <div class="scroll">
       <table>
-        <thead><tr><th>Currency</th><th>Largest payout</th><th>Approval above</th><th>Left today (all)</th><th>Left today (you)</th></tr></thead>
+        <thead><tr><th>Currency</th><th class="amount">Largest payout</th><th class="amount">Approval above</th><th class="amount">Left today (all)</th><th class="amount">Left today (you)</th></tr></thead>
         <tbody id="allowance-rows" data-testid="allowance-rows"></tbody>
       </table>
     </div>
@@ -72,7 +85,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     </div>
     <div class="scroll">
       <table>
-        <thead><tr><th>Reference</th><th>Asked by</th><th>Amount</th><th>Waiting</th><th></th></tr></thead>
+        <thead><tr><th>Reference</th><th>Asked by</th><th class="amount">Amount</th><th>Waiting</th><th></th></tr></thead>
         <tbody id="approval-rows" data-testid="approval-rows"></tbody>
       </table>
     </div>
@@ -104,11 +117,57 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     </div>
     <div class="scroll">
       <table>
-        <thead><tr><th>Reference</th><th>Status</th><th>Amount</th><th>Account</th><th>By</th><th>Updated</th></tr></thead>
+        <thead><tr><th>Reference</th><th>Status</th><th class="amount">Amount</th><th>Account</th><th>By</th><th>Updated</th></tr></thead>
         <tbody id="history-rows" data-testid="history-rows"></tbody>
       </table>
     </div>
     <p id="history-note" class="hint"></p>
+  </section>
+
+  <section aria-labelledby="statement-title" data-testid="statement">
+    <h2 id="statement-title">Statement</h2>
+    <p class="hint">Your payouts created in the window (its start included, its end not), counted and summed per currency and status.
+    The window ends now until you pick its end.</p>
+    <div class="toolbar">
+      <label>From <input type="datetime-local" id="window-from" step="1" required></label>
+      <label>To <input type="datetime-local" id="window-to" step="1" required></label>
+      <button type="button" id="statement-show">Show</button>
+      <button type="button" id="statement-download">Download CSV</button>
+    </div>
+    <div class="scroll">
+      <table>
+        <thead><tr><th>Currency</th><th>Status</th><th class="amount">Count</th><th class="amount">Amount</th></tr></thead>
+        <tbody id="statement-rows" data-testid="statement-rows"></tbody>
+      </table>
+    </div>
+    <p id="statement-note" class="hint" role="status"></p>
+    <p id="download-note" class="hint" role="status"></p>
+  </section>
+
+  <section aria-labelledby="reconciliation-title" data-testid="reconciliation">
+    <h2 id="reconciliation-title">Reconciliation</h2>
+    <p class="hint">Compares each payout of the statement's window with the provider's own record, then explains the wallet's
+    movement by the payouts. Needs the scope <code>audit:read</code>.</p>
+    <button type="button" id="reconcile">Reconcile this window</button>
+    <p id="reconciliation-note" role="status"></p>
+    <div id="reconciliation-run" hidden>
+      <p class="progress"><span class="badge" id="reconciliation-state" data-testid="reconciliation-state"></span>
+      <progress id="reconciliation-bar"></progress> <span id="reconciliation-progress"></span></p>
+      <h3>Discrepancies</h3>
+      <div class="scroll" id="discrepancies">
+        <table>
+          <thead><tr><th>Reference</th><th>Kind</th><th>Gateway</th><th>Provider</th><th>Outcome</th></tr></thead>
+          <tbody id="discrepancy-rows" data-testid="discrepancy-rows"></tbody>
+        </table>
+      </div>
+      <p id="discrepancies-note" class="hint"></p>
+      <div id="balance-check" data-testid="balance-check" hidden>
+        <h3>Balance check</h3>
+        <table class="figures">
+          <tbody id="balance-check-rows"></tbody>
+        </table>
+      </div>
+    </div>
   </section>
 
   <section aria-labelledby="batch-title" data-testid="batch">
@@ -124,7 +183,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     <p id="batch-note" role="status"></p>
     <div class="scroll">
       <table>
-        <thead><tr><th>Line</th><th>Reference</th><th>Amount</th><th>Result</th></tr></thead>
+        <thead><tr><th>Line</th><th>Reference</th><th class="amount">Amount</th><th>Result</th></tr></thead>
         <tbody id="batch-rows" data-testid="batch-rows"></tbody>
       </table>
     </div>

@@ -6,6 +6,9 @@ import { DEMO_STYLES } from './demo.styles';
 import { DASHBOARD_SCRIPT } from './dashboard.script';
 import { APPROVALS_SCRIPT } from './approvals.script';
 import { DEMO_KIT_SCRIPT } from './demo-kit.script';
+import { AUDIT_SCRIPT } from './audit.script';
+import { FINANCE_SCRIPT } from './finance.script';
+import { RECONCILIATION_SCRIPT } from './reconciliation.script';
 
 interface Asset {
   type: string;
@@ -24,6 +27,9 @@ const assets = new Map<string, Asset>([
   ['/demo/kit.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(DEMO_KIT_SCRIPT) }],
   ['/demo/dashboard.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(DASHBOARD_SCRIPT) }],
   ['/demo/approvals.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(APPROVALS_SCRIPT) }],
+  ['/demo/audit.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(AUDIT_SCRIPT) }],
+  ['/demo/finance.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(FINANCE_SCRIPT) }],
+  ['/demo/reconciliation.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(RECONCILIATION_SCRIPT) }],
   ['/demo/demo.css', { type: 'text/css; charset=utf-8', body: Buffer.from(DEMO_STYLES) }],
 ]);
 

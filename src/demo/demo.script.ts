@@ -6,7 +6,7 @@
 export const DEMO_SCRIPT = String.raw`'use strict';
 
 const TOKEN_KEY = 'payout-demo:token';
-const FIELDS = 'referenceId status message paymentType identifier updatedAt history { status message source at actor }';
+const FIELDS = 'referenceId status message amount currency paymentType identifier updatedAt history { status message source at actor }';
 const CREATE = 'mutation CreateMobileMoneyDisbursement($input: MobileMoneyDisbursementInput!) { createMobileMoneyDisbursement(input: $input) { ' + FIELDS + ' } }';
 const WATCH = 'subscription WatchDisbursement($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { ' + FIELDS + ' } }';
 
@@ -66,7 +66,7 @@ function token() {
   return field('token');
 }
 
-const { element } = window.DemoKit;
+const { element, money } = window.DemoKit;
 
 function clock(iso) {
   const at = new Date(iso);
@@ -92,6 +92,7 @@ function render(record) {
   $('status').textContent = record.status;
   $('status').dataset.status = record.status;
   $('status-text').textContent = (STATUS_TEXT[record.status] || (() => ''))(record);
+  $('payout-amount').textContent = money(record.amount, record.currency);
   $('payment-type').textContent = record.paymentType;
   $('identifier').textContent = record.identifier || '—';
   $('updated').replaceChildren(clock(record.updatedAt));
@@ -102,6 +103,8 @@ function render(record) {
     if (event.message) row.append(element('p', event.message));
     return row;
   }));
+  // The audit trail beside the timeline follows the payout on screen.
+  document.dispatchEvent(new CustomEvent('demo:payout', { detail: { referenceId: record.referenceId } }));
 }
 
 function setLive(text, canRewatch) {

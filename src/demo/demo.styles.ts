@@ -24,6 +24,8 @@ button:disabled { opacity: .6; cursor: progress; }
 .badge[data-status=FAILED], .badge[data-status=CANCELLED] { background: #fee2e2; color: #991b1b; }
 .badge[data-status=UNKNOWN] { background: #e0e7ff; color: #3730a3; }
 .badge[data-status=AWAITING_APPROVAL] { background: #f3e8ff; color: #6b21a8; }
+.badge[data-status=RUNNING] { background: #fef3c7; color: #92400e; }
+.badge[data-status=DONE] { background: #dcfce7; color: #166534; }
 #timeline li[data-status=AWAITING_APPROVAL]::before { background: #9333ea; }
 .actor { font-weight: 600; }
 .actions { display: flex; gap: .35rem; }
@@ -40,6 +42,16 @@ dd { margin: 0; overflow-wrap: anywhere; }
 #timeline time { font-variant-numeric: tabular-nums; color: var(--muted); margin-right: .25rem; }
 #timeline p { margin: 0; }
 #live { font-size: .875rem; color: var(--muted); }
+.trails { display: grid; gap: 0 1.5rem; }
+@media (min-width: 40rem) { .trails { grid-template-columns: repeat(2, minmax(0, 1fr)); } }
+#audit { list-style: none; padding: 0; margin: 0; }
+#audit li { padding: .25rem 0; border-bottom: 1px solid var(--line); }
+#audit p { margin: 0; overflow-wrap: anywhere; }
+#audit time { font-variant-numeric: tabular-nums; color: var(--muted); }
+#audit .badge { font-size: .75rem; font-weight: 600; }
+.chain { font-size: .8rem; color: var(--muted); }
+[data-link=ok] { color: #16a34a; }
+[data-link=broken] { color: #dc2626; font-weight: 700; }
 .endings { list-style: none; padding: 0; display: grid; gap: .35rem; }
 .endings li { display: grid; grid-template-columns: 5.5rem 1fr; gap: .6rem; align-items: center; }
 .endings button { font-family: ui-monospace, monospace; padding: .3rem .6rem; }
@@ -51,6 +63,11 @@ table { border-collapse: collapse; width: 100%; font-size: .875rem; }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { color: var(--muted); font-weight: 600; }
 td:first-child { overflow-wrap: anywhere; }
+th.amount, td.amount { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.progress { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+.figures { width: auto; min-width: 18rem; }
+.figures th { color: inherit; font-weight: 400; }
+.figures tr[data-line=unexplained] { font-weight: 700; }
 #balance-amount { font-size: 1.5rem; font-variant-numeric: tabular-nums; }
 code { font-family: ui-monospace, monospace; font-size: .9em; }
 `;

@@ -62,12 +62,12 @@ describeBrowser('the demo dashboard under payout controls, with two people', () 
   it("alice's payout waits; she cannot approve it; bob sees who asked and approves it; it is paid once", async () => {
     const referenceId = await ask();
     expect(await alice.getByTestId('status-text').textContent()).toMatch(/approval/);
-    await alice.locator('#allowance-rows td[data-col="yours"]', { hasText: '49849.25' }).waitFor();
+    await alice.locator('#allowance-rows td[data-col="yours"]', { hasText: '49,849.25 ZMW' }).waitFor();
 
     const row = queueRow(bob, referenceId);
     await row.waitFor();
     expect(await row.locator('td[data-col="requested-by"]').textContent()).toBe('alice');
-    await bob.locator('#allowance-rows td[data-col="yours"]', { hasText: '50000' }).waitFor();
+    await bob.locator('#allowance-rows td[data-col="yours"]', { hasText: '50,000.00 ZMW' }).waitFor();
 
     await queueRow(alice, referenceId).waitFor();
     await queueRow(alice, referenceId).locator('button[data-action="approve"]').click();
@@ -96,7 +96,7 @@ describeBrowser('the demo dashboard under payout controls, with two people', () 
       .getByText(/Rejected by bob: wrong account/)
       .waitFor();
     await alice.click('#approvals-refresh');
-    await alice.locator('#allowance-rows td[data-col="yours"]', { hasText: '49849.25' }).waitFor();
+    await alice.locator('#allowance-rows td[data-col="yours"]', { hasText: '49,849.25 ZMW' }).waitFor();
     expect(stack.sandbox.stats().createRequestsByReferenceId[referenceId]).toBeUndefined();
   });
 });

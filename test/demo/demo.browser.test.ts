@@ -120,6 +120,7 @@ describeBrowser('the frontend path in Chromium', () => {
     expect(await timelineStatuses()).toEqual(['PENDING', 'SUCCESSFUL']);
     expect(await page.textContent('#payout-ref')).toBe(reference);
     expect(await page.textContent('#status')).toBe('SUCCESSFUL');
+    expect(await page.textContent('#payout-amount')).toBe('150.75 ZMW');
     expect(await page.textContent('#payment-type')).toBe('OPERATOR_A_MONEY');
     await page.getByText('Final status reached; live updates ended.').waitFor();
     // The form is ready for the next payout with a reference of its own.
@@ -166,8 +167,9 @@ describeBrowser('the frontend path in Chromium', () => {
     await openDemo();
     const balance = () => page.textContent('#balance-amount');
     await page.waitForFunction(() => /^\d/.test(document.getElementById('balance-amount')?.textContent ?? ''));
-    const before = Number((await balance())!.split(' ')[0]);
-    expect(await balance()).toMatch(/ ZMW$/);
+    // Shown as money: thousands grouped, two decimals.
+    expect(await balance()).toMatch(/^\d{1,3}(,\d{3})*\.\d\d ZMW$/);
+    const before = Number((await balance())!.split(' ')[0].replaceAll(',', ''));
     await page.getByText('Live', { exact: true }).waitFor();
 
     const run = randomUUID().slice(0, 8);
@@ -188,9 +190,10 @@ describeBrowser('the frontend path in Chromium', () => {
     expect(results[11]).toContain('BAD_USER_INPUT');
 
     // The balance dropped by the 100 paid out.
+    const expected = (before - 100).toLocaleString('en-US', { minimumFractionDigits: 2 });
     await page.waitForFunction(
-      (expected) => document.getElementById('balance-amount')?.textContent === `${expected} ZMW`,
-      before - 100,
+      (text) => document.getElementById('balance-amount')?.textContent === text,
+      `${expected} ZMW`,
     );
 
     // The history shows the batch newest first, and its payouts turn SUCCESSFUL in place, through the live stream.
