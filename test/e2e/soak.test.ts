@@ -1,6 +1,6 @@
+import { ChildProcess, spawn } from 'node:child_process';
 import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
 
-const PAYOUTS = 2000;
 const CONCURRENCY = 40;
 /** Each kind of fault on 2 % of creates: 10 % in all. */
 const FAULTS = { errorRate: 0.02, resetRate: 0.02, hangRate: 0.02, malformedRate: 0.02, slowBodyRate: 0.02 };
@@ -16,102 +16,129 @@ type Row = { referenceId: string; status: string } | null;
 const code = (a: Answer) =>
   (a.errors?.[0]?.extensions?.code as string | undefined) ?? a.data?.createMobileMoneyDisbursement?.status ?? 'NONE';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({
-    env: {
-      UPSTREAM_TIMEOUT_MS: '1000',
-      RECONCILE_INTERVAL_MS: '100',
-      RECONCILE_UNKNOWN_AFTER_MS: '200',
-      RECONCILE_PENDING_AFTER_MS: '3000',
-    },
-    sandbox: { settleMs: 200, callbackRetryBaseMs: 100 },
+/**
+ * A child process keeping every core busy (one spinning thread per core), so the gateway, the sandbox
+ * and this test contend for CPU: a create then easily outlives UPSTREAM_TIMEOUT_MS while the sandbox is
+ * still taking it in, the race a resend could lose.
+ */
+function busyCores(): ChildProcess {
+  const spin = `const { Worker } = require('node:worker_threads');
+    const cores = require('node:os').availableParallelism();
+    for (let i = 1; i < cores; i += 1) new Worker('for (;;) {}', { eval: true });
+    for (;;) {}`;
+  return spawn(process.execPath, ['-e', spin], { stdio: 'ignore' });
+}
+
+describe.each([
+  { load: 'a calm machine', payouts: 2000, busy: false },
+  { load: 'both cores kept busy by a child process', payouts: 1000, busy: true },
+])('soak on $load', ({ payouts: PAYOUTS, busy }) => {
+  let stack: Stack;
+  let spinner: ChildProcess | undefined;
+  beforeAll(async () => {
+    stack = await startStack({
+      env: {
+        UPSTREAM_TIMEOUT_MS: '1000',
+        RECONCILE_INTERVAL_MS: '100',
+        RECONCILE_UNKNOWN_AFTER_MS: '200',
+        RECONCILE_PENDING_AFTER_MS: '3000',
+      },
+      sandbox: { settleMs: 200, callbackRetryBaseMs: 100 },
+    });
+    if (busy) spinner = busyCores();
   });
-});
-afterAll(() => stack.close());
+  afterAll(async () => {
+    spinner?.kill('SIGKILL');
+    await stack.close();
+  });
 
-it(`soak: ${PAYOUTS} concurrent payouts with 10 % injected faults end settled, each sent once`, async () => {
-  stack.sandbox.setFaults(FAULTS);
-  const inputs = Array.from({ length: PAYOUTS }, (_, i) =>
-    mobileInput({ referenceId: uniqueRef('soak'), accountNumber: `260971234${ENDINGS[i % ENDINGS.length]}` }),
-  );
-  const firstAnswers = new Map<string, number>();
-  const unavailableBy = new Map<string, number>();
-  let retries = 0;
-  let next = 0;
+  it(`${PAYOUTS} concurrent payouts with 10 % injected faults end with the provider's status, none sent while the provider held it`, async () => {
+    stack.sandbox.setFaults(FAULTS);
+    const inputs = Array.from({ length: PAYOUTS }, (_, i) =>
+      mobileInput({ referenceId: uniqueRef('soak'), accountNumber: `260971234${ENDINGS[i % ENDINGS.length]}` }),
+    );
+    const firstAnswers = new Map<string, number>();
+    const unavailableBy = new Map<string, number>();
+    let retries = 0;
+    let next = 0;
 
-  /** Odd-numbered clients never retry an unknown outcome: the reconciler alone settles theirs. */
-  async function pay(input: Record<string, unknown>, index: number): Promise<void> {
-    const ref = input.referenceId as string;
-    for (let attempt = 0; attempt < 10; attempt += 1) {
-      const answer = (await gql(stack.graphqlUrl, CREATE_MOBILE, { input })) as Answer;
-      const c = code(answer);
-      if (attempt === 0) firstAnswers.set(c, (firstAnswers.get(c) ?? 0) + 1);
-      // A client retries what the gateway says is safe or unknown, with the same referenceId.
-      if (c === 'UPSTREAM_UNAVAILABLE') unavailableBy.set(ref, (unavailableBy.get(ref) ?? 0) + 1);
-      else if (c !== 'OUTCOME_UNKNOWN' || attempt > 0 || index % 2 === 1) return;
-      retries += 1;
-    }
-  }
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < inputs.length) {
-        const index = next++;
-        await pay(inputs[index], index);
+    /** Odd-numbered clients never retry an unknown outcome: the reconciler alone settles theirs. */
+    async function pay(input: Record<string, unknown>, index: number): Promise<void> {
+      const ref = input.referenceId as string;
+      for (let attempt = 0; attempt < 10; attempt += 1) {
+        const answer = (await gql(stack.graphqlUrl, CREATE_MOBILE, { input })) as Answer;
+        const c = code(answer);
+        if (attempt === 0) firstAnswers.set(c, (firstAnswers.get(c) ?? 0) + 1);
+        // A client retries what the gateway says is safe or unknown, with the same referenceId.
+        if (c === 'UPSTREAM_UNAVAILABLE') unavailableBy.set(ref, (unavailableBy.get(ref) ?? 0) + 1);
+        else if (c !== 'OUTCOME_UNKNOWN' || attempt > 0 || index % 2 === 1) return;
+        retries += 1;
       }
-    }),
-  );
-  stack.sandbox.setFaults({});
-
-  const refs = inputs.map((i) => i.referenceId as string);
-  const readAll = async (): Promise<Row[]> => {
-    const rows: Row[] = [];
-    for (let i = 0; i < refs.length; i += 100) {
-      const res = await gql<{ disbursements: Row[] }>(
-        stack.graphqlUrl,
-        `query M($ids: [ID!]!) { disbursements(referenceIds: $ids) { referenceId status } }`,
-        { ids: refs.slice(i, i + 100) },
-      );
-      rows.push(...res.data!.disbursements);
     }
-    return rows;
-  };
-  const settled = await eventually(
-    async () => {
-      const rows = await readAll();
-      return rows.every((r) => r === null || ['SUCCESSFUL', 'FAILED'].includes(r.status)) ? rows : undefined;
-    },
-    // A bound, not a speed claim: on a machine loaded by other suites the reconciler needs longer.
-    240,
-    500,
-  );
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < inputs.length) {
+          const index = next++;
+          await pay(inputs[index], index);
+        }
+      }),
+    );
+    stack.sandbox.setFaults({});
 
-  const stats = stack.sandbox.stats();
-  const sandboxRecords = new Map(stack.sandbox.records().map((r) => [r.referenceId, r]));
-  const byStatus: Record<string, number> = {};
-  for (const row of settled) byStatus[row?.status ?? 'not created'] = (byStatus[row?.status ?? 'not created'] ?? 0) + 1;
+    const refs = inputs.map((i) => i.referenceId as string);
+    const readAll = async (): Promise<Row[]> => {
+      const rows: Row[] = [];
+      for (let i = 0; i < refs.length; i += 100) {
+        const res = await gql<{ disbursements: Row[] }>(
+          stack.graphqlUrl,
+          `query M($ids: [ID!]!) { disbursements(referenceIds: $ids) { referenceId status } }`,
+          { ids: refs.slice(i, i + 100) },
+        );
+        rows.push(...res.data!.disbursements);
+      }
+      return rows;
+    };
+    const settled = await eventually(
+      async () => {
+        const rows = await readAll();
+        return rows.every((r) => r === null || ['SUCCESSFUL', 'FAILED'].includes(r.status)) ? rows : undefined;
+      },
+      // A bound, not a speed claim: on a machine loaded by other suites the reconciler needs longer.
+      240,
+      500,
+    );
 
-  // Sent at most once: every create beyond the first followed a 5xx after which the provider had nothing.
-  for (const ref of refs) expect(stats.createRequestsByReferenceId[ref] ?? 0).toBe(1 + (unavailableBy.get(ref) ?? 0));
-  // Every payout the provider has reached the gateway's store with the provider's final status.
-  for (const [i, ref] of refs.entries()) {
-    const provider = sandboxRecords.get(ref);
-    const row = settled[i];
-    if (!provider) {
-      expect(row).toBeNull();
-      continue;
+    const stats = stack.sandbox.stats();
+    const sandboxRecords = new Map(stack.sandbox.records().map((r) => [r.referenceId, r]));
+    const byStatus: Record<string, number> = {};
+    for (const row of settled)
+      byStatus[row?.status ?? 'not created'] = (byStatus[row?.status ?? 'not created'] ?? 0) + 1;
+
+    // The true invariant: the provider never received a create for a payout it held or was still taking in.
+    const repeated = refs.filter((ref) => stats.duplicateCreatesByReferenceId[ref] !== undefined);
+    expect(repeated).toEqual([]);
+    // And every create beyond the first followed a 5xx after which the provider had nothing.
+    for (const ref of refs) expect(stats.createRequestsByReferenceId[ref] ?? 0).toBe(1 + (unavailableBy.get(ref) ?? 0));
+    // Every payout the provider has reached the gateway's store with the provider's final status.
+    for (const [i, ref] of refs.entries()) {
+      const provider = sandboxRecords.get(ref);
+      const row = settled[i];
+      if (!provider) {
+        expect(row).toBeNull();
+        continue;
+      }
+      expect(row?.status).toBe(provider.status.toUpperCase());
     }
-    expect(row?.status).toBe(provider.status.toUpperCase());
-  }
-  expect(firstAnswers.get('BAD_USER_INPUT') ?? 0).toBe(0);
+    expect(firstAnswers.get('BAD_USER_INPUT') ?? 0).toBe(0);
 
-  console.log(
-    [
-      `soak: ${PAYOUTS} payouts, concurrency ${CONCURRENCY}, faults ${JSON.stringify(FAULTS)}`,
-      `  first answers: ${JSON.stringify(Object.fromEntries(firstAnswers))}`,
-      `  client retries: ${retries}; provider create requests: ${stats.createRequests}; status checks: ${stats.statusRequests}`,
-      `  callbacks: ${stats.callbackAttempts} attempts, ${stats.callbacksDelivered} delivered`,
-      `  end state: ${JSON.stringify(byStatus)}`,
-    ].join('\n'),
-  );
-}, 300_000);
+    console.log(
+      [
+        `soak (${busy ? 'both cores busy' : 'calm'}): ${PAYOUTS} payouts, concurrency ${CONCURRENCY}, faults ${JSON.stringify(FAULTS)}`,
+        `  first answers: ${JSON.stringify(Object.fromEntries(firstAnswers))}`,
+        `  client retries: ${retries}; provider create requests: ${stats.createRequests}; status checks: ${stats.statusRequests}`,
+        `  callbacks: ${stats.callbackAttempts} attempts, ${stats.callbacksDelivered} delivered`,
+        `  end state: ${JSON.stringify(byStatus)}`,
+      ].join('\n'),
+    );
+  }, 300_000);
+});
