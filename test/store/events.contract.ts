@@ -1,6 +1,6 @@
 import { Disbursement } from '../../src/disbursements/disbursement.model';
 import { DisbursementEvents } from '../../src/disbursements/disbursement.ports';
-import { databasePerTest, Engine, PrunableStore } from '../support/engines';
+import { databasePerTest, Engine, StoreUnderTest } from '../support/engines';
 import { bump, record, shownRecord, watching } from './store.fixtures';
 
 /**
@@ -10,7 +10,7 @@ import { bump, record, shownRecord, watching } from './store.fixtures';
 export function eventsContract(engine: Engine): void {
   const db = databasePerTest(engine);
   let events: DisbursementEvents;
-  let store: PrunableStore;
+  let store: StoreUnderTest;
   beforeEach(() => {
     events = db().events();
     store = db().store();

@@ -1,6 +1,8 @@
+import { AuditAction, AuditDraft, AuditEntry } from '../../src/disbursements/audit.entry';
+import { verifyChain } from '../../src/disbursements/audit.verify';
 import { Disbursement, DisbursementStatus } from '../../src/disbursements/disbursement.model';
 import { HistoryPage, HistoryQuery, START_POSITION } from '../../src/disbursements/disbursement.ports';
-import { databasePerTest, Engine, PrunableStore, StoreSettings } from '../support/engines';
+import { databasePerTest, Engine, StoreUnderTest, StoreSettings } from '../support/engines';
 import { bump, record, shownRecord, watching } from './store.fixtures';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
@@ -9,7 +11,7 @@ const refs = (records: Disbursement[]) => records.map((r) => r.referenceId);
 /** What every DisbursementStore promises, on a database of each test's own of `engine`. */
 export function storeContract(engine: Engine): void {
   const db = databasePerTest(engine);
-  let store: PrunableStore;
+  let store: StoreUnderTest;
   beforeEach(() => {
     store = db().store();
   });
@@ -369,7 +371,7 @@ export function storeContract(engine: Engine): void {
     const YEARS = 10 * 365 * 24 * 3600_000;
     let clock: number;
     const withClock = (settings: StoreSettings) => db().store({ now: () => clock, ...settings });
-    const kept = async (s: PrunableStore, r: Disbursement) => (await s.get(r.merchantId, r.referenceId)) !== undefined;
+    const kept = async (s: StoreUnderTest, r: Disbursement) => (await s.get(r.merchantId, r.referenceId)) !== undefined;
     beforeEach(() => {
       clock = T0;
     });
@@ -540,13 +542,121 @@ export function storeContract(engine: Engine): void {
     });
   });
 
+  describe('audit: the entries a write carries, recorded in the same step and chained', () => {
+    const entry = (action: AuditAction, referenceId: string | null, over: Partial<AuditDraft> = {}): AuditDraft => ({
+      at: at(0),
+      actor: 'alice',
+      action,
+      referenceId,
+      status: 'PENDING',
+      amount: '150.75',
+      currency: 'ZMW',
+      detail: null,
+      ...over,
+    });
+    const chain = async (merchantId = 'merchant-1') =>
+      (await store.auditPage(merchantId, { limit: 1000, filter: {} })).entries;
+    async function* listed(entries: AuditEntry[]): AsyncGenerator<AuditEntry> {
+      yield* entries;
+    }
+
+    it("appends each write's entries, numbered from 1 and chained as the gateway's own code verifies", async () => {
+      const [r, claim] = [shownRecord(), record({ sending: true })];
+      const held = record({ reservation: { day: '2026-01-01', currency: 'ZMW', actorId: 'alice', minor: 100 } });
+      const written: AuditDraft[] = [
+        entry('CREATE_REQUESTED', r.referenceId),
+        entry('SENT', r.referenceId, { actor: null, at: at(1) }),
+        entry('PROVIDER_ANSWERED', r.referenceId, { actor: null, status: 'SUCCESSFUL', at: at(2) }),
+        entry('HELD', held.referenceId, { status: 'AWAITING_APPROVAL' }),
+        entry('CREATE_REQUESTED', claim.referenceId),
+        entry('PROVIDER_ANSWERED', claim.referenceId, { status: null, detail: 'the provider never took it' }),
+        // Text as people write it: quotes, a backslash, a newline, a tab, a control character, accents, an emoji.
+        entry('EXPORTED', null, {
+          status: null,
+          amount: null,
+          currency: null,
+          detail: 'Zikomo "quoted" \\ a\nb\tc\u0001 — é 🙏',
+        }),
+      ];
+      await store.insertIfAbsent(r, written.slice(0, 2));
+      await store.update(r.merchantId, r.referenceId, bump({ status: 'SUCCESSFUL' }), () => written.slice(2, 3));
+      await store.insertReserving(held, {}, written.slice(3, 4));
+      await store.insertIfAbsent(claim, written.slice(4, 5));
+      await store.remove(
+        claim.merchantId,
+        claim.referenceId,
+        () => true,
+        () => written.slice(5, 6),
+      );
+      await store.appendAudit('merchant-1', written.slice(6));
+
+      const entries = await chain();
+      expect(entries.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(entries.map(({ sequence: _s, hash: _h, previousHash: _p, ...draft }) => draft)).toEqual(written);
+      expect(await verifyChain(listed(entries))).toEqual({ count: 7 });
+      // The change log numbers its own entries beside the chain.
+      expect((await store.changesAfter('merchant-1', START_POSITION, 10)).map((c) => c.position)).toEqual(['1', '2']);
+    });
+
+    it('records nothing for a write that does not happen', async () => {
+      const r = record();
+      const held = record({ reservation: { day: '2026-01-01', currency: 'ZMW', actorId: 'alice', minor: 100 } });
+      await store.insertIfAbsent(r);
+      const none = () => [entry('STATUS_CHECKED', r.referenceId)];
+      expect(await store.insertIfAbsent(r, none())).toEqual(r);
+      expect(await store.update(r.merchantId, r.referenceId, () => undefined, none)).toEqual(r);
+      expect(await store.update(r.merchantId, 'missing', bump(), none)).toBeUndefined();
+      await store.remove(r.merchantId, r.referenceId, () => false, none);
+      expect((await store.insertReserving(held, { dailyMinor: 50 }, none())).refused).toBeDefined();
+      await store.appendAudit('merchant-1', []);
+      expect(await chain()).toEqual([]);
+    });
+
+    it("keeps each merchant's chain apart, each from 1, and pages it oldest first", async () => {
+      for (const merchantId of ['merchant-1', 'merchant-2', 'merchant-1', 'merchant-1'])
+        await store.appendAudit(merchantId, [entry('EXPORTED', null)]);
+      expect((await chain('merchant-2')).map((e) => e.sequence)).toEqual([1]);
+      const first = await store.auditPage('merchant-1', { limit: 2, filter: {} });
+      expect(first.entries.map((e) => e.sequence)).toEqual([1, 2]);
+      expect(first.hasMore).toBe(true);
+      const rest = await store.auditPage('merchant-1', { limit: 2, after: 2, filter: {} });
+      expect(rest).toMatchObject({ entries: [{ sequence: 3 }], hasMore: false });
+      expect(await verifyChain(listed(await chain('merchant-1')))).toEqual({ count: 3 });
+    });
+
+    it('keeps one chain without gaps when two instances write at once', async () => {
+      const other = db().store();
+      const r = record();
+      await store.insertIfAbsent(r, [entry('CREATE_REQUESTED', r.referenceId)]);
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? store : other).update(r.merchantId, r.referenceId, bump(), () => [
+            entry('STATUS_CHECKED', r.referenceId, { detail: `check ${i}` }),
+          ]),
+        ),
+      );
+      const entries = await chain();
+      expect(await verifyChain(listed(entries))).toEqual({ count: 21 });
+      expect(new Set(entries.map((e) => e.detail)).size).toBe(21);
+    });
+
+    it('refuses to change or remove an entry behind the gateway', async () => {
+      await store.appendAudit('merchant-1', [entry('EXPORTED', null)]);
+      // By message: better-sqlite3's errors belong to the realm that first loaded it, maybe not this test file's.
+      const refused = { message: expect.stringMatching(/append-only/) };
+      await expect(db().exec(`UPDATE audit_log SET detail = 'altered'`)).rejects.toMatchObject(refused);
+      await expect(db().exec('DELETE FROM audit_log')).rejects.toMatchObject(refused);
+      expect(await verifyChain(listed(await chain()))).toEqual({ count: 1 });
+    });
+  });
+
   describe('two instances on one database, as two replicas', () => {
     it("applies both instances' racing updates of one record exactly once each, each instance's in its order", async () => {
       const [a, b] = [store, db().store()];
       const r = record();
       await a.insertIfAbsent(r);
       const marks = (name: string) => Array.from({ length: 15 }, (_, i) => `${name}-${i}`);
-      const run = async (s: PrunableStore, name: string) => {
+      const run = async (s: StoreUnderTest, name: string) => {
         for (const mark of marks(name))
           await s.update('merchant-1', r.referenceId, (c) => ({
             ...c,

@@ -6,7 +6,7 @@ import { ClientRateLimit } from '../../src/auth/client.rate-limit';
 import { migratePostgres, migrateSqlite } from '../../src/database/schema.migrate';
 import { openPostgres, postgresPool } from '../../src/database/postgres.open';
 import { openSqlite } from '../../src/database/sqlite.open';
-import { DisbursementEvents, DisbursementStore } from '../../src/disbursements/disbursement.ports';
+import { DisbursementEvents, DisbursementStore, RecordsReader } from '../../src/disbursements/disbursement.ports';
 import { PostgresEvents } from '../../src/events/postgres.events';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { PostgresRelayQueue } from '../../src/relay/postgres.relay-queue';
@@ -26,8 +26,8 @@ export interface StoreSettings {
   eventRetentionMs?: number;
 }
 
-/** A store as the gateway's housekeeping holds it: with retention's sweep. */
-export type PrunableStore = DisbursementStore & { prune(now?: number): number | Promise<number> };
+/** A store as the gateway holds it: the port, what finance reads, and retention's sweep. */
+export type StoreUnderTest = DisbursementStore & RecordsReader & { prune(now?: number): number | Promise<number> };
 
 /**
  * A database of a test's own on one engine, migrated, and the storage ports over it. Each call opens
@@ -36,7 +36,7 @@ export type PrunableStore = DisbursementStore & { prune(now?: number): number | 
  */
 export interface TestDatabase {
   engine: EngineName;
-  store(settings?: StoreSettings): PrunableStore;
+  store(settings?: StoreSettings): StoreUnderTest;
   /** Events that hear every change any store of this database logs. */
   events(): DisbursementEvents;
   relayQueue(): RelayQueue;
