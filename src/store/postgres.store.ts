@@ -240,8 +240,9 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
     try {
       await client.query('BEGIN');
       // One reservation at a time per merchant, day and currency: the check and the hold are one step.
+      // The key is JSON, which tells the parts apart and, unlike a NUL separator, PostgreSQL text can hold.
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-        `${record.merchantId}\u0000${held.day}\u0000${held.currency}`,
+        JSON.stringify([record.merchantId, held.day, held.currency]),
       ]);
       const existing = await client.query<{ record: string }>(
         'SELECT record FROM payouts WHERE merchant_id = $1 AND reference_id = $2',

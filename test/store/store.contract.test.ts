@@ -1,0 +1,4 @@
+import { describeEngines } from '../support/engines';
+import { storeContract } from './store.contract';
+
+describeEngines('DisbursementStore', storeContract);
