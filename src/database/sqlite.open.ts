@@ -29,20 +29,23 @@ export interface SqliteHandle {
 export function openSqlite(path: string): SqliteHandle {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const lock = path === ':memory:' ? undefined : takeLock(`${path}.lock`, path);
+  let db: Database.Database | undefined;
   try {
-    const db = new Database(path);
+    db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     migrateSqlite(db);
+    const opened = db;
     return {
-      db,
+      db: opened,
       close() {
-        if (db.open) db.close();
+        if (opened.open) opened.close();
         lock?.close();
       },
     };
   } catch (error) {
+    db?.close();
     lock?.close();
     throw error;
   }

@@ -149,7 +149,7 @@ export interface DisbursementStore {
   changesAfter(merchantId: string, position: string, limit: number): Promise<LoggedChange[]>;
   /** Whether the change at `position` is still kept (false once it is older than the retention). */
   hasChange(merchantId: string, position: string): Promise<boolean>;
-  /** The position of the merchant's latest change, or `START_POSITION` when none is kept. */
+  /** The position of the merchant's latest change (kept or since pruned), or `START_POSITION` before its first. */
   latestChange(merchantId: string): Promise<string>;
   /** Store round trips so far, for metrics and to show batching. */
   readonly reads: number;

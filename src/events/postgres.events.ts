@@ -35,12 +35,14 @@ export class PostgresEvents implements DisbursementEvents {
   private setReady: () => void = () => undefined;
   private closed = false;
   private retry?: NodeJS.Timeout;
+  /** The connection attempt under way, which close() waits for. */
+  private connecting: Promise<void> = Promise.resolve();
   /** Notifications handled one after another, so a record read from the table keeps its place. */
   private chain: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: PostgresEventsOptions) {
     this.ready = this.waitReady();
-    void this.connect();
+    this.connecting = this.connect();
   }
 
   watch(merchantId: string, referenceId: string): AsyncIterable<Disbursement> {
@@ -66,6 +68,7 @@ export class PostgresEvents implements DisbursementEvents {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
+    await this.connecting;
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
@@ -107,7 +110,7 @@ export class PostgresEvents implements DisbursementEvents {
       this.ready = this.waitReady();
     }
     clearTimeout(this.retry);
-    this.retry = setTimeout(() => void this.connect(), 1000);
+    this.retry = setTimeout(() => (this.connecting = this.connect()), 1000);
     this.retry.unref();
   }
 

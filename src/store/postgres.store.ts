@@ -473,6 +473,14 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
    * hour ago (their table is swept by whoever asks); every replica may run it.
    */
   async prune(now = this.now()): Promise<number> {
+    try {
+      return await this.pruneBatch(now);
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  private async pruneBatch(now: number): Promise<number> {
     const changes = await this.pool.query(
       `DELETE FROM payout_changes WHERE (merchant_id, position) IN
          (SELECT merchant_id, position FROM payout_changes WHERE at < $1 LIMIT 1000)`,
