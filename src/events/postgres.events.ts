@@ -110,7 +110,9 @@ export class PostgresEvents implements DisbursementEvents {
       this.ready = this.waitReady();
     }
     clearTimeout(this.retry);
-    this.retry = setTimeout(() => (this.connecting = this.connect()), 1000);
+    this.retry = setTimeout(() => {
+      this.connecting = this.connect();
+    }, 1000);
     this.retry.unref();
   }
 
