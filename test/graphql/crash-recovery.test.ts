@@ -5,7 +5,9 @@ import { DisbursementService } from '../../src/disbursements/disbursement.servic
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { createLogger } from '../../src/observability/logger';
 import { SandboxHandle, startSandbox } from '../../src/sandbox/sandbox.server';
-import { MemoryStore } from '../../src/store/memory.store';
+import { openSqlite, SqliteHandle } from '../../src/database/sqlite.open';
+import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
+import { SqliteStore } from '../../src/store/sqlite.store';
 import { UpstreamClient } from '../../src/upstream/upstream.client';
 import { uniqueRef } from '../support/stack';
 
@@ -19,7 +21,8 @@ const TIMEOUT_MS = 500;
 const RESEND_AFTER_MS = 4 * TIMEOUT_MS;
 let sandbox: SandboxHandle;
 let upstream: UpstreamClient;
-let store: MemoryStore;
+let handle: SqliteHandle;
+let store: SqliteStore;
 let service: DisbursementService;
 
 beforeAll(async () => {
@@ -32,9 +35,13 @@ beforeAll(async () => {
   });
 });
 beforeEach(() => {
-  store = new MemoryStore();
+  // The embedded store, in memory: a new process's view of what the dead one left.
+  handle = openSqlite(':memory:');
+  store = new SqliteStore({ db: handle.db });
   service = new DisbursementService({
     store,
+    records: store,
+    runs: new SqliteReconciliations(handle.db),
     events: new PubSubEvents(),
     provider: upstream,
     upstreamTimeoutMs: TIMEOUT_MS,
@@ -42,6 +49,7 @@ beforeEach(() => {
     reconcile: { unknownAfterMs: 100, pendingAfterMs: 600_000, maxDelayMs: 60_000 },
   });
 });
+afterEach(() => handle.close());
 afterAll(async () => {
   await upstream.close();
   await sandbox.close();

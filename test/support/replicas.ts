@@ -1,20 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { SandboxHandle, SandboxOptions, startSandbox } from '../../src/sandbox/sandbox.server';
-import { requireRedisUrl } from './redis';
 
 export interface SharedProvider {
   sandbox: SandboxHandle;
-  /** The settings every replica shares: the sandbox, its signing secret, one Redis and one key prefix. */
+  /** The settings every replica shares: the sandbox, its signing secret, one database. */
   env: Record<string, string>;
 }
 
 /**
- * One sandbox (no rate limit, signed callbacks) for several gateways sharing one Redis under `prefix`,
+ * One sandbox (no rate limit, signed callbacks) for several gateways sharing the PostgreSQL database `databaseUrl`,
  * as replicas behind a load balancer. The provider budget is off, as the sandbox has no limit to guard
  * (as test/support/stack.ts does). Each test adds its own settings to `env`.
  */
 export async function sharedProvider(
-  prefix: string,
+  databaseUrl: string,
   timing: Pick<SandboxOptions, 'settleMs' | 'callbackRetryBaseMs' | 'latencyMs'>,
 ): Promise<SharedProvider> {
   const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -26,8 +25,7 @@ export async function sharedProvider(
       UPSTREAM_BASE_URL: sandbox.url,
       MERCHANT_API_KEY: 'sandbox-key',
       WEBHOOK_SECRET: webhookSecret,
-      REDIS_URL: requireRedisUrl(),
-      REDIS_KEY_PREFIX: prefix,
+      DATABASE_URL: databaseUrl,
       UPSTREAM_RATE_LIMIT_PER_MIN: '0',
     },
   };
