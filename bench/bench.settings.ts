@@ -7,7 +7,7 @@ export const RESULTS_DIR = join(PACKAGE_ROOT, 'bench', 'results');
 /**
  * How much each part does. BENCH_QUICK=1 shrinks everything to a smoke run of about 40 s;
  * BENCH_PROFILE=1 adds the CPU profile; BENCH_FANOUT_RATE sets the fan-out callback rate (default 2,000/s);
- * BENCH_MEMORY_PAYOUTS the payouts of `npm run bench -- memory` (default 200,000), BENCH_GATEWAY_NODE_FLAGS its gateway's V8 flags.
+ * BENCH_MEMORY_PAYOUTS the payouts of `npm run bench -- memory` (default 1,000,000), BENCH_GATEWAY_NODE_FLAGS its gateway's V8 flags.
  */
 export interface BenchSettings {
   quick: boolean;
@@ -16,7 +16,8 @@ export interface BenchSettings {
   /** `npm run bench -- mutation`: part 1 (and the profile) alone, for before/after comparisons; written to bench/results/mutation.md. */
   mutationOnly: boolean;
   profile: boolean;
-  redisUrl?: string;
+  /** BENCH_DATABASE_URL: a PostgreSQL server for the PostgreSQL rows instead of one the bench starts. */
+  databaseUrl?: string;
   /** The whole run is stopped (exit 1) past this, whatever hangs. */
   deadlineMs: number;
   mutation: { rounds: number; seconds: number; warmupSeconds: number; connections: number };
@@ -49,8 +50,9 @@ export function settingsFrom(env: NodeJS.ProcessEnv, args: readonly string[]): B
     memoryOnly: args.includes('memory'),
     mutationOnly: args.includes('mutation'),
     profile: env.BENCH_PROFILE === '1',
-    redisUrl: env.REDIS_URL || undefined,
-    deadlineMs: quick ? 3 * 60_000 : 10 * 60_000,
+    databaseUrl: env.BENCH_DATABASE_URL || undefined,
+    // A million creates take a quarter of an hour or more on two cores.
+    deadlineMs: quick ? 6 * 60_000 : args.includes('memory') ? 60 * 60_000 : 15 * 60_000,
     mutation: quick
       ? { rounds: 1, seconds: 3, warmupSeconds: 1, connections: 50 }
       : { rounds: 3, seconds: 5, warmupSeconds: 2, connections: 50 },
@@ -66,8 +68,8 @@ export function settingsFrom(env: NodeJS.ProcessEnv, args: readonly string[]): B
       ? { callbacks: 5_000, warmupCallbacks: 1_000, connections: 32 }
       : { callbacks: 30_000, warmupCallbacks: 3_000, connections: 32 },
     memory: {
-      payouts: Number(env.BENCH_MEMORY_PAYOUTS) > 0 ? Number(env.BENCH_MEMORY_PAYOUTS) : quick ? 20_000 : 200_000,
-      sampleEvery: quick ? 5_000 : 25_000,
+      payouts: Number(env.BENCH_MEMORY_PAYOUTS) > 0 ? Number(env.BENCH_MEMORY_PAYOUTS) : quick ? 20_000 : 1_000_000,
+      sampleEvery: quick ? 5_000 : 50_000,
       connections: 50,
       nodeFlags: (env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
     },
@@ -80,9 +82,11 @@ export function commandOf(settings: BenchSettings): string {
   const vars = [
     settings.quick ? 'BENCH_QUICK=1' : '',
     settings.profile ? 'BENCH_PROFILE=1' : '',
-    settings.redisUrl ? 'REDIS_URL=…' : '',
+    settings.databaseUrl ? 'BENCH_DATABASE_URL=…' : '',
     settings.fanout.callbacksPerSec === 2_000 ? '' : `BENCH_FANOUT_RATE=${settings.fanout.callbacksPerSec}`,
-    settings.memoryOnly && settings.memory.payouts !== 200_000 ? `BENCH_MEMORY_PAYOUTS=${settings.memory.payouts}` : '',
+    settings.memoryOnly && settings.memory.payouts !== 1_000_000
+      ? `BENCH_MEMORY_PAYOUTS=${settings.memory.payouts}`
+      : '',
     settings.memoryOnly && settings.memory.nodeFlags.length > 0
       ? `BENCH_GATEWAY_NODE_FLAGS='${settings.memory.nodeFlags.join(' ')}'`
       : '',

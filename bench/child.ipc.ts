@@ -4,6 +4,7 @@ import { Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { databaseQueries } from './query.counter';
 
 /** Figures of one process: cumulative since it started (the parent diffs two), except the pauses. */
 export interface ProcessStats {
@@ -24,6 +25,8 @@ export interface ProcessStats {
   /** Longest GC pause and all GC time since the previous reading. */
   gcPauseMaxMs: number;
   gcMs: number;
+  /** Queries sent to PostgreSQL (its round trips); 0 in SQLite mode. */
+  databaseQueries: number;
 }
 
 type ParentMessage = { type: 'stats'; collectGarbage: boolean } | { type: 'close' };
@@ -87,6 +90,7 @@ async function processStats(collectGarbage: boolean, pauses: Pauses): Promise<Pr
     heapTotalBytes: memory.heapTotal,
     loopActiveMs: loop.active,
     loopIdleMs: loop.idle,
+    databaseQueries: databaseQueries(),
     ...phase,
   };
 }

@@ -1,17 +1,25 @@
 import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { failStart, serveParent } from './child.ipc';
 import { BENCH_CLIENT_TOKEN } from './gateway.client';
+import { countDatabaseQueries } from './query.counter';
 
 /**
  * The gateway alone in its own process, so that its CPU time and memory are measured apart
  * from the load generator and the provider stub. Its defaults (LOG_LEVEL info, every other
  * setting unset) with a client token and the quota off; settings come from BENCH_* variables
- * only, never from the caller's own REDIS_URL or LOG_LEVEL.
+ * only, never from the caller's own DATABASE_URL or LOG_LEVEL. Without BENCH_DATABASE_URL, the
+ * default store (an embedded SQLite file) in a new folder, so every run starts empty.
  */
 async function main(): Promise<void> {
   const env = process.env;
+  countDatabaseQueries();
+  const folder = env.BENCH_DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'bench-gateway-'));
+  if (folder) process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -25,9 +33,7 @@ async function main(): Promise<void> {
     MAX_CONNECTIONS_PER_IP: '0',
     MAX_SUBSCRIPTIONS_PER_CLIENT: '0',
     WEBHOOK_SECRET: env.BENCH_WEBHOOK_SECRET,
-    REDIS_URL: env.BENCH_REDIS_URL,
-    REDIS_KEY_PREFIX: env.BENCH_REDIS_KEY_PREFIX,
-    MEMORY_MAX_RECORDS: env.BENCH_MEMORY_MAX_RECORDS,
+    DATABASE_URL: env.BENCH_DATABASE_URL ?? `sqlite:${join(folder ?? '', 'gateway.sqlite')}`,
   });
   const { gateway } = await startApp({ config, trustedProvider: true });
   // The gateway names itself http://localhost:<port>; the bench talks to the address it bound.

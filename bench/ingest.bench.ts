@@ -1,15 +1,14 @@
 import { Client } from 'graphql-ws';
-import Redis from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { BenchSettings } from './bench.settings';
 import { Chart, Section, TargetCheck } from './bench.report';
 import { fmt, waitUntil } from './bench.stats';
 import { CallbackSigner, newWebhookSecret } from './callback.signer';
-import { ChildStartError, GatewayStarter, ownCores, Usage, usageBetween } from './child.ipc';
+import { GatewayStarter, ownCores, Usage, usageBetween } from './child.ipc';
 import { CallbackTarget, createPayouts, NEVER_SETTLES_ACCOUNT, subscriberClient } from './gateway.client';
 import { LoadResult, runLoad } from './load.runner';
 import { ReferenceIds } from './mutation.bench';
-import { countClientCommands, redisCommandCount, startOwnRedis } from './redis.server';
+import { startOwnPostgres } from './postgres.server';
 
 interface IngestRow {
   store: string;
@@ -20,10 +19,9 @@ interface IngestRow {
   published: number;
   /** Creates per second while the payouts were prepared (GraphQL, through the gateway, to the sandbox). */
   createsPerSec: number;
-  /** Redis commands executed per create and per callback, scripts' own included (INFO commandstats delta); undefined in memory. */
-  commandsPerCreate?: number;
-  commandsPerCallback?: number;
-  /** Commands this gateway sent per create and per callback (MONITOR, a sample after the measured phases): its round trips. */
+  /** Gateway CPU per create while the payouts were prepared. */
+  cpuUsPerCreate: number;
+  /** Queries the gateway sent to PostgreSQL per create and per callback (a sample after the measured phases); undefined for SQLite. */
   roundTripsPerCreate?: number;
   roundTripsPerCallback?: number;
 }
@@ -52,8 +50,7 @@ async function ingestRun(
   startGateway: GatewayStarter,
   ids: ReferenceIds,
   log: (line: string) => void,
-  countCommands?: () => Promise<number>,
-  redisUrl?: string,
+  countRoundTrips: boolean,
 ): Promise<IngestRow> {
   const { callbacks, warmupCallbacks, connections } = settings.ingest;
   const secret = newWebhookSecret();
@@ -65,11 +62,11 @@ async function ingestRun(
     const total = 10 + warmupCallbacks + callbacks + 2 * connections;
     const refs = Array.from({ length: total }, () => ids.next(`ingest-${store}`));
     log(`ingest ${store}: creating ${total} payouts through the gateway`);
-    const commandsBeforeCreates = await countCommands?.();
+    const beforeCreates = await gateway.stats();
     const createsStarted = performance.now();
     await createPayouts(gateway.url, refs, NEVER_SETTLES_ACCOUNT, settings.createConcurrency);
     const createsPerSec = (total * 1000) / (performance.now() - createsStarted);
-    const commandsAfterCreates = await countCommands?.();
+    const cpuUsPerCreate = ((await gateway.stats()).cpuUs - beforeCreates.cpuUs) / total;
     const signer = new CallbackSigner(secret);
     const signed = refs.map((ref) => signer.successful(ref, NEVER_SETTLES_ACCOUNT));
     let cursor = 0;
@@ -89,28 +86,26 @@ async function ingestRun(
 
     log(`ingest ${store}: ${callbacks} signed callbacks, ${connections} connections`);
     const before = await gateway.stats();
-    const commandsBefore = await countCommands?.();
     const published = watcher.count();
     const ownCpu = process.cpuUsage();
     const started = performance.now();
     const load = await runLoad({ url, connections, amount: callbacks, next });
     const loadGenCores = ownCores(ownCpu, performance.now() - started);
     const use = usageBetween(before, await gateway.stats());
-    const commandsAfter = await countCommands?.();
-    const per = (from: number | undefined, to: number | undefined, count: number) =>
-      from === undefined || to === undefined || count === 0 ? undefined : (to - from) / count;
     if (streamLive) await waitUntil(() => watcher.count() - published >= load.ok, 10_000);
-    // Round trips, counted apart from the measured phases (MONITOR slows Redis): 200 creates, then 200 callbacks to them.
+    // Round trips, counted apart from the measured phases: 200 creates, then 200 callbacks to them. The count
+    // includes the background work of those seconds (relay and reconciler polls, the change-log listener).
     let roundTripsPerCreate: number | undefined;
     let roundTripsPerCallback: number | undefined;
-    if (redisUrl) {
+    if (countRoundTrips) {
       const sample = Array.from({ length: 200 }, () => ids.next(`trips-${store}`));
-      const creates = await countClientCommands(redisUrl);
+      const atStart = (await gateway.stats()).databaseQueries;
       await createPayouts(gateway.url, sample, NEVER_SETTLES_ACCOUNT, 8);
-      roundTripsPerCreate = (await creates.stop()) / sample.length;
-      const callbacks = await countClientCommands(redisUrl);
+      const afterCreates = (await gateway.stats()).databaseQueries;
       for (const ref of sample) await probe.post(signer.successful(ref, NEVER_SETTLES_ACCOUNT));
-      roundTripsPerCallback = (await callbacks.stop()) / sample.length;
+      const afterCallbacks = (await gateway.stats()).databaseQueries;
+      roundTripsPerCreate = (afterCreates - atStart) / sample.length;
+      roundTripsPerCallback = (afterCallbacks - afterCreates) / sample.length;
     }
     return {
       store,
@@ -120,8 +115,7 @@ async function ingestRun(
       loadGenCores,
       published: watcher.count() - published,
       createsPerSec,
-      commandsPerCreate: per(commandsBeforeCreates, commandsAfterCreates, total),
-      commandsPerCallback: per(commandsBefore, commandsAfter, load.ok),
+      cpuUsPerCreate,
       roundTripsPerCreate,
       roundTripsPerCallback,
     };
@@ -132,23 +126,8 @@ async function ingestRun(
   }
 }
 
-/** Removes what the Redis run stored under its own prefix; never touches other keys. */
-async function deleteKeys(redisUrl: string, prefix: string): Promise<number> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
-  try {
-    await redis.connect();
-    let deleted = 0;
-    let cursor = '0';
-    do {
-      const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = nextCursor;
-      if (keys.length > 0) deleted += await redis.unlink(...keys);
-    } while (cursor !== '0');
-    return deleted;
-  } finally {
-    redis.disconnect();
-  }
-}
+/** Gateway CPU one payout costs: its create and one callback. */
+const perPayout = (r: IngestRow) => r.cpuUsPerCreate + r.cpuUsPerCallback;
 
 export interface IngestOutcome {
   section: Section;
@@ -156,61 +135,32 @@ export interface IngestOutcome {
   chart: Chart;
 }
 
-/** Part 3: signed callbacks per second one gateway verifies, applies and publishes; in memory, then Redis when REDIS_URL is set. */
+/** Part 3: signed callbacks per second one gateway verifies, applies and publishes; on the default store (SQLite), then on PostgreSQL. */
 export async function runIngestBench(
   settings: BenchSettings,
   startGateway: GatewayStarter,
   ids: ReferenceIds,
-  tag: string,
   log: (line: string) => void,
 ): Promise<IngestOutcome> {
-  const rows: IngestRow[] = [await ingestRun('memory', {}, settings, startGateway, ids, log)];
+  const rows: IngestRow[] = [await ingestRun('SQLite (default)', {}, settings, startGateway, ids, log, false)];
   const notes: string[] = [];
-  // Without REDIS_URL the bench starts a redis-server of its own, so Redis mode is always measured and its command counts are ours alone.
-  const own = settings.redisUrl ? undefined : await startOwnRedis();
-  const redisUrl = settings.redisUrl ?? own?.url;
-  if (redisUrl) {
+  // The bench's own PostgreSQL, so its round trips and CPU are this gateway's alone; the same database's figures
+  // from a shared server would include its other users.
+  const own = settings.databaseUrl ? undefined : await startOwnPostgres();
+  const url = settings.databaseUrl ?? own?.url;
+  if (url) {
     notes.push(
       own
-        ? 'Redis: a redis-server the bench started on a free port (no persistence), used by nothing else.'
-        : 'Redis: REDIS_URL; if others use that server, its command counts include their commands.',
+        ? 'PostgreSQL: a PostgreSQL 15 server the bench started on a free port (fsync off), used by nothing else.'
+        : 'PostgreSQL: BENCH_DATABASE_URL; if others use that server, the figures include their load.',
     );
-    const prefix = `bench-${tag}:`;
-    let ran = false;
     try {
-      rows.push(
-        await ingestRun(
-          'redis',
-          { BENCH_REDIS_URL: redisUrl, BENCH_REDIS_KEY_PREFIX: prefix },
-          settings,
-          startGateway,
-          ids,
-          log,
-          () => redisCommandCount(redisUrl),
-          redisUrl,
-        ),
-      );
-      ran = true;
-    } catch (error) {
-      if (!(error instanceof ChildStartError)) throw error;
-      log(`skipped: Redis store not available (${error.message})`);
-      notes.push(`skipped: Redis store not available (the gateway refused to start: "${error.message}").`);
+      rows.push(await ingestRun('PostgreSQL', { BENCH_DATABASE_URL: url }, settings, startGateway, ids, log, true));
     } finally {
-      const deleted = await deleteKeys(redisUrl, prefix).catch((error: unknown) => {
-        notes.push(`could not clean Redis keys ${prefix}*: ${error instanceof Error ? error.message : String(error)}`);
-        return undefined;
-      });
-      if (ran && deleted === 0) {
-        notes.push(
-          `Redis: no key under REDIS_KEY_PREFIX=${prefix} afterwards: the gateway did not use that prefix, so what it stored is under its own prefix and was left alone.`,
-        );
-      } else if (deleted !== undefined && deleted > 0) {
-        notes.push(`Redis: REDIS_KEY_PREFIX=${prefix}; its ${fmt(deleted, 0)} keys were deleted afterwards.`);
-      }
       await own?.close();
     }
   } else {
-    notes.push('Redis: not run (no redis-server on PATH; set REDIS_URL to include it).');
+    notes.push('PostgreSQL: not run (no PostgreSQL server binaries; set BENCH_DATABASE_URL to include it).');
   }
 
   for (const r of rows) {
@@ -219,7 +169,8 @@ export async function runIngestBench(
         `${r.store}: ${fmt(r.load.ok - r.published, 0)} callbacks were acknowledged but never reached the stream subscriber.`,
       );
   }
-  const memory = rows[0];
+  const sqlite = rows[0];
+  const postgres = rows.find((r) => r.store === 'PostgreSQL');
   return {
     section: {
       title: '3. Callback ingest: signed callbacks one gateway verifies, applies and publishes',
@@ -238,10 +189,9 @@ export async function runIngestBench(
             'load generator cores',
             'published (seen on the stream)',
             'creates/s (preparing)',
-            'Redis round trips / create',
-            'Redis round trips / callback',
-            'Redis commands run / create (scripts included)',
-            'Redis commands run / callback',
+            'gateway CPU µs / create',
+            'database round trips / create',
+            'database round trips / callback',
           ],
           rows: rows.map((r) => [
             r.store,
@@ -256,35 +206,42 @@ export async function runIngestBench(
             fmt(r.loadGenCores, 2),
             fmt(r.published, 0),
             fmt(r.createsPerSec, 0),
+            fmt(r.cpuUsPerCreate, 0),
             r.roundTripsPerCreate === undefined ? '–' : fmt(r.roundTripsPerCreate, 2),
             r.roundTripsPerCallback === undefined ? '–' : fmt(r.roundTripsPerCallback, 2),
-            r.commandsPerCreate === undefined ? '–' : fmt(r.commandsPerCreate, 2),
-            r.commandsPerCallback === undefined ? '–' : fmt(r.commandsPerCallback, 2),
           ]),
         },
       ],
       notes: [
         `Each callback is a distinct payout created beforehand through the gateway (Pending at the sandbox, account …222), signed with Standard Webhooks and turned Successful: every one is a real change that is stored and published. ${settings.ingest.connections} connections, ${fmt(settings.ingest.callbacks, 0)} measured after ${fmt(settings.ingest.warmupCallbacks, 0)} warm-up.`,
         'One subscriber on the merchant stream (disbursementUpdates) counts what was published.',
-        `creates/s: the GraphQL creates that prepare the payouts, ${settings.createConcurrency} at a time, through the gateway to the sandbox (whose own cost is in the figure). Redis round trips: the commands the gateway sent (MONITOR, scripts' inner commands left out) over 200 more creates and then 200 callbacks, after the measured phases, with nothing else running; each is one round trip unless pipelined. Commands run: INFO commandstats over the creates or the measured callbacks, the commands scripts run inside Redis included, divided by their number.`,
+        `creates/s: the GraphQL creates that prepare the payouts, ${settings.createConcurrency} at a time, through the gateway to the sandbox (whose own cost is in the figure). Database round trips: the queries the gateway's PostgreSQL clients sent (node-postgres sends one per round trip; BEGIN and COMMIT count) over 200 more creates and then 200 callbacks, after the measured phases; background polls of those seconds included. SQLite runs in the process: no round trips.`,
         ...notes,
       ],
     },
     targets: [
       {
-        what: 'callbacks per second in memory',
+        what: 'signed callbacks applied and published per second, default store',
         target: '≥ 10,000',
-        result: fmt(memory.load.perSec, 0),
-        met: memory.load.perSec >= 10_000,
+        result: fmt(sqlite.load.perSec, 0),
+        met: sqlite.load.perSec >= 10_000,
       },
-      ...rows
-        .filter((r) => r.store === 'redis')
-        .map((r) => ({
-          what: 'Redis mode: callbacks/s and creates/s, round trips per create',
-          target: 'reported',
-          result: `${fmt(r.load.perSec, 0)} callbacks/s, ${fmt(r.createsPerSec, 0)} creates/s, ${r.roundTripsPerCreate === undefined ? '–' : fmt(r.roundTripsPerCreate, 2)} round trips / create`,
-          met: true,
-        })),
+      ...(postgres
+        ? [
+            {
+              what: 'PostgreSQL: database round trips per create / per callback',
+              target: '≤ 4 / ≤ 3',
+              result: `${fmt(postgres.roundTripsPerCreate ?? Number.NaN, 2)} / ${fmt(postgres.roundTripsPerCallback ?? Number.NaN, 2)}`,
+              met: (postgres.roundTripsPerCreate ?? Infinity) <= 4 && (postgres.roundTripsPerCallback ?? Infinity) <= 3,
+            },
+            {
+              what: 'PostgreSQL: gateway CPU per payout (create + callback) over the default store’s',
+              target: '≤ 2x',
+              result: `${fmt(perPayout(postgres) / perPayout(sqlite), 2)}x (${fmt(perPayout(postgres), 0)} vs ${fmt(perPayout(sqlite), 0)} µs)`,
+              met: perPayout(postgres) <= 2 * perPayout(sqlite),
+            },
+          ]
+        : []),
     ],
     chart: {
       title: 'Callback ingest',
