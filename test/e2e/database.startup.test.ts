@@ -34,7 +34,8 @@ describe('a DATABASE_URL the gateway cannot use stops startup', () => {
   it('unreachable: exits 1 with one line naming DATABASE_URL and the server, never the password', async () => {
     const port = await closedPort();
     const output = await failedStart({ DATABASE_URL: `postgres://payouts:${PASSWORD}@127.0.0.1:${port}/payouts` });
-    expect(output).toMatch(/^gateway exited with 1:/);
+    expect(output).toMatch(/^gateway exited with 1: /);
+    expect(output.trim().split('\n')).toHaveLength(1);
     expect(output).toMatch(
       new RegExp(`Cannot open the database of DATABASE_URL \\(PostgreSQL at 127\\.0\\.0\\.1:${port}/payouts\\)`),
     );
