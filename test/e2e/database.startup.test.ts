@@ -16,8 +16,8 @@ function closedPort(): Promise<number> {
 }
 
 /** What a start that fails wrote to stdout and stderr together, kept for the leak check. */
-async function failedStart(env: Record<string, string>, cwd?: string): Promise<string> {
-  const failure = await launchGateway({ PORT: '0', SANDBOX_PORT: '0', ...env }, cwd).then(
+async function failedStart(env: Record<string, string>): Promise<string> {
+  const failure = await launchGateway({ PORT: '0', SANDBOX_PORT: '0', ...env }).then(
     (started) => {
       void started.stop();
       return new Error('it started');
