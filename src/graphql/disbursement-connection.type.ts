@@ -34,8 +34,7 @@ export class DisbursementConnection {
 
   @Field(() => Int, {
     nullable: true,
-    description:
-      'All your payouts matching the filter; null when counting would mean reading every record (status, channel or prefix filters).',
+    description: 'All your payouts matching the filter (every filter is counted), however many pages they take.',
   })
   totalCount?: number;
 }
