@@ -1,36 +1,6 @@
 import { csvCell, csvLine, PAYOUT_COLUMNS, PAYOUT_HEADER, payoutLine } from '../../src/exports/payouts.csv';
+import { parseCsv } from '../support/csv';
 import { record } from '../store/store.fixtures';
-
-/** An RFC 4180 reader: what a spreadsheet sees of a file, to check what was written reads back the same. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i += 1;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i += 1;
-    } else cell += c;
-  }
-  expect(cell).toBe('');
-  expect(row).toEqual([]);
-  return rows;
-}
 
 describe('payouts as CSV (RFC 4180, OWASP CSV injection)', () => {
   it('leaves plain text bare and quotes a cell with a comma, a quote, a CR or a LF, its quotes doubled', () => {
