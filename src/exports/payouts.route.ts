@@ -6,6 +6,7 @@ import {
   clientRateLimited,
   forbidden,
   GatewayError,
+  gatewayStopping,
   storeUnavailable,
 } from '../disbursements/disbursement.errors';
 import { HistoryEntry, Merchant, StoreUnavailableError } from '../disbursements/disbursement.ports';
@@ -76,6 +77,7 @@ function writable(res: ServerResponse): Promise<void> {
 export class PayoutExports {
   /** Exports being written, cut at shutdown: each settles once its audit entry is written. */
   private readonly open = new Map<ServerResponse, Promise<void>>();
+  private closed = false;
 
   constructor(private readonly opts: PayoutExportsOptions) {}
 
@@ -95,6 +97,8 @@ export class PayoutExports {
     if (from instanceof GatewayError) return sendRefusal(res, 400, from);
     const to = timeOf(url.searchParams, 'to');
     if (to instanceof GatewayError) return sendRefusal(res, 400, to);
+    // Past close() nothing would cut it, and its audit entry could meet a closed database.
+    if (this.closed) return sendGraphQLError(res, 503, gatewayStopping());
     let rows: AsyncGenerator<HistoryEntry>;
     try {
       rows = this.opts.exporter.exportPayouts(principal.merchant, principal.actor, { from, to });
@@ -113,6 +117,7 @@ export class PayoutExports {
 
   /** Cuts every export still being written (shutdown), and resolves once each has written its audit entry. */
   async close(): Promise<void> {
+    this.closed = true;
     const cut = [...this.open];
     for (const [res] of cut) res.destroy();
     await Promise.allSettled(cut.map(([, written]) => written));

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PAYOUT_COLUMNS } from '../../src/exports/payouts.csv';
+import { alterAuditAmount, auditVerify, withPassword } from '../support/audit';
 import { parseCsv } from '../support/csv';
 import { TestIdp } from '../support/idp';
 import { describeEachEngine } from '../support/modes';
@@ -12,23 +12,6 @@ import { withClient } from '../support/postgres';
 import { eventually, gql, GraphQLResponse, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
 
 jest.setTimeout(60_000);
-
-const VERIFY = join(__dirname, '..', '..', 'dist', 'cli', 'audit.verify.main.js');
-
-/** `npm run audit:verify` once built (jest's globalSetup builds dist/): its exit code and everything it printed. */
-function auditVerify(databaseUrl: string, args: string[] = []): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VERIFY, ...args], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
-  });
-}
 
 const ENTRY = 'sequence actor action referenceId status amount detail hash previousHash';
 const TRAIL = `query Trail($filter: AuditFilter, $after: String) { auditTrail(first: 50, after: $after, filter: $filter) {
@@ -369,7 +352,7 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
     expect((await auditVerify(url, ['--merchant', 'other'])).output).toMatch(/^merchant other: \d+ entries verified$/m);
 
     const [target] = await trail(auditor, { referenceId: approved, actions: ['APPROVED'] });
-    await alterAmount(databaseUrl, 'acme', target.sequence);
+    await alterAuditAmount(databaseUrl, 'acme', target.sequence);
     const broken = await auditVerify(url);
     expect(broken.code).toBe(1);
     expect(broken.output).toContain(`merchant acme: the entry at sequence ${target.sequence} does not verify`);
@@ -379,37 +362,3 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
     expect((await auditVerify(url, ['--merchant', 'other'])).code).toBe(0);
   });
 });
-
-function withPassword(url: string, password: string): string {
-  const parsed = new URL(url);
-  parsed.password = password;
-  return parsed.toString();
-}
-
-/** What someone with the database's keys could do: lift the guard, change an amount, put the guard back. */
-async function alterAmount(databaseUrl: string, merchantId: string, sequence: number): Promise<void> {
-  const change = "UPDATE audit_log SET amount = '1.00' WHERE merchant_id = ? AND sequence = ?";
-  if (databaseUrl.startsWith('sqlite:')) {
-    const db = new Database(databaseUrl.slice('sqlite:'.length));
-    try {
-      const guard = db
-        .prepare("SELECT sql FROM sqlite_master WHERE name = 'audit_log_no_update'")
-        .pluck()
-        .get() as string;
-      db.exec('DROP TRIGGER audit_log_no_update');
-      expect(db.prepare(change).run(merchantId, sequence).changes).toBe(1);
-      db.exec(guard);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  await withClient(databaseUrl, async (client) => {
-    await client.query('BEGIN');
-    await client.query('ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_change');
-    const { rowCount } = await client.query(change.replace('?', '$1').replace('?', '$2'), [merchantId, sequence]);
-    expect(rowCount).toBe(1);
-    await client.query('ALTER TABLE audit_log ENABLE TRIGGER audit_log_no_change');
-    await client.query('COMMIT');
-  });
-}

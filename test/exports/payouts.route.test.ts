@@ -115,7 +115,7 @@ describe('GET /exports/payouts.csv streaming', () => {
     expect(await settledAt(() => source.read)).toBe(last);
   });
 
-  it('cuts an open export at shutdown, ending its reading first', async () => {
+  it('cuts an open export at shutdown, ending its reading first, and starts none after', async () => {
     const response = await open();
     const cut = new Promise<boolean>((resolve) => response.once('close', () => resolve(response.complete)));
     await settledAt(() => source.read);
@@ -123,5 +123,10 @@ describe('GET /exports/payouts.csv streaming', () => {
     expect(source.ended).toBe(true);
     response.resume();
     expect(await cut).toBe(false);
+    // Nothing would cut one started now: it is refused before anything is read.
+    const read = source.read;
+    const late = await open();
+    expect(late.statusCode).toBe(503);
+    expect(source.read).toBe(read);
   });
 });
