@@ -70,7 +70,7 @@ function writable(res: ServerResponse): Promise<void> {
 /**
  * GET /exports/payouts.csv?from=…&to=…: the caller's merchant's payouts created in [from, to), as
  * CSV (payouts.csv.ts), with the scope payouts:export. Rows are written as the database gives them
- * and no faster than the client reads: a page is asked for only once the socket took the last one.
+ * and no faster than the client reads: while the socket's buffer is full, nothing more is read.
  * A client that goes away stops the reading; so does shutdown. The export's audit entry is the
  * domain's (payout.export.ts), written however the reading ends.
  */
