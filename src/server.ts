@@ -19,6 +19,7 @@ import { GraphQLOperations } from './graphql/graphql.operations';
 import { createSseHandler } from './graphql/graphql.sse';
 import { TrustedDocuments } from './graphql/trusted.documents';
 import { TrustedOperation } from './graphql/trusted.manifest';
+import { PayoutExports, PAYOUTS_CSV_PATH } from './exports/payouts.route';
 import { HttpError } from './http/http.body';
 import { applyCors } from './http/http.cors';
 import { limitConnectionsPerAddress } from './http/http.connections';
@@ -71,11 +72,11 @@ export interface Serving {
   metricsPort?: number;
   /** Report not ready from now on (shutdown has begun). */
   stopAccepting(): void;
-  /** Stops GraphQL over HTTP and websockets (draining requests in flight) and the HTTP server. */
+  /** Cuts open exports, stops GraphQL over HTTP and websockets (draining requests in flight) and the HTTP server. */
   close(): Promise<void>;
 }
 
-/** Serves on a bound server: GraphQL over HTTP and graphql-ws on /graphql, the callback receiver, health, metrics, demo. */
+/** Serves on a bound server: GraphQL over HTTP and graphql-ws on /graphql, CSV exports, the callback receiver, health, metrics, demo. */
 export async function serve({ httpServer }: Listening, parts: ServerParts): Promise<Serving> {
   const { config, logger, merchants, metrics, storage, service, reconciler, callbacks } = parts;
   const { store, events, rateLimit } = storage;
@@ -134,6 +135,7 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
     ],
   });
   await graphql.start();
+  const exports = new PayoutExports({ auth, rateLimit, exporter: service, logger });
   let shuttingDown = false;
 
   /**
@@ -184,6 +186,10 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
       if (applyCors(req, res, allowedOrigins)) return;
       return sse(req, res);
     }
+    if (url.pathname === PAYOUTS_CSV_PATH) {
+      if (applyCors(req, res, allowedOrigins)) return;
+      return exports.handle(req, res, url);
+    }
     sendJson(res, 404, { error: 'Not found' });
   }
 
@@ -224,6 +230,8 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
       shuttingDown = true;
     },
     close: async () => {
+      // An export may run for minutes: cut it (its audit entry says so) rather than hold the drain.
+      await exports.close();
       await graphql.stop();
       if (metricsServer) {
         await new Promise<void>((resolve) => {

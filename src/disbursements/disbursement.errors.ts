@@ -142,6 +142,11 @@ export function shuttingDown(referenceId: string): GatewayError {
   );
 }
 
+/** A request the gateway will not start because it is stopping (a long export nothing could cut later). */
+export function gatewayStopping(): GatewayError {
+  return new GatewayError(ErrorCode.SERVICE_UNAVAILABLE, 'The gateway is shutting down: retry in a moment.');
+}
+
 export function noSuchPayout(referenceId: string): GatewayError {
   return new GatewayError(ErrorCode.BAD_USER_INPUT, `You have no payout with referenceId ${referenceId}.`, {
     referenceId,

@@ -28,7 +28,7 @@ import { rejectDisbursement } from './disbursement.reject';
 import { Allowance, payoutAllowance } from './payout.allowance';
 import { Actor, ControlEvent } from './payout.controls';
 import { AuditRequest, auditTrail } from './audit.trail';
-import { AuditPage, RecordsReader } from './disbursement.ports';
+import { AuditPage, HistoryEntry, RecordsReader } from './disbursement.ports';
 import { exportPayouts } from './payout.export';
 import { payoutStatement, PayoutStatementLine, StatementWindow } from './payout.statement';
 import { Discrepancy, ReconciliationRun, ReconciliationStore } from './reconciliation.model';
@@ -161,7 +161,7 @@ export class DisbursementService {
   }
 
   /** The payouts created in a window, read a page at a time; the export is audited (payout.export.ts). */
-  exportPayouts(merchant: Merchant, actor: Actor, window: StatementWindow): AsyncGenerator<Disbursement> {
+  exportPayouts(merchant: Merchant, actor: Actor, window: StatementWindow): AsyncGenerator<HistoryEntry> {
     return exportPayouts(this.ctx, this.reconciliation.records, merchant, actor, window);
   }
 

@@ -1,7 +1,6 @@
 import { AuditAction, auditEvent } from './audit.entry';
 import { DomainContext } from './disbursement.context';
-import { Disbursement } from './disbursement.model';
-import { HistoryPosition, Merchant, RecordsReader } from './disbursement.ports';
+import { HistoryEntry, HistoryPosition, Merchant, RecordsReader } from './disbursement.ports';
 import { checkedWindow, StatementWindow } from './payout.statement';
 import { Actor } from './payout.controls';
 
@@ -9,9 +8,10 @@ import { Actor } from './payout.controls';
 const PAGE = 500;
 
 /**
- * The merchant's payouts created in [from, to), oldest first, read a page at a time. Each export is
- * an audit entry (who, the window, how many rows), written when the reading ends, however it ends.
- * The window is checked before anything is read, so a bad window throws at once.
+ * The merchant's payouts created in [from, to), oldest first, each with when the gateway first
+ * recorded it, read a page at a time. Each export is an audit entry (who, the window, how many
+ * rows), written when the reading ends, however it ends. The window is checked before anything is
+ * read, so a bad window throws at once.
  */
 export function exportPayouts(
   ctx: Pick<DomainContext, 'writer' | 'now'>,
@@ -19,7 +19,7 @@ export function exportPayouts(
   merchant: Merchant,
   actor: Actor,
   window: StatementWindow,
-): AsyncGenerator<Disbursement> {
+): AsyncGenerator<HistoryEntry> {
   const bounds = checkedWindow(window);
   return (async function* rows() {
     let after: HistoryPosition | undefined;
@@ -30,7 +30,7 @@ export function exportPayouts(
         const page = await records.createdBetween(merchant.id, bounds, after, PAGE);
         for (const entry of page) {
           count += 1;
-          yield entry.record;
+          yield entry;
         }
         if (page.length < PAGE) break;
         const last = page[page.length - 1];

@@ -22,6 +22,8 @@ export interface FaultSettings {
   echo?: boolean;
   /** A create for a referenceId the sandbox holds or is taking in is paid again instead of refused; check-status keeps answering the first record. */
   payDuplicates?: boolean;
+  /** Payouts that settle while it is set settle without a callback, as when a provider's webhooks are down. */
+  dropCallbacks?: boolean;
 }
 
 export type Fault = 'error' | 'reset' | 'hang' | 'malformed' | 'slowBody' | 'vanish';
@@ -29,8 +31,8 @@ export type Fault = 'error' | 'reset' | 'hang' | 'malformed' | 'slowBody' | 'van
 type Duration = 'latencyMs' | 'intakeMs';
 const DURATIONS: readonly Duration[] = ['latencyMs', 'intakeMs'];
 
-type Switch = 'echo' | 'payDuplicates';
-const SWITCHES: readonly Switch[] = ['echo', 'payDuplicates'];
+type Switch = 'echo' | 'payDuplicates' | 'dropCallbacks';
+const SWITCHES: readonly Switch[] = ['echo', 'payDuplicates', 'dropCallbacks'];
 
 const RATES: ReadonlyArray<readonly [Exclude<keyof FaultSettings, Duration | Switch>, Fault]> = [
   ['errorRate', 'error'],

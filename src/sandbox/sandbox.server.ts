@@ -349,7 +349,8 @@ class Sandbox {
     const record = this.ledger.settle(id, status);
     if (record?.status === 'Failed') this.wallets.refund(key, request.amount);
     this.log.debug({ referenceId: request.referenceId, status }, 'payout settled');
-    if (record && request.callbackUrl !== undefined) this.callbacks.send(request.callbackUrl, record);
+    if (record && request.callbackUrl !== undefined && this.faults.dropCallbacks !== true)
+      this.callbacks.send(request.callbackUrl, record);
   }
 
   private checkStatus(req: IncomingMessage, url: URL): Answer {

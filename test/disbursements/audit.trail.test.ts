@@ -1,4 +1,4 @@
-import { AuditEntry } from '../../src/disbursements/audit.entry';
+import { AuditEntry, chained } from '../../src/disbursements/audit.entry';
 import { verifyChain } from '../../src/disbursements/audit.verify';
 import { DisbursementRequest } from '../../src/disbursements/disbursement.model';
 import { Merchant, ProviderError } from '../../src/disbursements/disbursement.ports';
@@ -213,6 +213,21 @@ describe('the chain', () => {
     const entries = await trail(d, merchant);
     expect(await verifyChain(listed(entries))).toEqual({ count: 6 });
     expect(await verifyChain(listed(tamper(entries)))).toMatchObject({ sequence });
+  });
+
+  it("against the merchant's head, a chain cut short or rewritten from an entry on does not verify", async () => {
+    const d = domain();
+    await d.service.create(merchant, mobileRequest());
+    await d.service.create(merchant, mobileRequest());
+    const entries = await trail(d, merchant);
+    const head = { sequence: 6, hash: entries[5].hash };
+    expect(await verifyChain(listed(entries), head)).toEqual({ count: 6 });
+    expect(await verifyChain(listed(entries.slice(0, 4)), head)).toMatchObject({ sequence: 5 });
+    // Entry 5 altered and every hash from it on recomputed: each link holds, but not the head's.
+    const altered = chained(entries[3], { ...entries[4], amount: '1.00' });
+    const rewritten = [...entries.slice(0, 4), altered, chained(altered, entries[5])];
+    expect(await verifyChain(listed(rewritten))).toEqual({ count: 6 });
+    expect(await verifyChain(listed(rewritten), head)).toMatchObject({ sequence: 6 });
   });
 
   it('filters by action, actor and time', async () => {

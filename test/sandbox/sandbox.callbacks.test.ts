@@ -185,6 +185,21 @@ describe('signed callbacks', () => {
     expect(receiver.for(String(stuck.referenceId))).toHaveLength(0);
     expect(receiver.for(String(failedAtOnce.referenceId))).toHaveLength(0);
   });
+
+  it('settles without calling back while dropCallbacks is set, and calls back again once it is cleared', async () => {
+    const headers = { callbackUrl: receiver.url('/hooks/dropped') };
+    signed.setFaults({ dropCallbacks: true });
+    const dropped = mobileBody();
+    await create(signed.url, MOBILE, dropped, { headers });
+    await waitFor('the payout to settle', () =>
+      signed.records().find((r) => r.referenceId === dropped.referenceId && r.status === 'Successful'),
+    );
+    signed.setFaults({});
+    const called = mobileBody();
+    await create(signed.url, MOBILE, called, { headers });
+    await callbacksFor(called.referenceId);
+    expect(receiver.for(String(dropped.referenceId))).toHaveLength(0);
+  });
 });
 
 describe('unsigned callbacks', () => {

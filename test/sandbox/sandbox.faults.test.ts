@@ -169,6 +169,7 @@ describe('injected faults', () => {
     [{ intakeMs: '1000' }, 'intakeMs'],
     [{ vanishRate: -0.5 }, 'vanishRate'],
     [{ payDuplicates: 'yes' }, 'payDuplicates'],
+    [{ dropCallbacks: 1 }, 'dropCallbacks'],
     [{ eror: 1 }, 'eror'],
   ])('PUT /__sandbox/faults refuses %p naming %s', async (faults, field) => {
     const res = await call(sandbox.url, 'PUT', '/__sandbox/faults', { body: faults, noKey: true });
