@@ -2,7 +2,7 @@ import { Client } from 'graphql-ws';
 import { getEventListeners } from 'node:events';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { domain } from '../support/domain';
-import { describePostgres, freshDatabase, FreshDatabase, withClient } from '../support/postgres';
+import { describePostgres, freshDatabase, FreshDatabase, listeningSessions } from '../support/postgres';
 import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
 import { subscribe, Subscription, wsClient } from '../support/ws';
 
@@ -100,16 +100,6 @@ describe('DisbursementService.watch and watchMerchant', () => {
     expect(getEventListeners(target, 'merchant:m1')).toHaveLength(0);
   });
 });
-
-/** The sessions of `url`'s database that listen for changes, by backend pid. */
-async function listeningSessions(url: string): Promise<number[]> {
-  return withClient(url, async (client) => {
-    const { rows } = await client.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`,
-    );
-    return rows.map((row) => row.pid);
-  });
-}
 
 describePostgres('subscriptions end with their socket (PostgreSQL)', () => {
   let database: FreshDatabase;
