@@ -1,6 +1,7 @@
 import { Arg, ID, Resolver, Root, Subscription } from 'type-graphql';
-import { Change } from '../disbursements/disbursement.changes';
-import { Disbursement as Record } from '../disbursements/disbursement.model';
+import { Change } from '../disbursements/change-log.feed';
+// The domain's record, next to the GraphQL type of the same name.
+import * as domain from '../disbursements/disbursement.model';
 import { DisbursementChange } from './disbursement-change.type';
 import { Disbursement } from './disbursement.type';
 import { toView } from './disbursement.view';
@@ -14,7 +15,10 @@ export class DisbursementSubscriptionResolver {
     subscribe: ({ args, context }: { args: { referenceId: string }; context: GatewayContext }) =>
       context.service.watch(context.merchant, args.referenceId, context.onListening),
   })
-  disbursementUpdated(@Root() record: Record, @Arg('referenceId', () => ID) _referenceId: string): Disbursement {
+  disbursementUpdated(
+    @Root() record: domain.Disbursement,
+    @Arg('referenceId', () => ID) _referenceId: string,
+  ): Disbursement {
     return toView(record);
   }
 
@@ -23,7 +27,7 @@ export class DisbursementSubscriptionResolver {
     subscribe: ({ context }: { context: GatewayContext }) =>
       context.service.watchMerchant(context.merchant, context.onListening),
   })
-  disbursementUpdates(@Root() record: Record): Disbursement {
+  disbursementUpdates(@Root() record: domain.Disbursement): Disbursement {
     return toView(record);
   }
 

@@ -1,5 +1,6 @@
 import { publicFields } from '../disbursements/disbursement.fields';
-import { Disbursement as Record } from '../disbursements/disbursement.model';
+// The domain's record, next to the GraphQL type of the same name.
+import * as domain from '../disbursements/disbursement.model';
 import { Disbursement } from './disbursement.type';
 
 function date(value: string | undefined): Date | undefined {
@@ -9,7 +10,7 @@ function date(value: string | undefined): Date | undefined {
 }
 
 /** The domain record as the schema shows it: its public fields; internal ones (claims, fingerprints, merchant) stay behind. */
-export function toView(record: Record): Disbursement {
+export function toView(record: domain.Disbursement): Disbursement {
   return {
     ...publicFields(record),
     createdAt: date(record.createdAt),
