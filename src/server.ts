@@ -8,7 +8,7 @@ import { MerchantRegistry } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config } from './config';
 import { handleDemo } from './demo/demo.route';
-import { badRequest, internalError } from './disbursements/disbursement.errors';
+import { badRequest, internalError } from './graphql/request.errors';
 import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { buildGatewaySchema } from './graphql/gateway.schema';

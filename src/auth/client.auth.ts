@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { credentialsUncheckable, forbidden, GatewayError, unauthenticated } from '../disbursements/disbursement.errors';
+import { forbidden, GatewayError } from '../disbursements/disbursement.errors';
+import { credentialsUncheckable, unauthenticated } from './auth.errors';
 import { Actor, ANONYMOUS } from '../disbursements/payout.controls';
 import { throttle } from '../observability/log.throttle';
 import { Logger } from '../observability/logger';

@@ -1,14 +1,8 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientAuth, SCOPES } from '../auth/client.auth';
 import { ClientRateLimit } from '../auth/client.rate-limit';
-import {
-  badInput,
-  clientRateLimited,
-  forbidden,
-  GatewayError,
-  gatewayStopping,
-  storeUnavailable,
-} from '../disbursements/disbursement.errors';
+import { badInput, forbidden, GatewayError, storeUnavailable } from '../disbursements/disbursement.errors';
+import { clientRateLimited, gatewayStopping } from '../graphql/request.errors';
 import { HistoryEntry, Merchant, StoreUnavailableError } from '../disbursements/disbursement.ports';
 import { Actor } from '../disbursements/payout.controls';
 import { StatementWindow } from '../disbursements/payout.statement';

@@ -1,7 +1,8 @@
 import { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientAuth, Principal } from '../auth/client.auth';
-import { badRequest, ErrorCode, GatewayError } from '../disbursements/disbursement.errors';
+import { ErrorCode, GatewayError } from '../disbursements/disbursement.errors';
+import { badRequest } from './request.errors';
 import { readBody } from '../http/http.body';
 import { sendGraphQLError, sendGraphQLErrors } from '../http/http.reply';
 import { GraphQLOperations, OperationRequest } from './graphql.operations';

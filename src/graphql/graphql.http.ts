@@ -3,7 +3,8 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, GatewayError, clientRateLimited } from '../disbursements/disbursement.errors';
+import { GatewayError } from '../disbursements/disbursement.errors';
+import { badRequest, clientRateLimited } from './request.errors';
 import { readBody } from '../http/http.body';
 import { sendGraphQLError } from '../http/http.reply';
 import { MAX_CLIENT_TEXT_LENGTH } from '../observability/client-text.limit';

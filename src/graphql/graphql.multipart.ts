@@ -1,6 +1,6 @@
 import { ExecutionResult, OperationTypeNode } from 'graphql';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, subscriberTooSlow } from '../disbursements/disbursement.errors';
+import { badRequest, subscriberTooSlow } from './request.errors';
 import {
   isAsyncIterable,
   jsonRequestOf,

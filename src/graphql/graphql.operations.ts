@@ -12,15 +12,9 @@ import {
 import { randomUUID } from 'node:crypto';
 import { IncomingHttpHeaders } from 'node:http';
 import { Authentication, Principal } from '../auth/client.auth';
-import {
-  badRequest,
-  clientRateLimited,
-  GatewayError,
-  tokenExpired,
-  tooManyClientOperations,
-  tooManyOperations,
-  unauthenticated,
-} from '../disbursements/disbursement.errors';
+import { GatewayError } from '../disbursements/disbursement.errors';
+import { badRequest, clientRateLimited, tooManyClientOperations, tooManyOperations } from './request.errors';
+import { tokenExpired, unauthenticated } from '../auth/auth.errors';
 import { tracingOn } from '../observability/tracing';
 import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
 import { formatError, refusalError } from './gateway.errors';

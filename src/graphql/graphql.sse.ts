@@ -1,7 +1,7 @@
 import { ExecutionResult, OperationTypeNode } from 'graphql';
 import { createHandler, Request } from 'graphql-sse';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, mutationOverGet } from '../disbursements/disbursement.errors';
+import { badRequest, mutationOverGet } from './request.errors';
 import { graphQLResponseType, sendGraphQLError } from '../http/http.reply';
 import {
   isAsyncIterable,

@@ -1,6 +1,6 @@
 import { CloseCode, Context, MessageType, stringifyMessage } from 'graphql-ws';
 import { Extra } from 'graphql-ws/use/ws';
-import { tokenExpired } from '../disbursements/disbursement.errors';
+import { tokenExpired } from '../auth/auth.errors';
 
 /** setTimeout fires at once for delays past 2^31-1 ms (24.8 days); longer waits are taken in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -1,6 +1,7 @@
 import { DocumentNode, Kind, parse } from 'graphql';
 import { createHash } from 'node:crypto';
-import { GatewayError, persistedQueryNotInList, queryNotInSafelist } from '../disbursements/disbursement.errors';
+import { GatewayError } from '../disbursements/disbursement.errors';
+import { persistedQueryNotInList, queryNotInSafelist } from './request.errors';
 import { Logger } from '../observability/logger';
 import { GatewayMetrics } from '../observability/metrics';
 import { PARSE_OPTIONS } from './graphql.parse';
