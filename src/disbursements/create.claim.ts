@@ -198,7 +198,6 @@ async function takeOverUnknown(
   // The provider never saw it: take the claim over (only one caller wins) and send.
   const since = existing.updatedAt;
   let won = false;
-  // `won` is what the store's last run of the change decided (DisbursementStore.change).
   const { stored: taken } = await ctx.writer.change(merchant.id, request.referenceId, (current) => {
     const at = now();
     // A claim still marked as sending is taken over only when its process is gone (stale), and

@@ -190,7 +190,6 @@ export class DisbursementService {
   /** Takes a due record for this replica until `until`; undefined when another replica took it first. */
   async lease(record: Disbursement, until: Date): Promise<Disbursement | undefined> {
     let taken = false;
-    // Only the store's last run of the change was stored (DisbursementStore.update).
     const { stored } = await this.ctx.writer.change(record.merchantId, record.referenceId, (current) => {
       const next = leased(current, record, until);
       taken = next !== undefined;

@@ -37,7 +37,6 @@ export function payoutColumns(record: Disbursement, writtenAt: number): PayoutCo
 /** Where a new record sits in its merchant's history: when it was first stored. */
 export const createdAtOf = (record: Disbursement): number => Date.parse(record.updatedAt);
 
-/** A SQL condition and its values, with placeholders written by `param` (`?` or `$n`). */
 /** A history read's row; PostgreSQL answers a bigint as a string. */
 export interface HistoryRow {
   created_at: number | string;
@@ -49,6 +48,7 @@ export function historyEntryOf(row: HistoryRow): HistoryEntry {
   return { at: Number(row.created_at), referenceId: row.reference_id, record: JSON.parse(row.record) as Disbursement };
 }
 
+/** A SQL condition and its values, with placeholders written by `param` (`?` or `$n`). */
 export interface Condition {
   sql: string;
   values: unknown[];
