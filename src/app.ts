@@ -17,7 +17,7 @@ import { SandboxHandle, startSandbox } from './sandbox/sandbox.server';
 import { listen, Listening, serve } from './server';
 import { createStorage, Storage } from './app.storage';
 import { databasePassword, shownTarget } from './database/database.target';
-import { loadManifest } from './graphql/trusted.manifest';
+import { loadManifest } from './graphql/operations/trusted-documents.manifest';
 import { BreakingProvider } from './upstream/upstream.breaker';
 import { BudgetedProvider } from './upstream/provider.budget';
 import { UpstreamClient } from './upstream/upstream.client';

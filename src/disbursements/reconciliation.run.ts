@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AuditAction } from './audit.entry';
 import { whenVisible } from './audit.rules';
-import { canonicalSignedDecimal } from './decimal';
+import { canonicalSignedDecimal } from './decimal.parse';
 import { applyProviderAnswer } from './disbursement.answer';
 import { DomainContext } from './disbursement.context';
 import { reconciliationRunning } from './disbursement.errors';

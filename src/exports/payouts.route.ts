@@ -6,7 +6,7 @@ import { clientRateLimited, gatewayStopping } from '../graphql/request.errors';
 import { HistoryEntry, Merchant, StoreUnavailableError } from '../disbursements/disbursement.ports';
 import { Actor } from '../disbursements/payout.controls';
 import { StatementWindow } from '../disbursements/payout.statement';
-import { principalOf } from '../graphql/graphql.http-stream';
+import { principalOf } from '../graphql/transports/http.request';
 import { sendGraphQLError, sendGraphQLErrors, sendJson } from '../http/http.reply';
 import { Logger } from '../observability/logger';
 import { PAYOUT_HEADER, payoutLine } from './payouts.csv';

@@ -1,5 +1,5 @@
 import { DisbursementStatus, PaymentType, ProviderRecord } from '../disbursements/disbursement.model';
-import { canonicalDecimal } from '../disbursements/decimal';
+import { canonicalDecimal } from '../disbursements/decimal.parse';
 
 const STATUSES: Record<string, DisbursementStatus> = {
   pending: 'PENDING',

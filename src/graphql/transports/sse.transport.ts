@@ -1,16 +1,16 @@
 import { ExecutionResult, OperationTypeNode } from 'graphql';
 import { createHandler, Request } from 'graphql-sse';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, mutationOverGet } from './request.errors';
-import { graphQLResponseType, sendGraphQLError } from '../http/http.reply';
+import { badRequest, mutationOverGet } from '../request.errors';
+import { graphQLResponseType, sendGraphQLError } from '../../http/http.reply';
 import {
   isAsyncIterable,
   jsonRequestOf,
   MAX_STREAM_BUFFERED_BYTES,
   principalOf,
   searchRequestOf,
-} from './graphql.http-stream';
-import { GraphQLOperations, OperationConnection, OperationRequest } from './graphql.operations';
+} from './http.request';
+import { GraphQLOperations, OperationConnection, OperationRequest } from '../operations/operation.runner';
 
 /** graphql-sse wants an index signature on its context type; the core's contexts are GatewayContexts. */
 type SseContext = Record<PropertyKey, unknown>;

@@ -2,12 +2,12 @@ import { Context } from 'graphql-ws';
 import { Extra, useServer } from 'graphql-ws/use/ws';
 import { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer } from 'ws';
-import { originAllowed } from '../http/http.cors';
-import { ErrorCode } from '../disbursements/disbursement.errors';
-import { unauthenticated } from '../auth/auth.errors';
-import { BODY_LIMIT, MAX_STREAM_BUFFERED_BYTES } from './graphql.http-stream';
-import { GraphQLOperations, OperationConnection, refusal } from './graphql.operations';
-import { closeOnExpiry } from './graphql.ws-expiry';
+import { originAllowed } from '../../http/http.cors';
+import { ErrorCode } from '../../disbursements/disbursement.errors';
+import { unauthenticated } from '../../auth/auth.errors';
+import { BODY_LIMIT, MAX_STREAM_BUFFERED_BYTES } from './http.request';
+import { GraphQLOperations, OperationConnection, refusal } from '../operations/operation.runner';
+import { closeOnExpiry } from './ws.expiry';
 
 export interface GraphQLWsOptions {
   /** Subscriptions one connection may hold at once. */

@@ -1,12 +1,12 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { BatchItem, BatchResult, MAX_BATCH_ITEMS } from '../disbursements/disbursement.batch';
-import { GatewayError } from '../disbursements/disbursement.errors';
-import { DisbursementRequest } from '../disbursements/disbursement.model';
+import { BatchItem, BatchResult, MAX_BATCH_ITEMS } from '../../disbursements/disbursement.batch';
+import { GatewayError } from '../../disbursements/disbursement.errors';
+import { DisbursementRequest } from '../../disbursements/disbursement.model';
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { DisbursementResult } from './disbursement-result.type';
 import { BankValidationOptions, validateBank, validateMobileMoney } from './disbursement.validation';
 import { toView } from './disbursement.view';
-import { GatewayContext } from './gateway.context';
+import { GatewayContext } from '../gateway.context';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
 
 /** Validates every input on its own, so one bad item is that item's error and not the batch's. */

@@ -1,8 +1,8 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
-import { MAX_HISTORY_PAGE } from '../disbursements/disbursement.history';
+import { MAX_HISTORY_PAGE } from '../../disbursements/disbursement.history';
 import { DisbursementConnection, DisbursementFilter } from './disbursement-connection.type';
 import { toView } from './disbursement.view';
-import { GatewayContext } from './gateway.context';
+import { GatewayContext } from '../gateway.context';
 import { decodeCursor, encodeCursor } from './history.cursor';
 
 @Resolver(() => DisbursementConnection)

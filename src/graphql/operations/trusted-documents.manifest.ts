@@ -1,6 +1,6 @@
 import { getOperationAST, parse } from 'graphql';
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../config';
+import { ConfigError } from '../../config';
 
 /** One trusted operation: the id clients send for it, its exact text, and its operation's name. */
 export interface TrustedOperation {

@@ -1,9 +1,7 @@
 import { CloseCode, Context, MessageType, stringifyMessage } from 'graphql-ws';
 import { Extra } from 'graphql-ws/use/ws';
-import { tokenExpired } from '../auth/auth.errors';
-
-/** setTimeout fires at once for delays past 2^31-1 ms (24.8 days); longer waits are taken in steps. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+import { tokenExpired } from '../../auth/auth.errors';
+import { atTime } from '../operations/token.expiry';
 
 const expired = tokenExpired();
 const EXPIRED = { message: expired.message, extensions: { code: expired.code } };
@@ -24,19 +22,4 @@ export function closeOnExpiry(
     socket.close(CloseCode.Forbidden, 'Token expired');
   };
   return atTime(acceptedUntil, expire);
-}
-
-/**
- * Calls `fire` once the time `at` (ms since the epoch) comes, however far off; returns the cancel.
- * The timer never keeps the process up: the connection or stream it ends clears it.
- */
-export function atTime(at: number, fire: () => void): () => void {
-  let timer: NodeJS.Timeout;
-  const arm = () => {
-    const left = at - Date.now();
-    timer = setTimeout(left > MAX_TIMER_MS ? arm : fire, Math.min(Math.max(left, 0), MAX_TIMER_MS));
-    timer.unref();
-  };
-  arm();
-  return () => clearTimeout(timer);
 }

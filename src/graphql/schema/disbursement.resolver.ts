@@ -1,10 +1,10 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { badInput } from '../disbursements/disbursement.errors';
+import { badInput } from '../../disbursements/disbursement.errors';
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { Disbursement } from './disbursement.type';
 import { BankValidationOptions, validateBank, validateMobileMoney } from './disbursement.validation';
 import { toView } from './disbursement.view';
-import { GatewayContext } from './gateway.context';
+import { GatewayContext } from '../gateway.context';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
 
 const MAX_BATCH = 100;

@@ -1,5 +1,10 @@
 import { registerEnumType } from 'type-graphql';
-import { DisbursementChannel, DisbursementStatus, EventSource, PaymentType } from '../disbursements/disbursement.model';
+import {
+  DisbursementChannel,
+  DisbursementStatus,
+  EventSource,
+  PaymentType,
+} from '../../disbursements/disbursement.model';
 
 registerEnumType(DisbursementStatus, {
   name: 'DisbursementStatus',

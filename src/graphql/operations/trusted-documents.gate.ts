@@ -1,11 +1,11 @@
 import { DocumentNode, Kind, parse } from 'graphql';
 import { createHash } from 'node:crypto';
-import { GatewayError } from '../disbursements/disbursement.errors';
-import { persistedQueryNotInList, queryNotInSafelist } from './request.errors';
-import { Logger } from '../observability/logger';
-import { GatewayMetrics } from '../observability/metrics';
-import { PARSE_OPTIONS } from './graphql.parse';
-import { TrustedOperation } from './trusted.manifest';
+import { GatewayError } from '../../disbursements/disbursement.errors';
+import { persistedQueryNotInList, queryNotInSafelist } from '../request.errors';
+import { Logger } from '../../observability/logger';
+import { GatewayMetrics } from '../../observability/metrics';
+import { PARSE_OPTIONS } from './operation.parse';
+import { TrustedOperation } from './trusted-documents.manifest';
 
 /** The parts of a GraphQL request (HTTP body or query string, graphql-ws payload) that name its document. */
 export interface DocumentRequest {
@@ -76,7 +76,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest('hex')
 
 /**
  * TRUSTED_DOCUMENTS: an operation runs only when its id or its exact body is in the manifest.
- * Every transport asks `admit` before parsing: GraphQL over HTTP (graphql.http.ts), and graphql-ws,
+ * Every transport asks `admit` before parsing: GraphQL over HTTP (http.transport.ts), and graphql-ws,
  * multipart and server-sent events through GraphQLOperations (OperationChecker.checkRequest), so a
  * new transport built on either gets the same rule. In `log` mode nothing is refused: what would be
  * is logged (once per distinct document) and counted (every time).

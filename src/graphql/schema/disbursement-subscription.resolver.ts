@@ -1,11 +1,11 @@
 import { Arg, ID, Resolver, Root, Subscription } from 'type-graphql';
-import { Change } from '../disbursements/change-log.feed';
+import { Change } from '../../disbursements/change-log.feed';
 // The domain's record, next to the GraphQL type of the same name.
-import * as domain from '../disbursements/disbursement.model';
+import * as domain from '../../disbursements/disbursement.model';
 import { DisbursementChange } from './disbursement-change.type';
 import { Disbursement } from './disbursement.type';
 import { toView } from './disbursement.view';
-import { GatewayContext } from './gateway.context';
+import { GatewayContext } from '../gateway.context';
 
 @Resolver(() => Disbursement)
 export class DisbursementSubscriptionResolver {

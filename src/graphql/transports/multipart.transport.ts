@@ -1,6 +1,6 @@
 import { ExecutionResult, OperationTypeNode } from 'graphql';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, subscriberTooSlow } from './request.errors';
+import { badRequest, subscriberTooSlow } from '../request.errors';
 import {
   isAsyncIterable,
   jsonRequestOf,
@@ -8,8 +8,8 @@ import {
   principalOf,
   sendRefusal,
   streamFailure,
-} from './graphql.http-stream';
-import { GraphQLOperations, refusal } from './graphql.operations';
+} from './http.request';
+import { GraphQLOperations, refusal } from '../operations/operation.runner';
 
 /** Apollo's multipart subscription protocol: https://www.apollographql.com/docs/graphos/routing/operations/subscriptions/multipart-protocol */
 const BOUNDARY = 'graphql';

@@ -9,9 +9,9 @@ import {
   validate,
   ValidationRule,
 } from 'graphql';
-import { refusalError } from './gateway.errors';
-import { PARSE_OPTIONS } from './graphql.parse';
-import type { DocumentRequest, TrustedDocuments } from './trusted.documents';
+import { refusalError } from '../gateway.errors';
+import { PARSE_OPTIONS } from './operation.parse';
+import type { DocumentRequest, TrustedDocuments } from './trusted-documents.gate';
 
 /**
  * The request rules of both transports, in one place: Apollo applies them over HTTP, and
@@ -19,7 +19,7 @@ import type { DocumentRequest, TrustedDocuments } from './trusted.documents';
  *
  * GraphQL Armor's limits (OWASP GraphQL cheat sheet). Depth counts introspection too: the
  * standard introspection query that Apollo Sandbox sends is 21 levels deep, our own deepest 4.
- * The token limit is graphql-js's own parse option (graphql.parse.ts).
+ * The token limit is graphql-js's own parse option (operation.parse.ts).
  * Field suggestions are removed from messages by formatError, which both transports share.
  */
 const armor = new ApolloArmor({

@@ -1,5 +1,5 @@
 import { Field, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { AuditAction } from '../disbursements/audit.entry';
+import { AuditAction } from '../../disbursements/audit.entry';
 import { DecimalScalar } from './decimal.scalar';
 import { DisbursementStatus } from './disbursement.enums';
 

@@ -1,5 +1,5 @@
-import { badInput } from '../disbursements/disbursement.errors';
-import { HistoryPosition } from '../disbursements/disbursement.ports';
+import { badInput } from '../../disbursements/disbursement.errors';
+import { HistoryPosition } from '../../disbursements/disbursement.ports';
 
 /** base64url of `[at, referenceId]`: opaque to clients, and a position that never moves. */
 export function encodeCursor(position: HistoryPosition): string {

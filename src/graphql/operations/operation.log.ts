@@ -1,9 +1,9 @@
 import { ApolloServerPlugin } from '@apollo/server';
-import { clientText } from '../observability/client-text.limit';
-import { GatewayMetrics } from '../observability/metrics';
-import { Logger } from '../observability/logger';
-import { providerCallsSoFar } from '../observability/request.context';
-import { GatewayContext } from './gateway.context';
+import { clientText } from '../../observability/client-text.limit';
+import { GatewayMetrics } from '../../observability/metrics';
+import { Logger } from '../../observability/logger';
+import { providerCallsSoFar } from '../../observability/request.context';
+import { GatewayContext } from '../gateway.context';
 import { describeActiveOperation } from './operation.tracing';
 
 /** One log line and one counted outcome per GraphQL operation over HTTP; its provider calls are on that line. */

@@ -1,11 +1,11 @@
 import { ApolloServerPlugin } from '@apollo/server';
 import { DocumentNode, Kind, OperationDefinitionNode, OperationTypeNode, ValueNode } from 'graphql';
-import { ClientRateLimit } from '../auth/client.rate-limit';
-import { MAX_BATCH_ITEMS } from '../disbursements/disbursement.batch';
-import { GatewayError } from '../disbursements/disbursement.errors';
-import { clientRateLimited, tooManyPayouts } from './request.errors';
-import { GatewayContext } from './gateway.context';
-import { refusalError } from './gateway.errors';
+import { ClientRateLimit } from '../../auth/client.rate-limit';
+import { MAX_BATCH_ITEMS } from '../../disbursements/disbursement.batch';
+import { GatewayError } from '../../disbursements/disbursement.errors';
+import { clientRateLimited, tooManyPayouts } from '../request.errors';
+import { GatewayContext } from '../gateway.context';
+import { refusalError } from '../gateway.errors';
 import { rootFields } from './operation.scopes';
 
 /** Payouts one operation may carry in all, whatever its aliases: the size of one batch. */

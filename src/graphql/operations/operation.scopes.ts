@@ -8,10 +8,10 @@ import {
   OperationTypeNode,
   SelectionSetNode,
 } from 'graphql';
-import { Scope, SCOPES } from '../auth/client.auth';
-import { forbidden, GatewayError } from '../disbursements/disbursement.errors';
-import { GatewayContext } from './gateway.context';
-import { refusalError } from './gateway.errors';
+import { Scope, SCOPES } from '../../auth/client.auth';
+import { forbidden, GatewayError } from '../../disbursements/disbursement.errors';
+import { GatewayContext } from '../gateway.context';
+import { refusalError } from '../gateway.errors';
 
 /** Root fields of an operation, through fragments; @skip/@include are ignored, so checks err strict. */
 export function rootFields(operation: OperationDefinitionNode, document: DocumentNode): FieldNode[] {

@@ -1,5 +1,5 @@
 import { Ctx, Query, Resolver } from 'type-graphql';
-import { GatewayContext } from './gateway.context';
+import { GatewayContext } from '../gateway.context';
 import { WalletBalance } from './wallet-balance.type';
 
 @Resolver(() => WalletBalance)

@@ -1,7 +1,15 @@
 import { ExecutionArgs, ExecutionResult, getOperationAST } from 'graphql';
 import { IncomingHttpHeaders } from 'node:http';
-import { activeSpan, Context, contextFromHeaders, Span, SpanKind, traced, tracingOn } from '../observability/tracing';
-import { GatewayContext } from './gateway.context';
+import {
+  activeSpan,
+  Context,
+  contextFromHeaders,
+  Span,
+  SpanKind,
+  traced,
+  tracingOn,
+} from '../../observability/tracing';
+import { GatewayContext } from '../gateway.context';
 
 /**
  * What an operation's span shows: its name and type, and the merchant. Never the document or the
@@ -22,7 +30,7 @@ export function describeOperationSpan(
   });
 }
 
-/** Adds the operation's description to the span of the HTTP request serving it (see graphql.http.ts). */
+/** Adds the operation's description to the span of the HTTP request serving it (see http.transport.ts). */
 export function describeActiveOperation(
   type: string,
   name: string,

@@ -1,6 +1,9 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { Discrepancy as DiscrepancyModel, ReconciliationRun as RunModel } from '../disbursements/reconciliation.model';
-import { GatewayContext } from './gateway.context';
+import {
+  Discrepancy as DiscrepancyModel,
+  ReconciliationRun as RunModel,
+} from '../../disbursements/reconciliation.model';
+import { GatewayContext } from '../gateway.context';
 import { PayoutStatement } from './payout-statement.type';
 import { ReconciliationRun } from './reconciliation.type';
 

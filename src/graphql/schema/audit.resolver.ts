@@ -1,8 +1,8 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
-import { MAX_AUDIT_PAGE } from '../disbursements/audit.trail';
-import { badInput } from '../disbursements/disbursement.errors';
+import { MAX_AUDIT_PAGE } from '../../disbursements/audit.trail';
+import { badInput } from '../../disbursements/disbursement.errors';
 import { AuditConnection, AuditFilter } from './audit.type';
-import { GatewayContext } from './gateway.context';
+import { GatewayContext } from '../gateway.context';
 
 /** base64url of `audit:<sequence>`: opaque to clients. */
 const cursorOf = (sequence: number) => Buffer.from(`audit:${sequence}`).toString('base64url');

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { BANK_ACCOUNT_NUMBER, MOBILE_MONEY_ACCOUNT_NUMBER } from '../disbursements/account-number.rules';
-import { canonicalDecimal, decimalPlaces, fitsJsonNumber, isPositive } from '../disbursements/decimal';
-import { badInput, GatewayError } from '../disbursements/disbursement.errors';
-import { BankRequest, MobileMoneyRequest } from '../disbursements/disbursement.model';
-import { isPrivateHost } from '../relay/relay.address';
+import { BANK_ACCOUNT_NUMBER, MOBILE_MONEY_ACCOUNT_NUMBER } from '../../disbursements/account-number.rules';
+import { canonicalDecimal, decimalPlaces, fitsJsonNumber, isPositive } from '../../disbursements/decimal.parse';
+import { badInput, GatewayError } from '../../disbursements/disbursement.errors';
+import { BankRequest, MobileMoneyRequest } from '../../disbursements/disbursement.model';
+import { isPrivateHost } from '../../relay/relay.address';
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
 

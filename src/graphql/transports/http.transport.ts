@@ -3,22 +3,22 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { GatewayError } from '../disbursements/disbursement.errors';
-import { badRequest, clientRateLimited } from './request.errors';
-import { readBody } from '../http/http.body';
-import { sendGraphQLError } from '../http/http.reply';
-import { MAX_CLIENT_TEXT_LENGTH } from '../observability/client-text.limit';
-import { withRequestId } from '../observability/request.context';
-import { contextFromHeaders, SpanKind, traced, tracingOn } from '../observability/tracing';
-import { formatError } from './gateway.errors';
-import { createContext, GatewayContext, GraphQLServing } from './gateway.context';
-import { armorPlugins, requestValidationRules } from './graphql.armor';
-import { BODY_LIMIT, principalOf } from './graphql.http-stream';
-import { PARSE_OPTIONS } from './graphql.parse';
-import { useOperationLog } from './operation-log.plugin';
-import { usePayoutQuota } from './operation.payouts';
-import { useScopes } from './operation.scopes';
-import { DocumentRequest, TrustedDocuments, withTrustedQuery } from './trusted.documents';
+import { GatewayError } from '../../disbursements/disbursement.errors';
+import { badRequest, clientRateLimited } from '../request.errors';
+import { readBody } from '../../http/http.body';
+import { sendGraphQLError } from '../../http/http.reply';
+import { MAX_CLIENT_TEXT_LENGTH } from '../../observability/client-text.limit';
+import { withRequestId } from '../../observability/request.context';
+import { contextFromHeaders, SpanKind, traced, tracingOn } from '../../observability/tracing';
+import { formatError } from '../gateway.errors';
+import { createContext, GatewayContext, GraphQLServing } from '../gateway.context';
+import { armorPlugins, requestValidationRules } from '../operations/operation.armor';
+import { BODY_LIMIT, principalOf } from './http.request';
+import { PARSE_OPTIONS } from '../operations/operation.parse';
+import { useOperationLog } from '../operations/operation.log';
+import { usePayoutQuota } from '../operations/operation.payouts';
+import { useScopes } from '../operations/operation.scopes';
+import { DocumentRequest, TrustedDocuments, withTrustedQuery } from '../operations/trusted-documents.gate';
 
 export interface GraphQLHttpOptions extends GraphQLServing {
   landingPage: boolean;
@@ -119,7 +119,7 @@ export class GraphQLHttpHandler {
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const requestId = requestIdOf(req);
     res.setHeader('x-request-id', requestId);
-    // The operation's provider calls are gathered for its one log line (operation-log.plugin.ts).
+    // The operation's provider calls are gathered for its one log line (operation.log.ts).
     // One span per operation when tracing is on, continuing the client's W3C traceparent; named once Apollo knows the operation.
     const serve = tracingOn()
       ? () =>

@@ -1,6 +1,6 @@
-import { publicFields } from '../disbursements/disbursement.fields';
+import { publicFields } from '../../disbursements/disbursement.fields';
 // The domain's record, next to the GraphQL type of the same name.
-import * as domain from '../disbursements/disbursement.model';
+import * as domain from '../../disbursements/disbursement.model';
 import { Disbursement } from './disbursement.type';
 
 function date(value: string | undefined): Date | undefined {

@@ -1,12 +1,12 @@
 import { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { ClientAuth, Principal } from '../auth/client.auth';
-import { ErrorCode, GatewayError } from '../disbursements/disbursement.errors';
-import { badRequest } from './request.errors';
-import { readBody } from '../http/http.body';
-import { sendGraphQLError, sendGraphQLErrors } from '../http/http.reply';
-import { GraphQLOperations, OperationRequest } from './graphql.operations';
-import { documentIdOf } from './trusted.documents';
+import { ClientAuth, Principal } from '../../auth/client.auth';
+import { ErrorCode, GatewayError } from '../../disbursements/disbursement.errors';
+import { badRequest } from '../request.errors';
+import { readBody } from '../../http/http.body';
+import { sendGraphQLError, sendGraphQLErrors } from '../../http/http.reply';
+import { GraphQLOperations, OperationRequest } from '../operations/operation.runner';
+import { documentIdOf } from '../operations/trusted-documents.gate';
 
 /** The largest GraphQL request on every transport: an HTTP body, a websocket message. */
 export const BODY_LIMIT = 64 * 1024;
@@ -77,7 +77,7 @@ function operationOf(fields: Record<string, unknown>): OperationRequest | Gatewa
     extensions,
     documentId,
   };
-  // A trusted document's id stands for its text (trusted.documents.ts).
+  // A trusted document's id stands for its text (trusted-documents.gate.ts).
   if (!query && documentIdOf(request) === undefined) {
     return badRequest('GraphQL operations must contain a non-empty `query` or a `persistedQuery` extension.');
   }

@@ -1,10 +1,10 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { SCOPES } from '../auth/client.auth';
-import { badInput, GatewayError, outcomeUnknown } from '../disbursements/disbursement.errors';
+import { SCOPES } from '../../auth/client.auth';
+import { badInput, GatewayError, outcomeUnknown } from '../../disbursements/disbursement.errors';
 import { DisbursementResult } from './disbursement-result.type';
 import { Disbursement } from './disbursement.type';
 import { toView } from './disbursement.view';
-import { GatewayContext } from './gateway.context';
+import { GatewayContext } from '../gateway.context';
 import { PayoutAllowance } from './payout-allowance.type';
 
 const MAX_APPROVALS = 100;
