@@ -24,8 +24,8 @@ import { HttpError } from './http/http.body';
 import { applyCors } from './http/http.cors';
 import { limitConnectionsPerAddress } from './http/http.connections';
 import { sendGraphQLError, sendJson } from './http/http.reply';
-import { Logger } from './observability/logger';
-import { GatewayMetrics } from './observability/metrics';
+import { Logger } from './observability/pino.logger';
+import { GatewayMetrics } from './observability/gateway.metrics';
 import { Storage } from './app.storage';
 
 export interface ServerParts {

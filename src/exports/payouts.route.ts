@@ -8,7 +8,7 @@ import { Actor } from '../disbursements/payout.controls';
 import { StatementWindow } from '../disbursements/payout.statement';
 import { principalOf } from '../graphql/transports/http.request';
 import { sendGraphQLError, sendGraphQLErrors, sendJson } from '../http/http.reply';
-import { Logger } from '../observability/logger';
+import { Logger } from '../observability/pino.logger';
 import { PAYOUT_HEADER, payoutLine } from './payouts.csv';
 
 export const PAYOUTS_CSV_PATH = '/exports/payouts.csv';

@@ -8,8 +8,8 @@ import { Disbursement } from '../disbursements/disbursement.model';
 import { OnListening } from '../disbursements/disbursement.ports';
 import { DisbursementService } from '../disbursements/disbursement.service';
 import { Actor } from '../disbursements/payout.controls';
-import { Logger } from '../observability/logger';
-import { GatewayMetrics } from '../observability/metrics';
+import { Logger } from '../observability/pino.logger';
+import { GatewayMetrics } from '../observability/gateway.metrics';
 
 /** What serving GraphQL needs, over HTTP and over websockets alike. */
 export interface GraphQLServing {

@@ -1,7 +1,7 @@
 import { ApolloServerPlugin } from '@apollo/server';
 import { clientText } from '../../observability/client-text.limit';
-import { GatewayMetrics } from '../../observability/metrics';
-import { Logger } from '../../observability/logger';
+import { GatewayMetrics } from '../../observability/gateway.metrics';
+import { Logger } from '../../observability/pino.logger';
 import { providerCallsSoFar } from '../../observability/request.context';
 import { GatewayContext } from '../gateway.context';
 import { describeActiveOperation } from './operation.tracing';

@@ -15,7 +15,7 @@ import { Authentication, Principal } from '../../auth/client.auth';
 import { GatewayError } from '../../disbursements/disbursement.errors';
 import { badRequest, clientRateLimited, tooManyClientOperations, tooManyOperations } from '../request.errors';
 import { tokenExpired, unauthenticated } from '../../auth/auth.errors';
-import { tracingOn } from '../../observability/tracing';
+import { tracingOn } from '../../observability/tracing.spans';
 import { createContext, GatewayContext, GraphQLServing } from '../gateway.context';
 import { formatError, refusalError } from '../gateway.errors';
 import { OperationChecker } from './operation.armor';

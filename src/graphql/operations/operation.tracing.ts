@@ -8,7 +8,7 @@ import {
   SpanKind,
   traced,
   tracingOn,
-} from '../../observability/tracing';
+} from '../../observability/tracing.spans';
 import { GatewayContext } from '../gateway.context';
 
 /**

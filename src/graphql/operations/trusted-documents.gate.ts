@@ -2,8 +2,8 @@ import { DocumentNode, Kind, parse } from 'graphql';
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../disbursements/disbursement.errors';
 import { persistedQueryNotInList, queryNotInSafelist } from '../request.errors';
-import { Logger } from '../../observability/logger';
-import { GatewayMetrics } from '../../observability/metrics';
+import { Logger } from '../../observability/pino.logger';
+import { GatewayMetrics } from '../../observability/gateway.metrics';
 import { PARSE_OPTIONS } from './operation.parse';
 import { TrustedOperation } from './trusted-documents.manifest';
 

@@ -9,7 +9,7 @@ import { readBody } from '../../http/http.body';
 import { sendGraphQLError } from '../../http/http.reply';
 import { MAX_CLIENT_TEXT_LENGTH } from '../../observability/client-text.limit';
 import { withRequestId } from '../../observability/request.context';
-import { contextFromHeaders, SpanKind, traced, tracingOn } from '../../observability/tracing';
+import { contextFromHeaders, SpanKind, traced, tracingOn } from '../../observability/tracing.spans';
 import { formatError } from '../gateway.errors';
 import { createContext, GatewayContext, GraphQLServing } from '../gateway.context';
 import { armorPlugins, requestValidationRules } from '../operations/operation.armor';

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { OperationLabels } from './operation-labels';
+import { OperationLabels } from './operation.labels';
 
 /** The gateway's Prometheus metrics, on a registry of its own (several gateways may share a process in tests). */
 export class GatewayMetrics {

@@ -2,7 +2,7 @@ import pino, { DestinationStream, Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { currentRequestId } from './request.context';
 import { redactSecrets, secretForms } from './secret.redaction';
-import { logTraceIds } from './tracing';
+import { logTraceIds } from './tracing.spans';
 
 export type { Logger };
 
