@@ -115,7 +115,7 @@ describe('every outcome of a create', () => {
       details: { fields: ['input.amount', 'input.accountNumber'] },
     });
     // The record is the provider's payout now, and the same request keeps getting the same answer.
-    // The memory store keeps JSON, so an unset field is absent rather than undefined.
+    // The store keeps the record as JSON, so an unset field is absent rather than undefined.
     const stored = await d.store.get(merchant.id, request.referenceId);
     expect(stored).toMatchObject({ status: 'SUCCESSFUL', amount: '5' });
     expect(stored?.request).toBeUndefined();

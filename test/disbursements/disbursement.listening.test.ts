@@ -3,7 +3,7 @@ import { OnListening } from '../../src/disbursements/disbursement.ports';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { domain, merchant, mobileRequest } from '../support/domain';
 
-/** In-process events whose "listening" answers only when the test says so, as a slow Redis SUBSCRIBE would. */
+/** In-process events whose "listening" answers only when the test says so, as a listening connection still opening would. */
 class GatedEvents extends PubSubEvents {
   private open!: () => void;
   readonly gate = new Promise<void>((resolve) => (this.open = resolve));

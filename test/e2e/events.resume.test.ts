@@ -1,6 +1,6 @@
 import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { GatewayProcess, launchGateway } from '../support/process';
-import { describeRedis, uniquePrefix } from '../support/redis';
+import { describePostgres, freshDatabase, FreshDatabase } from '../support/postgres';
 import { sharedProvider } from '../support/replicas';
 import { CREATE_MOBILE, gql, knownSecrets, mobileInput, subscriptionsLive } from '../support/stack';
 import { subscribeOver, TRANSPORTS } from '../support/streams';
@@ -12,16 +12,17 @@ const SETTLED = 50;
 const TOKEN = 'tok_resume_client_0123456789abcdef';
 const AUTH = `Bearer ${TOKEN}`;
 
-/** Two gateway processes sharing one Redis: a subscriber leaves one and comes back on the other with its last cursor. */
-describeRedis('resuming disbursementEvents on another replica', () => {
-  const { prefix, cleanup } = uniquePrefix();
+/** Two gateway processes sharing one PostgreSQL database: a subscriber leaves one and comes back on the other with its last cursor. */
+describePostgres('resuming disbursementEvents on another replica', () => {
+  let database: FreshDatabase;
   let sandbox: SandboxHandle;
   let a: GatewayProcess;
   let b: GatewayProcess;
 
   beforeAll(async () => {
     knownSecrets.add(TOKEN);
-    const shared = await sharedProvider(prefix, { settleMs: 200, callbackRetryBaseMs: 50 });
+    database = await freshDatabase();
+    const shared = await sharedProvider(database.url, { settleMs: 200, callbackRetryBaseMs: 50 });
     sandbox = shared.sandbox;
     const env = { ...shared.env, PORT: '0', CLIENT_RATE_LIMIT_PER_MIN: '0', CLIENT_TOKENS: TOKEN, LOG_LEVEL: 'info' };
     [a, b] = await Promise.all([launchGateway(env), launchGateway(env)]);
@@ -30,7 +31,7 @@ describeRedis('resuming disbursementEvents on another replica', () => {
   afterAll(async () => {
     await Promise.all([a.stop(), b.stop()]);
     await sandbox.close();
-    await cleanup();
+    await database.drop();
   });
 
   async function create(accountNumber = '260971234567'): Promise<string> {

@@ -2,7 +2,7 @@ import { Client } from 'graphql-ws';
 import { Gateway, startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { SandboxHandle } from '../../src/sandbox/sandbox.server';
-import { describeRedis, uniquePrefix } from '../support/redis';
+import { describePostgres, freshDatabase, FreshDatabase } from '../support/postgres';
 import { sharedProvider } from '../support/replicas';
 import { CREATE_MOBILE, DISBURSEMENT_FIELDS, gql, mobileInput } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
@@ -12,16 +12,17 @@ type Rec = { referenceId: string; status: string; identifier: string };
 const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} } }`;
 const QUERY = `query One($referenceId: ID!) { disbursement(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} } }`;
 
-/** Two gateways behind one (imagined) load balancer: one sandbox, one Redis, one key prefix. */
-describeRedis('two gateway replicas sharing one Redis', () => {
-  const { prefix, cleanup } = uniquePrefix();
+/** Two gateways behind one (imagined) load balancer: one sandbox, one PostgreSQL database. */
+describePostgres('two gateway replicas sharing one PostgreSQL database', () => {
+  let database: FreshDatabase;
   let sandbox: SandboxHandle;
   let a: Gateway;
   let b: Gateway;
   let onB: Client;
 
   beforeAll(async () => {
-    const shared = await sharedProvider(prefix, { settleMs: 300, callbackRetryBaseMs: 50 });
+    database = await freshDatabase();
+    const shared = await sharedProvider(database.url, { settleMs: 300, callbackRetryBaseMs: 50 });
     sandbox = shared.sandbox;
     const env = { ...shared.env, PORT: '0', LOG_LEVEL: 'silent' };
     const config = loadConfig(env);
@@ -34,7 +35,7 @@ describeRedis('two gateway replicas sharing one Redis', () => {
     await onB.dispose();
     await Promise.all([a.close(), b.close()]);
     await sandbox.close();
-    await cleanup();
+    await database.drop();
   });
 
   it('follows on B a payout created on A to the status of the callback A received', async () => {

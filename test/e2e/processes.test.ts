@@ -1,9 +1,16 @@
 import { Client } from 'graphql-ws';
 import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { launchGateway } from '../support/process';
-import { describeRedis, RedisProxy, startRedisProxy, subscriptionsUnder, uniquePrefix } from '../support/redis';
+import {
+  describeOwnPostgres,
+  describePostgres,
+  freshDatabase,
+  FreshDatabase,
+  OwnPostgres,
+  startOwnPostgres,
+} from '../support/postgres';
 import { sharedProvider } from '../support/replicas';
-import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
+import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput, subscriptionsLive } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
 
 type Rec = { referenceId: string; status: string; identifier: string };
@@ -12,40 +19,38 @@ const AUTH = { authorization: `Bearer ${TOKEN}` };
 const WATCH = `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { referenceId status } }`;
 const QUERY = `query One($r: ID!) { disbursement(referenceId: $r) { referenceId status identifier } }`;
 
-/** Several real gateway processes sharing one Redis, as a fleet behind a load balancer would. */
-describeRedis('gateway processes sharing Redis', () => {
-  const { prefix, cleanup } = uniquePrefix();
+/** The settings of a gateway process over `shared`, with the test's `extra`. */
+const envOf = (shared: Record<string, string>, extra: Record<string, string> = {}) => ({
+  ...shared,
+  PORT: '0',
+  CLIENT_TOKENS: TOKEN,
+  CLIENT_RATE_LIMIT_PER_MIN: '0',
+  RECONCILE_PENDING_AFTER_MS: '600000',
+  ...extra,
+});
+
+/** Several real gateway processes sharing one PostgreSQL database, as a fleet behind a load balancer would. */
+describePostgres('gateway processes sharing one PostgreSQL database', () => {
+  let database: FreshDatabase;
   let sandbox: SandboxHandle;
   let shared: Record<string, string>;
-  let proxy: RedisProxy;
   const clients: Client[] = [];
-
-  const envFor = (extra: Record<string, string> = {}) => ({
-    ...shared,
-    PORT: '0',
-    CLIENT_TOKENS: TOKEN,
-    CLIENT_RATE_LIMIT_PER_MIN: '0',
-    // Through a proxy the test can take down, as Redis going away.
-    REDIS_URL: proxy.url,
-    RECONCILE_PENDING_AFTER_MS: '600000',
-    ...extra,
-  });
+  const envFor = (extra: Record<string, string> = {}) => envOf(shared, extra);
 
   beforeAll(async () => {
     knownSecrets.add(TOKEN);
-    ({ sandbox, env: shared } = await sharedProvider(prefix, {
+    database = await freshDatabase();
+    ({ sandbox, env: shared } = await sharedProvider(database.url, {
       settleMs: 1000,
       callbackRetryBaseMs: 50,
       latencyMs: 200,
     }));
-    proxy = await startRedisProxy();
   });
 
   afterAll(async () => {
     await Promise.all(clients.map(async (c) => c.dispose()));
     await sandbox.close();
-    await proxy.down();
-    await cleanup();
+    await database.drop();
   });
 
   it('a mutation on A, its callback delivered to B, and the subscriber on C gets the final status once', async () => {
@@ -58,8 +63,8 @@ describeRedis('gateway processes sharing Redis', () => {
     try {
       const input = mobileInput();
       const sub = subscribe<{ disbursementUpdated: Rec }>(onC, WATCH, { r: input.referenceId });
-      // C's watcher is live in Redis before anything happens on A.
-      await subscriptionsUnder(`${prefix}{default}:disbursement:${input.referenceId as string}`, 1);
+      // C's watcher is live (C listens to the database) before anything happens on A.
+      await subscriptionsLive(c, 1);
       const created = await gql<{ createMobileMoneyDisbursement: Rec }>(a.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
       expect(created.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
       await sub.completed;
@@ -110,11 +115,29 @@ describeRedis('gateway processes sharing Redis', () => {
       await again.stop();
     }
   }, 60_000);
+});
 
-  it('with Redis gone: not ready, no payout sent without its claim; and it recovers by itself', async () => {
-    const gw = await launchGateway(envFor());
+/** One gateway process over a PostgreSQL server of the test's own, which the test stops as a crash would and starts again. */
+describeOwnPostgres('a gateway process while its PostgreSQL is down', () => {
+  let server: OwnPostgres;
+  let sandbox: SandboxHandle;
+  let shared: Record<string, string>;
+
+  beforeAll(async () => {
+    knownSecrets.add(TOKEN);
+    server = await startOwnPostgres();
+    ({ sandbox, env: shared } = await sharedProvider(server.url, { settleMs: 1000, callbackRetryBaseMs: 50 }));
+  }, 60_000);
+
+  afterAll(async () => {
+    await sandbox.close();
+    await server.destroy();
+  });
+
+  it('is not ready, answers a create SERVICE_UNAVAILABLE without sending it, and recovers by itself', async () => {
+    const gw = await launchGateway(envOf(shared));
     try {
-      await proxy.down();
+      await server.stop('immediate');
       const ready = await eventually(async () => {
         const res = await fetch(`${gw.url}/readyz`);
         return res.status === 503 ? ((await res.json()) as { checks: Record<string, boolean> }) : undefined;
@@ -126,13 +149,12 @@ describeRedis('gateway processes sharing Redis', () => {
       expect(refused.errors?.[0].extensions?.code).toBe('SERVICE_UNAVAILABLE');
       expect(sandbox.stats().createRequests).toBe(before);
 
-      await proxy.up();
+      await server.start();
       await eventually(async () => ((await fetch(`${gw.url}/readyz`)).status === 200 ? true : undefined), 100, 100);
       const served = await gql<{ createMobileMoneyDisbursement: Rec }>(gw.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
       expect(served.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
       expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
     } finally {
-      await proxy.up().catch(() => undefined);
       await gw.stop();
     }
   }, 60_000);

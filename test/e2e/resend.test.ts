@@ -29,7 +29,7 @@ type Answer = {
 const outcome = (a: Answer) => a.errors?.[0]?.extensions?.code ?? a.data?.createMobileMoneyDisbursement?.status;
 
 async function create(input: Record<string, unknown>): Promise<string | undefined> {
-  return outcome((await gql(stack.graphqlUrl, CREATE_MOBILE, { input })) as Answer);
+  return outcome(await gql(stack.graphqlUrl, CREATE_MOBILE, { input }));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

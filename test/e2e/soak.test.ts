@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { ChildProcess, spawn } from 'node:child_process';
-import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
+import { SandboxHandle } from '../../src/sandbox/sandbox.server';
+import { GatewayProcess, launchGateway } from '../support/process';
+import { sharedProvider } from '../support/replicas';
+import { CREATE_MOBILE, eventually, gql, mobileInput, sqliteFile, uniqueRef } from '../support/stack';
 
 const CONCURRENCY = 40;
 /** Each kind of fault on 2 % of creates: 10 % in all. */
@@ -15,6 +19,9 @@ type Row = { referenceId: string; status: string } | null;
 
 const code = (a: Answer) =>
   (a.errors?.[0]?.extensions?.code as string | undefined) ?? a.data?.createMobileMoneyDisbursement?.status ?? 'NONE';
+
+const TOKEN = `soak-${randomUUID()}`;
+const AUTH = { authorization: `Bearer ${TOKEN}` };
 
 /**
  * A child process keeping every core busy (one spinning thread per core), so the gateway, the sandbox
@@ -33,27 +40,35 @@ describe.each([
   { load: 'a calm machine', payouts: 2000, busy: false },
   { load: 'both cores kept busy by a child process', payouts: 1000, busy: true },
 ])('soak on $load', ({ payouts: PAYOUTS, busy }) => {
-  let stack: Stack;
+  // The gateway in a process of its own, as in production: this one runs the clients and the sandbox.
+  const file = sqliteFile();
+  let sandbox: SandboxHandle;
+  let gateway: GatewayProcess;
   let spinner: ChildProcess | undefined;
   beforeAll(async () => {
-    stack = await startStack({
-      env: {
-        UPSTREAM_TIMEOUT_MS: '1000',
-        RECONCILE_INTERVAL_MS: '100',
-        RECONCILE_UNKNOWN_AFTER_MS: '200',
-        RECONCILE_PENDING_AFTER_MS: '3000',
-      },
-      sandbox: { settleMs: 200, callbackRetryBaseMs: 100 },
+    const shared = await sharedProvider(file.url, { settleMs: 200, callbackRetryBaseMs: 100 });
+    sandbox = shared.sandbox;
+    gateway = await launchGateway({
+      ...shared.env,
+      PORT: '0',
+      CLIENT_TOKENS: TOKEN,
+      CLIENT_RATE_LIMIT_PER_MIN: '0',
+      UPSTREAM_TIMEOUT_MS: '1000',
+      RECONCILE_INTERVAL_MS: '100',
+      RECONCILE_UNKNOWN_AFTER_MS: '200',
+      RECONCILE_PENDING_AFTER_MS: '3000',
     });
     if (busy) spinner = busyCores();
   });
   afterAll(async () => {
     spinner?.kill('SIGKILL');
-    await stack.close();
+    await gateway.stop();
+    await sandbox.close();
+    file.remove();
   });
 
   it(`${PAYOUTS} concurrent payouts with 10 % injected faults end with the provider's status, none sent while the provider held it`, async () => {
-    stack.sandbox.setFaults(FAULTS);
+    sandbox.setFaults(FAULTS);
     const inputs = Array.from({ length: PAYOUTS }, (_, i) =>
       mobileInput({ referenceId: uniqueRef('soak'), accountNumber: `260971234${ENDINGS[i % ENDINGS.length]}` }),
     );
@@ -66,7 +81,7 @@ describe.each([
     async function pay(input: Record<string, unknown>, index: number): Promise<void> {
       const ref = input.referenceId as string;
       for (let attempt = 0; attempt < 10; attempt += 1) {
-        const answer = (await gql(stack.graphqlUrl, CREATE_MOBILE, { input })) as Answer;
+        const answer = (await gql(gateway.graphqlUrl, CREATE_MOBILE, { input }, AUTH)) as Answer;
         const c = code(answer);
         if (attempt === 0) firstAnswers.set(c, (firstAnswers.get(c) ?? 0) + 1);
         // A client retries what the gateway says is safe or unknown, with the same referenceId.
@@ -83,16 +98,17 @@ describe.each([
         }
       }),
     );
-    stack.sandbox.setFaults({});
+    sandbox.setFaults({});
 
     const refs = inputs.map((i) => i.referenceId as string);
     const readAll = async (): Promise<Row[]> => {
       const rows: Row[] = [];
       for (let i = 0; i < refs.length; i += 100) {
         const res = await gql<{ disbursements: Row[] }>(
-          stack.graphqlUrl,
+          gateway.graphqlUrl,
           `query M($ids: [ID!]!) { disbursements(referenceIds: $ids) { referenceId status } }`,
           { ids: refs.slice(i, i + 100) },
+          AUTH,
         );
         rows.push(...res.data!.disbursements);
       }
@@ -108,8 +124,8 @@ describe.each([
       500,
     );
 
-    const stats = stack.sandbox.stats();
-    const sandboxRecords = new Map(stack.sandbox.records().map((r) => [r.referenceId, r]));
+    const stats = sandbox.stats();
+    const sandboxRecords = new Map(sandbox.records().map((r) => [r.referenceId, r]));
     const byStatus: Record<string, number> = {};
     for (const row of settled)
       byStatus[row?.status ?? 'not created'] = (byStatus[row?.status ?? 'not created'] ?? 0) + 1;

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { App, startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { startSandbox } from '../../src/sandbox/sandbox.server';
+import { SandboxHandle, startSandbox } from '../../src/sandbox/sandbox.server';
 import {
   callbackBody,
   CREATE_MOBILE,
@@ -11,6 +11,7 @@ import {
   gql,
   knownSecrets,
   mobileInput,
+  sqliteFile,
   Stack,
   startStack,
   subscriptionsLive,
@@ -39,44 +40,72 @@ async function post(url: string, body: unknown, secret?: string): Promise<number
 const metric = async (gatewayUrl: string, name: string) =>
   Number(new RegExp(`^${name} (\\d+)`, 'm').exec(await (await fetch(`${gatewayUrl}/metrics`)).text())?.[1] ?? 0);
 
-describe('a gateway restarted with an empty memory store', () => {
-  it("answers the client's retry with the provider's payout (same identifier), never BAD_USER_INPUT", async () => {
-    const sandbox = await startSandbox({ port: 0, settleMs: 60_000, rateLimitPerMin: 0 });
+describe('a gateway started again', () => {
+  let sandbox: SandboxHandle;
+  const files: ReturnType<typeof sqliteFile>[] = [];
+  let app: App | undefined;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, settleMs: 60_000, rateLimitPerMin: 0 });
+  });
+  const stop = async () => {
+    await app?.close();
+    app = undefined;
+  };
+  afterEach(stop);
+  afterAll(async () => {
+    await sandbox.close();
+    for (const file of files) file.remove();
+  });
+
+  /** Starts a gateway on the embedded file `file` (a new one by default) and answers its GraphQL address. */
+  async function start(file = sqliteFile()): Promise<{ url: string; file: ReturnType<typeof sqliteFile> }> {
+    files.push(file);
     const config = loadConfig({
       PORT: '0',
       HOST: '127.0.0.1',
       UPSTREAM_BASE_URL: sandbox.url,
       MERCHANT_API_KEY: 'sandbox-key',
       LOG_LEVEL: 'silent',
+      DATABASE_URL: file.url,
     });
-    let app: App | undefined;
-    try {
-      app = await startApp({ config, trustedProvider: true });
-      for (const s of app.gateway.secrets) knownSecrets.add(s);
-      const input = mobileInput();
-      const first = await gql<{ createMobileMoneyDisbursement: Rec }>(`${app.gateway.url}/graphql`, CREATE_MOBILE, {
-        input,
-      });
-      expect(first.errors).toBeUndefined();
-      await app.close();
-      app = await startApp({ config, trustedProvider: true });
-      const url = `${app.gateway.url}/graphql`;
-      expect(await read(url, input.referenceId as string)).toBeNull(); // the new process knows nothing
-      const retry = await gql<{ createMobileMoneyDisbursement: Rec }>(url, CREATE_MOBILE, { input });
-      expect(retry.errors).toBeUndefined();
-      expect(retry.data?.createMobileMoneyDisbursement.identifier).toBe(
-        first.data?.createMobileMoneyDisbursement.identifier,
-      );
-      expect((await read(url, input.referenceId as string))?.identifier).toBe(
-        first.data?.createMobileMoneyDisbursement.identifier,
-      );
-      // A changed request under the same referenceId is a conflict, not "fix your input".
-      const changed = await gql(url, CREATE_MOBILE, { input: { ...input, amount: '999' } });
-      expect(changed.errors?.[0].extensions).toMatchObject({ code: 'REFERENCE_CONFLICT', fields: ['input.amount'] });
-    } finally {
-      await app?.close();
-      await sandbox.close();
-    }
+    app = await startApp({ config, trustedProvider: true });
+    for (const secret of app.gateway.secrets) knownSecrets.add(secret);
+    return { url: `${app.gateway.url}/graphql`, file };
+  }
+
+  async function createOn(url: string, input: Record<string, unknown>): Promise<Rec> {
+    const first = await gql<{ createMobileMoneyDisbursement: Rec }>(url, CREATE_MOBILE, { input });
+    expect(first.errors).toBeUndefined();
+    return first.data!.createMobileMoneyDisbursement;
+  }
+
+  it('on the same embedded file: keeps the payout, and answers the retry from it without a second provider call', async () => {
+    const before = await start();
+    const input = mobileInput();
+    const first = await createOn(before.url, input);
+    await stop();
+    const { url } = await start(before.file);
+    expect(await read(url, input.referenceId as string)).toMatchObject({
+      status: 'PENDING',
+      identifier: first.identifier,
+    });
+    expect((await createOn(url, input)).identifier).toBe(first.identifier);
+    expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
+  });
+
+  it("on a database that lost the payout (a new one, a backup from before): answers the client's retry with the provider's payout (same identifier), never BAD_USER_INPUT", async () => {
+    const input = mobileInput();
+    const first = await createOn((await start()).url, input);
+    await stop();
+    const { url } = await start();
+    expect(await read(url, input.referenceId as string)).toBeNull(); // this database knows nothing of it
+    const retry = await createOn(url, input);
+    expect(retry.identifier).toBe(first.identifier);
+    expect((await read(url, input.referenceId as string))?.identifier).toBe(first.identifier);
+    // A changed request under the same referenceId is a conflict, not "fix your input".
+    const changed = await gql(url, CREATE_MOBILE, { input: { ...input, amount: '999' } });
+    expect(changed.errors?.[0].extensions).toMatchObject({ code: 'REFERENCE_CONFLICT', fields: ['input.amount'] });
   });
 });
 

@@ -66,10 +66,12 @@ const codeOf = (r: GraphQLResponse) => r.errors?.[0]?.extensions?.code;
 
 describeEachEngine('payout controls, end to end against the sandbox', (env) => {
   let stack: Stack;
-  /** A second replica sharing the store (Redis mode); in memory mode the same gateway, as a single process serves alone. */
+  /**
+   * A second replica sharing the PostgreSQL database; on the embedded file the same gateway, as the file serves one
+   * process alone.
+   */
   let second: Gateway;
   let idp: TestIdp;
-  let redisMode: boolean;
 
   const urlOf = (replica: 0 | 1) => `${replica === 0 ? stack.gateway.url : second.url}/graphql`;
   const as = (merchant: MerchantId, person: Person) => bearer(tokenOf(merchant, person));
@@ -107,7 +109,7 @@ describeEachEngine('payout controls, end to end against the sandbox', (env) => {
         })),
       ),
     );
-    const gatewayEnv = {
+    const gatewayEnv: Record<string, string> = {
       MERCHANTS_FILE: file,
       JWT_JWKS_URL: idp.jwksUrl,
       JWT_ISSUER: idp.issuer,
@@ -115,9 +117,8 @@ describeEachEngine('payout controls, end to end against the sandbox', (env) => {
       RECONCILE_INTERVAL_MS: '100',
       ...env(),
     };
-    redisMode = 'REDIS_URL' in gatewayEnv;
     stack = await startStack({ env: gatewayEnv, sandbox: { activeKeys: ids.map((id) => `key-${id}`) } });
-    if (!redisMode) {
+    if (!gatewayEnv.DATABASE_URL.startsWith('postgres')) {
       second = stack.gateway;
       return;
     }

@@ -2,7 +2,7 @@ import { Client } from 'graphql-ws';
 import { getEventListeners } from 'node:events';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { domain } from '../support/domain';
-import { describeRedis, requireRedisUrl, subscriptionsUnder, uniquePrefix } from '../support/redis';
+import { describePostgres, freshDatabase, FreshDatabase, listeningSessions } from '../support/postgres';
 import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
 import { subscribe, Subscription, wsClient } from '../support/ws';
 
@@ -46,7 +46,7 @@ async function openHundred(stack: Stack): Promise<{ clients: Client[]; subs: Sub
   return { clients, subs };
 }
 
-describe('subscriptions end with their socket (in memory)', () => {
+describe('subscriptions end with their socket (embedded SQLite)', () => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack();
@@ -101,24 +101,27 @@ describe('DisbursementService.watch and watchMerchant', () => {
   });
 });
 
-describeRedis('subscriptions end with their socket (Redis)', () => {
-  const { prefix, cleanup } = uniquePrefix();
+describePostgres('subscriptions end with their socket (PostgreSQL)', () => {
+  let database: FreshDatabase;
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack({ env: { REDIS_URL: requireRedisUrl(), REDIS_KEY_PREFIX: prefix } });
+    database = await freshDatabase();
+    stack = await startStack({ env: { DATABASE_URL: database.url } });
   });
   afterAll(async () => {
     await stack.close();
-    await cleanup();
+    await database.drop();
   });
 
-  it('unsubscribes every channel after 100 subscriptions on 5 sockets close', async () => {
-    await subscriptionsUnder(prefix, 0);
+  it('keeps the one listening connection of the process, and adds none, as 100 subscriptions on 5 sockets come and go', async () => {
+    const [listener] = await eventually(async () => {
+      const pids = await listeningSessions(database.url);
+      return pids.length > 0 ? pids : undefined;
+    });
     const { clients } = await openHundred(stack);
-    // One channel each: the pending payout, 5 × 7 payouts never created, the merchant's stream.
-    await subscriptionsUnder(prefix, 1 + 5 * 7 + 1);
+    expect(await listeningSessions(database.url)).toEqual([listener]);
     for (const c of clients) await c.dispose();
     await gaugesAt(stack, 0, 0);
-    await subscriptionsUnder(prefix, 0);
+    expect(await listeningSessions(database.url)).toEqual([listener]);
   });
 });

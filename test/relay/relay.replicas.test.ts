@@ -3,7 +3,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { AddressInfo } from 'node:net';
 import { SandboxHandle, startSandbox } from '../../src/sandbox/sandbox.server';
 import { GatewayProcess, launchGateway } from '../support/process';
-import { describeRedis, requireRedisUrl, uniquePrefix } from '../support/redis';
+import { describePostgres, freshDatabase, FreshDatabase } from '../support/postgres';
 import { bankInput, CREATE_BANK, eventually, gql, knownSecrets } from '../support/stack';
 
 const TOKEN = 'tok_relay_replica_client_0123456789';
@@ -23,9 +23,9 @@ async function stopLive(...gateways: (GatewayProcess | undefined)[]): Promise<vo
   await Promise.all(live.map((g) => g.stop()));
 }
 
-/** Relays outlive the replica that started them: the work is in Redis, and any live replica finishes it. */
-describeRedis('durable relays across gateway processes', () => {
-  const { prefix, cleanup } = uniquePrefix();
+/** Relays outlive the replica that started them: the work is in the shared database, and any live replica finishes it. */
+describePostgres('durable relays across gateway processes', () => {
+  let database: FreshDatabase;
   const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
   let sandbox: SandboxHandle;
   let receiver: Server;
@@ -44,8 +44,7 @@ describeRedis('durable relays across gateway processes', () => {
     CLIENT_TOKENS: TOKEN,
     CLIENT_RATE_LIMIT_PER_MIN: '0',
     WEBHOOK_SECRET: webhookSecret,
-    REDIS_URL: requireRedisUrl(),
-    REDIS_KEY_PREFIX: prefix,
+    DATABASE_URL: database.url,
     RELAY_ALLOW_PRIVATE_NETWORKS: 'true',
     // One attempt may take 3 s; a replica holds a job for twice that.
     RELAY_TIMEOUT_MS: '3000',
@@ -55,6 +54,7 @@ describeRedis('durable relays across gateway processes', () => {
 
   beforeAll(async () => {
     knownSecrets.add(TOKEN);
+    database = await freshDatabase();
     sandbox = await startSandbox({
       port: 0,
       settleMs: 200,
@@ -81,7 +81,7 @@ describeRedis('durable relays across gateway processes', () => {
     receiver.closeAllConnections();
     await new Promise((r) => receiver.close(r));
     await sandbox.close();
-    await cleanup();
+    await database.drop();
   });
 
   const relayOn = (gateway: GatewayProcess, referenceId: string) =>

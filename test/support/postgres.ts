@@ -68,6 +68,19 @@ export async function withClient<T>(url: string, use: (client: Client) => Promis
   }
 }
 
+/**
+ * The backend pids of the sessions of `url`'s database that listen for changes (a gateway holds one per process,
+ * whatever its subscriptions); a session's `query` is the last statement it ran.
+ */
+export async function listeningSessions(url: string): Promise<number[]> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %' ORDER BY pid`,
+    );
+    return rows.map((row) => row.pid);
+  });
+}
+
 export interface FreshDatabase {
   /** TEST_DATABASE_URL with the new database's name. */
   url: string;

@@ -1,0 +1,54 @@
+import { databasePerTest, describeEngines, Engine } from '../support/engines';
+import { record } from './store.fixtures';
+
+/**
+ * Claims, leases and releases across two store instances on one database, as two replicas hold them: each instance has
+ * connections of its own on PostgreSQL (the embedded file's instances share its one handle).
+ */
+function replicas(engine: Engine): void {
+  const db = databasePerTest(engine);
+
+  it('lets only one of them claim a referenceId, and shows the other the claim', async () => {
+    const [a, b] = [db().store(), db().store()];
+    const referenceId = 'claimed-by-one';
+    const claims = Array.from({ length: 20 }, (_, i) => record({ referenceId, amount: `${i + 1}.00`, sending: true }));
+    const answers = await Promise.all(claims.map((c, i) => (i % 2 === 0 ? a : b).insertIfAbsent(c)));
+    const winners = claims.filter((_, i) => answers[i] === undefined);
+    expect(winners).toHaveLength(1);
+    for (const answer of answers) if (answer) expect(answer).toEqual(winners[0]);
+    expect(await b.get('merchant-1', referenceId)).toEqual(winners[0]);
+    expect(await a.get('merchant-1', referenceId)).toEqual(winners[0]);
+  });
+
+  it('leases a due record to only one of them', async () => {
+    const [a, b] = [db().store(), db().store()];
+    const r = record({ nextCheckAt: new Date(Date.now() - 1000).toISOString() });
+    await a.insertIfAbsent(r);
+    const [dueOnA, dueOnB] = await Promise.all([a.due(new Date(), 100), b.due(new Date(), 100)]);
+    expect(dueOnA.map((d) => d.referenceId)).toContain(r.referenceId);
+    expect(dueOnB.map((d) => d.referenceId)).toContain(r.referenceId);
+    const leases = [0, 1].map((i) => new Date(Date.now() + 30_000 + i).toISOString());
+    const held = await Promise.all(
+      [a, b].map((store, i) =>
+        store.update(r.merchantId, r.referenceId, (c) =>
+          c.nextCheckAt === r.nextCheckAt ? { ...c, nextCheckAt: leases[i] } : undefined,
+        ),
+      ),
+    );
+    expect(held.filter((h, i) => h?.nextCheckAt === leases[i])).toHaveLength(1);
+    expect((await b.due(new Date(), 100)).map((d) => d.referenceId)).not.toContain(r.referenceId);
+    expect((await a.due(new Date(), 100)).map((d) => d.referenceId)).not.toContain(r.referenceId);
+  });
+
+  it('releases a claim through one that the other then sees gone, and lets it claim the key again', async () => {
+    const [a, b] = [db().store(), db().store()];
+    const r = record({ sending: true, nextCheckAt: new Date(Date.now() - 1000).toISOString() });
+    await a.insertIfAbsent(r);
+    await b.remove(r.merchantId, r.referenceId, (c) => c.sending);
+    expect(await a.get(r.merchantId, r.referenceId)).toBeUndefined();
+    expect((await a.due(new Date(), 100)).map((d) => d.referenceId)).not.toContain(r.referenceId);
+    expect(await a.insertIfAbsent(r)).toBeUndefined();
+  });
+}
+
+describeEngines('two DisbursementStore instances on one database', replicas);
