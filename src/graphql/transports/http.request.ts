@@ -84,7 +84,8 @@ function operationOf(fields: Record<string, unknown>): OperationRequest | Gatewa
   return request;
 }
 
-function answered(res: ServerResponse, read: OperationRequest | GatewayError): OperationRequest | undefined {
+/** The operation read, or undefined once its refusal (400) is sent. */
+function refuseUnreadable(res: ServerResponse, read: OperationRequest | GatewayError): OperationRequest | undefined {
   if (!(read instanceof GatewayError)) return read;
   sendGraphQLError(res, 400, read);
   return undefined;
@@ -111,7 +112,7 @@ export async function jsonRequestOf(req: IncomingMessage, res: ServerResponse): 
     sendGraphQLError(res, 400, badRequest('The request body must be one JSON object'));
     return undefined;
   }
-  return answered(res, operationOf(body));
+  return refuseUnreadable(res, operationOf(body));
 }
 
 /** The operation of a GET, from its query string (`variables` and `extensions` as JSON), read as Apollo Server reads it. */
@@ -129,13 +130,13 @@ export function searchRequestOf(req: IncomingMessage, res: ServerResponse): Oper
     try {
       value = JSON.parse(text);
     } catch {
-      return answered(res, badRequest(`The ${name} search parameter contains invalid JSON.`));
+      return refuseUnreadable(res, badRequest(`The ${name} search parameter contains invalid JSON.`));
     }
     if (!isRecord(value))
-      return answered(res, badRequest(`The ${name} search parameter should contain a JSON-encoded object.`));
+      return refuseUnreadable(res, badRequest(`The ${name} search parameter should contain a JSON-encoded object.`));
     fields[name] = value;
   }
-  return answered(res, operationOf(fields));
+  return refuseUnreadable(res, operationOf(fields));
 }
 
 /** The HTTP status of a refused operation, by its first error's code. */
