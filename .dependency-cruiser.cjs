@@ -49,6 +49,14 @@ module.exports = {
       to: { path: [config, '^src/(auth|callbacks|sandbox|upstream|store|events|relay)/'], pathNot: '^src/$1/' },
     },
     {
+      name: 'graphql-rooms',
+      severity: 'error',
+      comment:
+        'Inside src/graphql/: transports use operations, and both the shared context and errors at its top; the schema knows neither, and operations know no transport.',
+      from: { path: '^src/graphql/(schema|operations)/' },
+      to: { path: ['^src/graphql/transports/', '^src/graphql/(schema|operations)/'], pathNot: '^src/graphql/$1/' },
+    },
+    {
       name: 'edges-import-no-wiring',
       severity: 'error',
       comment: 'GraphQL, the demo and the exports are assembled by the wiring, not the other way round.',

@@ -13,18 +13,19 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // Methods implementing an async port stay async even when this implementation never awaits.
       '@typescript-eslint/require-await': 'off',
-      // One message per situation: every GatewayError comes from a named constructor in the errors module.
+      // One message per situation: every GatewayError comes from a named constructor in an errors module.
       'no-restricted-syntax': [
         'error',
         {
           selector: "NewExpression[callee.name='GatewayError']",
-          message: 'Build gateway errors with a constructor from src/disbursements/disbursement.errors.ts.',
+          message:
+            'Build gateway errors with a constructor from src/disbursements/disbursement.errors.ts (domain), src/graphql/request.errors.ts (transports, quotas, trusted documents) or src/auth/auth.errors.ts (credentials).',
         },
       ],
     },
   },
   {
-    files: ['src/disbursements/disbursement.errors.ts'],
+    files: ['src/disbursements/disbursement.errors.ts', 'src/graphql/request.errors.ts', 'src/auth/auth.errors.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

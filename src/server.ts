@@ -8,24 +8,24 @@ import { MerchantRegistry } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config } from './config';
 import { handleDemo } from './demo/demo.route';
-import { badRequest, internalError } from './disbursements/disbursement.errors';
+import { badRequest, internalError } from './graphql/request.errors';
 import { Reconciler } from './disbursements/disbursement.reconciler';
 import { DisbursementService } from './disbursements/disbursement.service';
-import { buildGatewaySchema } from './graphql/gateway.schema';
-import { GraphQLHttpHandler } from './graphql/graphql.http';
-import { attachGraphQLWs } from './graphql/graphql.ws';
-import { acceptsMultipartSubscription, serveMultipart } from './graphql/graphql.multipart';
-import { GraphQLOperations } from './graphql/graphql.operations';
-import { createSseHandler } from './graphql/graphql.sse';
-import { TrustedDocuments } from './graphql/trusted.documents';
-import { TrustedOperation } from './graphql/trusted.manifest';
+import { buildGatewaySchema } from './graphql/schema/gateway.schema';
+import { GraphQLHttpHandler } from './graphql/transports/http.transport';
+import { attachGraphQLWs } from './graphql/transports/ws.transport';
+import { acceptsMultipartSubscription, serveMultipart } from './graphql/transports/multipart.transport';
+import { GraphQLOperations } from './graphql/operations/operation.runner';
+import { createSseHandler } from './graphql/transports/sse.transport';
+import { TrustedDocuments } from './graphql/operations/trusted-documents.gate';
+import { TrustedOperation } from './graphql/operations/trusted-documents.manifest';
 import { PayoutExports, PAYOUTS_CSV_PATH } from './exports/payouts.route';
 import { HttpError } from './http/http.body';
 import { applyCors } from './http/http.cors';
 import { limitConnectionsPerAddress } from './http/http.connections';
 import { sendGraphQLError, sendJson } from './http/http.reply';
-import { Logger } from './observability/logger';
-import { GatewayMetrics } from './observability/metrics';
+import { Logger } from './observability/pino.logger';
+import { GatewayMetrics } from './observability/gateway.metrics';
 import { Storage } from './app.storage';
 
 export interface ServerParts {
@@ -39,7 +39,7 @@ export interface ServerParts {
   service: DisbursementService;
   reconciler: Reconciler;
   callbacks: CallbackReceiver;
-  /** TRUSTED_DOCUMENTS, read at startup (trusted.manifest.ts). */
+  /** TRUSTED_DOCUMENTS, read at startup (trusted-documents.manifest.ts). */
   trustedOperations?: readonly TrustedOperation[];
 }
 

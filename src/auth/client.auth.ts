@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { credentialsUncheckable, forbidden, GatewayError, unauthenticated } from '../disbursements/disbursement.errors';
+import { forbidden, GatewayError } from '../disbursements/disbursement.errors';
+import { credentialsUncheckable, unauthenticated } from './auth.errors';
 import { Actor, ANONYMOUS } from '../disbursements/payout.controls';
 import { throttle } from '../observability/log.throttle';
-import { Logger } from '../observability/logger';
+import { Logger } from '../observability/pino.logger';
 import { clientKey } from './client.rate-limit';
 import { JwtRefusal, JwtVerifier, looksLikeJwt } from './jwt.verifier';
 import { MerchantAccount, MerchantRegistry } from './merchant.registry';

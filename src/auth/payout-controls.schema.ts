@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../config';
 import { DEFAULT_APPROVAL_TTL_SECONDS, PayoutControls } from '../disbursements/payout.controls';
-import { canonicalDecimal } from '../disbursements/decimal';
+import { canonicalDecimal } from '../disbursements/decimal.parse';
 
 const amount = z
   .string()

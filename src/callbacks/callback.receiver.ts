@@ -5,9 +5,9 @@ import { DisbursementService } from '../disbursements/disbursement.service';
 import { HttpError, readBody } from '../http/http.body';
 import { sendJson } from '../http/http.reply';
 import { clientText } from '../observability/client-text.limit';
-import { Logger } from '../observability/logger';
-import { GatewayMetrics } from '../observability/metrics';
-import { contextFromHeaders, linksTo, Span, SpanKind, traced } from '../observability/tracing';
+import { Logger } from '../observability/pino.logger';
+import { GatewayMetrics } from '../observability/gateway.metrics';
+import { contextFromHeaders, linksTo, Span, SpanKind, traced } from '../observability/tracing.spans';
 import { parseProviderRecord, unwrapEnvelope } from '../upstream/provider.record';
 import { SecretScrubber } from '../upstream/secret.scrubber';
 

@@ -31,7 +31,6 @@ export async function decideAwaiting<O extends string>(
   refuse: (current: Disbursement) => O | undefined = () => undefined,
 ): Promise<Decided<O>> {
   let outcome: Decided<O>['outcome'] = 'undecidable';
-  // Only the store's last run of the change was stored (DisbursementStore.update).
   const { stored } = await ctx.writer.change(
     merchant.id,
     referenceId,

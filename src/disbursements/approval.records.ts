@@ -3,7 +3,7 @@ import { ApprovalState, Disbursement, StatusEvent } from './disbursement.model';
 import { changed } from './disbursement.record';
 import { Actor } from './payout.controls';
 
-/**
+/*
  * Pure changes of a payout under approval. Holding, rejecting, cancelling, expiring and undoing an
  * approval are changes a client sees (published); the approval itself turns the record into an
  * ordinary create claim ("sending", UNKNOWN) and is bookkeeping, so subscribers see AWAITING_APPROVAL,

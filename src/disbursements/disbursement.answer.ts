@@ -2,7 +2,7 @@ import { Disbursement, EventSource, ProviderRecord } from './disbursement.model'
 import { ReconcilePolicy, rescheduled } from './disbursement.schedule';
 import { applyStatusUpdate } from './disbursement.status';
 
-export interface Answer {
+export interface ProviderAnswer {
   record: ProviderRecord;
   source: EventSource;
   /** A verified callback's `webhook-id`, so a redelivery changes nothing. */
@@ -15,9 +15,9 @@ export interface Answer {
  * claim stops "sending" even when the status stays), as the create's own answer and a
  * reconciliation do.
  */
-export function answered(
+export function applyProviderAnswer(
   current: Disbursement,
-  answer: Answer,
+  answer: ProviderAnswer,
   now: Date,
   policy: ReconcilePolicy,
   settles = false,

@@ -37,6 +37,6 @@ export async function approveDisbursement(
     return creates.sendApproved(merchant, stored);
   }
   // Approved by someone else: the answer is what that approval's send got, as for a repeated create.
-  if (stored.approval?.decision === 'APPROVED') return creates.answerOf(merchant, stored);
+  if (stored.approval?.decision === 'APPROVED') return creates.awaitSending(merchant, stored);
   throw notAwaiting(stored);
 }

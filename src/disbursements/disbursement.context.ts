@@ -1,6 +1,6 @@
 import { Disbursement, EventSource, ProviderRecord } from './disbursement.model';
 import { DisbursementEvents, DisbursementStore, ProviderPort } from './disbursement.ports';
-import { answered } from './disbursement.answer';
+import { applyProviderAnswer } from './disbursement.answer';
 import { ReconcilePolicy } from './disbursement.schedule';
 import { RecordWriter } from './disbursement.writer';
 import { ControlEvent } from './payout.controls';
@@ -27,7 +27,7 @@ export interface DomainContext {
 /** The status rules applied to a stored record, with its next check rescheduled on a status change. */
 export function statusChange(ctx: DomainContext, record: ProviderRecord, source: EventSource, deliveryId?: string) {
   return (current: Disbursement): Disbursement | undefined =>
-    answered(current, { record, source, deliveryId }, ctx.now(), ctx.policy);
+    applyProviderAnswer(current, { record, source, deliveryId }, ctx.now(), ctx.policy);
 }
 
 /** The audit entry of a change the provider's word made: a callback, or a status check. */

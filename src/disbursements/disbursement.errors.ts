@@ -2,7 +2,11 @@ import { differingFields } from './disbursement.fingerprint';
 import { DisbursementRequest } from './disbursement.model';
 import { ProviderError } from './disbursement.ports';
 
-/** Every `extensions.code` the gateway itself answers with, on HTTP and websockets alike (README "Errors"). */
+/**
+ * Every `extensions.code` the gateway itself answers with, on HTTP and websockets alike
+ * (docs/errors.md). The constructors live by their users: the domain's here, the transports' and
+ * quotas' in src/graphql/request.errors.ts, the credentials' in src/auth/auth.errors.ts.
+ */
 export const ErrorCode = {
   BAD_USER_INPUT: 'BAD_USER_INPUT',
   BAD_REQUEST: 'BAD_REQUEST',
@@ -142,11 +146,6 @@ export function shuttingDown(referenceId: string): GatewayError {
   );
 }
 
-/** A request the gateway will not start because it is stopping (a long export nothing could cut later). */
-export function gatewayStopping(): GatewayError {
-  return new GatewayError(ErrorCode.SERVICE_UNAVAILABLE, 'The gateway is shutting down: retry in a moment.');
-}
-
 export function noSuchPayout(referenceId: string): GatewayError {
   return new GatewayError(ErrorCode.BAD_USER_INPUT, `You have no payout with referenceId ${referenceId}.`, {
     referenceId,
@@ -156,37 +155,6 @@ export function noSuchPayout(referenceId: string): GatewayError {
 
 export function badInput(message: string, fields?: string[]): GatewayError {
   return new GatewayError(ErrorCode.BAD_USER_INPUT, message, { fields });
-}
-
-/** The client's own quota (CLIENT_RATE_LIMIT_PER_MIN) is spent for now. */
-export function clientRateLimited(retryAfter: number, what = 'operations'): GatewayError {
-  return new GatewayError(ErrorCode.RATE_LIMITED, `Too many ${what} from this client; retry in ${retryAfter} s`, {
-    retryAfter,
-  });
-}
-
-/** One operation carries more payouts than it may, across all its aliases; nothing was sent. */
-export function tooManyPayouts(count: number, max: number, fields: string[]): GatewayError {
-  return badInput(
-    `One operation may carry at most ${max} payouts in all; this one carries ${count}. Nothing was sent.`,
-    fields,
-  );
-}
-
-/** TRUSTED_DOCUMENTS: an operation sent by an id the manifest does not hold (Apollo Router's code). */
-export function persistedQueryNotInList(): GatewayError {
-  return new GatewayError(
-    ErrorCode.PERSISTED_QUERY_NOT_IN_LIST,
-    "This operation's id is not in the gateway's trusted documents; nothing was run.",
-  );
-}
-
-/** TRUSTED_DOCUMENTS: an operation whose body is not one of the manifest's (Apollo Router's code). */
-export function queryNotInSafelist(): GatewayError {
-  return new GatewayError(
-    ErrorCode.QUERY_NOT_IN_SAFELIST,
-    "This operation is not in the gateway's trusted documents; send a trusted operation by its id or its exact body. Nothing was run.",
-  );
 }
 
 /** A `disbursementEvents` cursor whose change is no longer kept: refetch, then subscribe without `after`. */
@@ -262,56 +230,7 @@ export function balanceUnavailable(): GatewayError {
   );
 }
 
-/** The client's own credential is missing or invalid. */
-export function unauthenticated(
-  message = 'Missing or invalid client credentials: send Authorization: Bearer <token>',
-): GatewayError {
-  return new GatewayError(ErrorCode.UNAUTHENTICATED, message);
-}
-
-/** The credential a long-lived operation was accepted with has expired: the client reconnects with a fresh one. */
-export function tokenExpired(): GatewayError {
-  return unauthenticated('The token expired: reconnect with a fresh one');
-}
-
 /** A valid credential that may not do this. */
 export function forbidden(message: string): GatewayError {
   return new GatewayError(ErrorCode.FORBIDDEN, message);
-}
-
-/** Credentials cannot be checked right now (the identity provider's key set is unreachable): not the client's fault. */
-export function credentialsUncheckable(): GatewayError {
-  return new GatewayError(ErrorCode.SERVICE_UNAVAILABLE, 'The gateway cannot check tokens right now; retry later');
-}
-
-/** An HTTP stream whose client does not read fast enough ends with this; the client subscribes again and gets the current state. */
-export function subscriberTooSlow(): GatewayError {
-  return new GatewayError(ErrorCode.RATE_LIMITED, 'Subscriber too slow: subscribe again');
-}
-
-/** One websocket connection runs at most this many operations at once. */
-export function tooManyOperations(max: number): GatewayError {
-  return new GatewayError(ErrorCode.RATE_LIMITED, `At most ${max} operations per connection`);
-}
-
-export function tooManyClientOperations(max: number): GatewayError {
-  return new GatewayError(
-    ErrorCode.RATE_LIMITED,
-    `At most ${max} subscriptions at once per client: end one before starting another`,
-  );
-}
-
-/** The request could not be read as GraphQL over HTTP. */
-export function badRequest(message: string): GatewayError {
-  return new GatewayError(ErrorCode.BAD_REQUEST, message);
-}
-
-/** A mutation sent with GET, which GraphQL over HTTP keeps for reads; answered 405 with `allow: POST`. */
-export function mutationOverGet(): GatewayError {
-  return badRequest('GET requests only support query and subscription operations, not mutation operations');
-}
-
-/** Anything unexpected: the cause is logged, never shown. */
-export function internalError(): GatewayError {
-  return new GatewayError(ErrorCode.INTERNAL_SERVER_ERROR, 'Internal server error');
 }

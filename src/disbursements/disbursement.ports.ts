@@ -70,16 +70,17 @@ export const START_POSITION = '0';
 
 /**
  * The audit entries a write of `before` into `after` records, written in the same atomic step as the
- * write (none when the write does not happen). The store may call it more than once, like `change`.
+ * write (none when the write does not happen). Called with each run of `change` (DisbursementStore.update).
  */
 export type AuditRule = (before: Disbursement, after: Disbursement) => readonly AuditDraft[];
 
 /**
  * The system of record. Every write may carry audit entries, appended to the merchant's audit chain
- * (audit.entry.ts) in the same atomic step as the write they record. A write that changes what a client sees (the record's `version` moved, or
- * a new record is a client's payout at once: `shownOnInsert`) is appended to its merchant's change
- * log in the same atomic step, and every process's DisbursementEvents hear of it once committed:
- * a change is published exactly when it is logged, and never lost between the two.
+ * (audit.entry.ts) in the same atomic step as the write they record. A write that changes what a
+ * client sees (the record's `version` moved, or a new record is a client's payout at once:
+ * `shownOnInsert`) is appended to its merchant's change log in the same atomic step, and every
+ * process's DisbursementEvents hear of it once committed: a change is published exactly when it is
+ * logged, and never lost between the two.
  */
 export interface DisbursementStore {
   get(merchantId: string, referenceId: string): Promise<Disbursement | undefined>;
@@ -112,9 +113,12 @@ export interface DisbursementStore {
   ): Promise<{ merchant: number; actor: number }>;
   /**
    * Atomic read-modify-write of one record. `change` returns the next record, or undefined to leave it.
-   * Resolves to the record as stored afterwards (undefined when there is none). The store may run
-   * `change` more than once (a write that lost a race is retried on the record as it now is): only
-   * the last run was stored, so a caller that keeps what `change` decided keeps the last run's.
+   * Resolves to the record as stored afterwards (undefined when there is none).
+   *
+   * The store may run `change` more than once (a write that lost a race is retried on the record as
+   * it now is), and only the last run is stored: a caller that keeps what `change` decided (in a
+   * variable it sets) must keep the last run's, so `change` sets it on every run, never only once.
+   * This holds for every caller, through RecordWriter.change too.
    */
   update(
     merchantId: string,

@@ -2,7 +2,7 @@ import { DomainContext } from './disbursement.context';
 import { Disbursement, ProviderRecord } from './disbursement.model';
 import { DisbursementStore, Merchant } from './disbursement.ports';
 import { markNeverReceived } from './disbursement.record';
-import { answered } from './disbursement.answer';
+import { applyProviderAnswer } from './disbursement.answer';
 import { auditedAs } from './disbursement.context';
 import { claimEnded, notFoundMeansNeverReceived, notFoundYet, scheduled, stillSending } from './disbursement.schedule';
 
@@ -48,7 +48,7 @@ export async function reconcileStep(
         if (current.status === 'UNKNOWN') return markNeverReceived(current, now.toISOString());
         return { ...current, sending: false, nextCheckAt: undefined };
       }
-      const next = answered(current, { record: found, source: 'STATUS_CHECK' }, now, policy, true);
+      const next = applyProviderAnswer(current, { record: found, source: 'STATUS_CHECK' }, now, policy, true);
       if (next && next.version !== current.version) return next;
       // The provider's word changed nothing: ask again later, a little later each time.
       return scheduled({ ...current, sending: false, checkAttempts: current.checkAttempts + 1 }, now, policy);

@@ -1,4 +1,4 @@
-import { canonicalDecimal } from './decimal';
+import { canonicalDecimal } from './decimal.parse';
 import {
   Disbursement,
   DisbursementRequest,

@@ -1,6 +1,6 @@
 import { BatchItem, BatchResult, DisbursementBatches } from './disbursement.batch';
 import { SharedChangeReads } from './change-log.reads';
-import { Change, watchChanges } from './disbursement.changes';
+import { Change, watchChanges } from './change-log.feed';
 import { DomainContext } from './disbursement.context';
 import { CreateDisbursement } from './disbursement.create';
 import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
@@ -16,8 +16,8 @@ import {
 import { reconcileStep } from './disbursement.reconciler';
 import { leased, ReconcilePolicy } from './disbursement.schedule';
 import { withRelayAttempt } from './disbursement.record';
-import { CallbackDelivery, CallbackOutcome, StatusUpdateOptions, StatusUpdates } from './disbursement.update';
-import { watchMerchantUpdates } from './disbursement.updates';
+import { CallbackDelivery, CallbackOutcome, StatusUpdateOptions, StatusUpdates } from './provider-status.apply';
+import { watchMerchantUpdates } from './merchant.watch';
 import { watchDisbursement } from './disbursement.watch';
 import { RecordWriter } from './disbursement.writer';
 import { WalletBalance, WalletBalances } from './wallet.balance';
@@ -64,7 +64,7 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
 /**
  * The one entry to the domain for the edges (GraphQL, the callback receiver, the reconciler), each
  * method handed to its use case: creates (disbursement.create.ts), batches (disbursement.batch.ts),
- * status updates (disbursement.update.ts), the reconciler's step (disbursement.reconciler.ts), live
+ * status updates (provider-status.apply.ts), the reconciler's step (disbursement.reconciler.ts), live
  * status (disbursement.watch.ts), history (disbursement.history.ts) and the wallet (wallet.balance.ts).
  */
 export class DisbursementService {
@@ -190,7 +190,6 @@ export class DisbursementService {
   /** Takes a due record for this replica until `until`; undefined when another replica took it first. */
   async lease(record: Disbursement, until: Date): Promise<Disbursement | undefined> {
     let taken = false;
-    // Only the store's last run of the change was stored (DisbursementStore.update).
     const { stored } = await this.ctx.writer.change(record.merchantId, record.referenceId, (current) => {
       const next = leased(current, record, until);
       taken = next !== undefined;
@@ -219,12 +218,12 @@ export class DisbursementService {
     return watchDisbursement(this.ctx.store, this.ctx.events, merchant.id, referenceId, onListening);
   }
 
-  /** Every change of a merchant's payouts, as it happens (disbursement.updates.ts). */
+  /** Every change of a merchant's payouts, as it happens (merchant.watch.ts). */
   watchMerchant(merchant: Merchant, onListening?: OnListening): AsyncIterableIterator<Disbursement> {
     return watchMerchantUpdates(this.ctx.events, merchant.id, onListening);
   }
 
-  /** Every change of a merchant's payouts with its cursor, after `after` when given (disbursement.changes.ts). */
+  /** Every change of a merchant's payouts with its cursor, after `after` when given (change-log.feed.ts). */
   changes(
     merchant: Merchant,
     after?: string | null,

@@ -37,7 +37,6 @@ export class RecordWriter {
   ): Promise<Written> {
     let before: Disbursement | undefined;
     let after: Disbursement | undefined;
-    // Only the store's last run of `change` was stored (see DisbursementStore.update).
     const stored = await this.store.update(
       merchantId,
       referenceId,

@@ -1,4 +1,4 @@
-import { canonicalDecimal } from './decimal';
+import { canonicalDecimal } from './decimal.parse';
 import { Disbursement, Reservation } from './disbursement.model';
 
 /** Amounts per currency (canonical decimal text); a currency without an entry is not limited by that key. */

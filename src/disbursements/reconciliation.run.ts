@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AuditAction } from './audit.entry';
 import { whenVisible } from './audit.rules';
-import { canonicalSignedDecimal } from './decimal';
-import { answered } from './disbursement.answer';
+import { canonicalSignedDecimal } from './decimal.parse';
+import { applyProviderAnswer } from './disbursement.answer';
 import { DomainContext } from './disbursement.context';
 import { reconciliationRunning } from './disbursement.errors';
 import { Disbursement, isFinal, ProviderRecord } from './disbursement.model';
@@ -163,7 +163,7 @@ async function compare(
   const { changed } = await ctx.writer.change(
     merchant.id,
     referenceId,
-    (current) => answered(current, { record: answer, source: 'RECONCILED' }, ctx.now(), ctx.policy, true),
+    (current) => applyProviderAnswer(current, { record: answer, source: 'RECONCILED' }, ctx.now(), ctx.policy, true),
     whenVisible(AuditAction.RECONCILED, `reconciliation run ${run.id}: the provider says ${providerStatus}`),
   );
   return changed ? [{ referenceId, kind: 'STATUS_DIFFERS', gatewayStatus, providerStatus, resolved: true }] : [];

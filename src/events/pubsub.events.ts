@@ -2,7 +2,7 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import { setMaxListeners } from 'node:events';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementEvents } from '../disbursements/disbursement.ports';
-import { SpanKind, traced, tracingOn } from '../observability/tracing';
+import { SpanKind, traced, tracingOn } from '../observability/tracing.spans';
 
 type Topics = {
   /** id: `${merchantId}:${referenceId}`; one topic per payout so a change wakes only its watchers. */

@@ -1,20 +1,14 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientAuth, SCOPES } from '../auth/client.auth';
 import { ClientRateLimit } from '../auth/client.rate-limit';
-import {
-  badInput,
-  clientRateLimited,
-  forbidden,
-  GatewayError,
-  gatewayStopping,
-  storeUnavailable,
-} from '../disbursements/disbursement.errors';
+import { badInput, forbidden, GatewayError, storeUnavailable } from '../disbursements/disbursement.errors';
+import { clientRateLimited, gatewayStopping } from '../graphql/request.errors';
 import { HistoryEntry, Merchant, StoreUnavailableError } from '../disbursements/disbursement.ports';
 import { Actor } from '../disbursements/payout.controls';
 import { StatementWindow } from '../disbursements/payout.statement';
-import { principalOf } from '../graphql/graphql.http-stream';
+import { principalOf } from '../graphql/transports/http.request';
 import { sendGraphQLError, sendGraphQLErrors, sendJson } from '../http/http.reply';
-import { Logger } from '../observability/logger';
+import { Logger } from '../observability/pino.logger';
 import { PAYOUT_HEADER, payoutLine } from './payouts.csv';
 
 export const PAYOUTS_CSV_PATH = '/exports/payouts.csv';

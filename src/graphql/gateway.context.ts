@@ -3,13 +3,13 @@ import { GraphQLSchema } from 'graphql';
 import { ClientAuth, Principal } from '../auth/client.auth';
 import { ClientRateLimit } from '../auth/client.rate-limit';
 import { MerchantAccount } from '../auth/merchant.registry';
-import { TrustedDocuments } from './trusted.documents';
+import { TrustedDocuments } from './operations/trusted-documents.gate';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { OnListening } from '../disbursements/disbursement.ports';
 import { DisbursementService } from '../disbursements/disbursement.service';
 import { Actor } from '../disbursements/payout.controls';
-import { Logger } from '../observability/logger';
-import { GatewayMetrics } from '../observability/metrics';
+import { Logger } from '../observability/pino.logger';
+import { GatewayMetrics } from '../observability/gateway.metrics';
 
 /** What serving GraphQL needs, over HTTP and over websockets alike. */
 export interface GraphQLServing {
@@ -21,7 +21,7 @@ export interface GraphQLServing {
   metrics: GatewayMetrics;
   /** Schema introspection (GRAPHQL_INTROSPECTION), refused by the same rule on both transports. */
   introspection: boolean;
-  /** TRUSTED_DOCUMENTS: which operations may run; every transport asks it before parsing (trusted.documents.ts). */
+  /** TRUSTED_DOCUMENTS: which operations may run; every transport asks it before parsing (trusted-documents.gate.ts). */
   trustedDocuments?: TrustedDocuments;
 }
 

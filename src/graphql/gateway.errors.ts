@@ -2,7 +2,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { ErrorCode, GatewayError, storeUnavailable } from '../disbursements/disbursement.errors';
 import { StoreUnavailableError } from '../disbursements/disbursement.ports';
-import { Logger } from '../observability/logger';
+import { Logger } from '../observability/pino.logger';
 
 /** Codes GraphQL and Apollo raise themselves before any resolver runs; their messages are safe. */
 const REQUEST_CODES = new Set<string>([

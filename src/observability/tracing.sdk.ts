@@ -5,7 +5,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation, UndiciRequest } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { useTracer } from './tracing';
+import { useTracer } from './tracing.spans';
 
 /** What a gateway needs to stop tracing cleanly: the spans still queued are sent first. */
 export interface TracingSdk {

@@ -1,6 +1,6 @@
-import { linksTo, ROOT_CONTEXT, SpanKind, traced } from '../observability/tracing';
+import { linksTo, ROOT_CONTEXT, SpanKind, traced } from '../observability/tracing.spans';
 import { Disbursement, RelayAttempt } from '../disbursements/disbursement.model';
-import { Logger } from '../observability/logger';
+import { Logger } from '../observability/pino.logger';
 import { LeasedRelayJob, RelayQueue, relayJobFor } from './relay.queue';
 import { RelaySender } from './relay.sender';
 

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 
 export type PayoutStatus = 'Pending' | 'Successful' | 'Failed';
 export type PaymentType = 'Bank' | 'OperatorAMoney' | 'OperatorBMoney' | 'OperatorCKwacha' | ProviderOperatorName;
-/** The names the real provider gives the operators the spec anonymises (upstream-facts.md). */
+/** The names the real provider gives the operators the spec anonymises (docs/provider.md). */
 export type ProviderOperatorName = 'AirtelMoney' | 'MtnMoney' | 'ZamtelKwacha';
 
 const PROVIDER_NAMES: Readonly<Record<string, ProviderOperatorName>> = {

@@ -1,6 +1,12 @@
 import { AuditAction, AuditEntry } from '../disbursements/audit.entry';
 import { Disbursement, DisbursementStatus, isFinal } from '../disbursements/disbursement.model';
-import { AuditQuery, HistoryFilter, HistoryPosition, HistoryQuery } from '../disbursements/disbursement.ports';
+import {
+  AuditQuery,
+  HistoryEntry,
+  HistoryFilter,
+  HistoryPosition,
+  HistoryQuery,
+} from '../disbursements/disbursement.ports';
 import { toMinor } from '../disbursements/payout.controls';
 
 /** The columns of a payout's row besides its keys and revision, as both engines store them. */
@@ -30,6 +36,17 @@ export function payoutColumns(record: Disbursement, writtenAt: number): PayoutCo
 
 /** Where a new record sits in its merchant's history: when it was first stored. */
 export const createdAtOf = (record: Disbursement): number => Date.parse(record.updatedAt);
+
+/** A history read's row; PostgreSQL answers a bigint as a string. */
+export interface HistoryRow {
+  created_at: number | string;
+  reference_id: string;
+  record: string;
+}
+
+export function historyEntryOf(row: HistoryRow): HistoryEntry {
+  return { at: Number(row.created_at), referenceId: row.reference_id, record: JSON.parse(row.record) as Disbursement };
+}
 
 /** A SQL condition and its values, with placeholders written by `param` (`?` or `$n`). */
 export interface Condition {

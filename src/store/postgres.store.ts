@@ -1,6 +1,6 @@
 import type { Pool, QueryResultRow } from 'pg';
 import { AuditDraft } from '../disbursements/audit.entry';
-import { Disbursement, Reservation } from '../disbursements/disbursement.model';
+import { Disbursement } from '../disbursements/disbursement.model';
 import {
   AuditPage,
   AuditQuery,
@@ -16,18 +16,27 @@ import {
   StatementLine,
   StoreUnavailableError,
 } from '../disbursements/disbursement.ports';
-import { isPublished, shownOnInsert } from '../disbursements/disbursement.record';
+import { isPublished } from '../disbursements/disbursement.record';
 import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
 import { isOutage } from '../database/postgres.failures';
 import {
   auditCondition,
   AuditRow,
-  createdAtOf,
   entryOf,
   historyCondition,
+  historyEntryOf,
   historyPageSql,
-  payoutColumns,
+  HistoryRow,
 } from './payout.row';
+import {
+  appendStatement,
+  dollar,
+  insertStatement,
+  removeStatement,
+  Statement,
+  updateStatement,
+} from './postgres.statements';
+import { pruneBatch } from './postgres.retention';
 
 export interface PostgresStoreOptions {
   pool: Pool;
@@ -38,147 +47,6 @@ export interface PostgresStoreOptions {
   now?: () => number;
   /** Told of each call that failed because PostgreSQL could not answer. */
   onOutage?: (error: unknown) => void;
-}
-
-const dollar = (index: number) => `$${index}`;
-
-/** A statement with its values, named by its shape so each shape is prepared once per connection. */
-interface Statement {
-  name: string;
-  text: string;
-  values: unknown[];
-}
-
-/** Values in order, each answered with its placeholder. */
-class Values {
-  readonly list: unknown[] = [];
-  add(value: unknown): string {
-    this.list.push(value);
-    return `$${this.list.length}`;
-  }
-}
-
-/** The row's columns after the keys ($1, $2), in the order the statements name them. */
-function columnParams(v: Values, record: Disbursement, writtenAt: number) {
-  const c = payoutColumns(record, writtenAt);
-  return {
-    written_at: v.add(c.written_at),
-    status: v.add(c.status),
-    channel: v.add(c.channel),
-    currency: v.add(c.currency),
-    amount_minor: v.add(c.amount_minor),
-    final: v.add(c.final),
-    next_check_at: v.add(c.next_check_at),
-    record: v.add(c.record),
-  };
-}
-
-/** Gives a reservation back when the write `after` named happened. */
-function released(v: Values, held: Reservation, after: string): string {
-  return `, released AS (
-  UPDATE daily_reservations SET minor = minor - ${v.add(held.minor)}
-  WHERE merchant_id = $1 AND day = ${v.add(held.day)} AND currency = ${v.add(held.currency)}
-    AND actor_id IN ('', ${v.add(held.actorId)}) AND EXISTS (SELECT 1 FROM ${after})
-)`;
-}
-
-/** Appends the entries to the merchant's audit chain (its trigger numbers and links them) when the write `after` named happened. */
-function audited(v: Values, drafts: readonly AuditDraft[], after: string): string {
-  const rows = drafts.map((d) => ({
-    at: d.at,
-    actor: d.actor,
-    action: d.action,
-    reference_id: d.referenceId,
-    status: d.status,
-    amount: d.amount,
-    currency: d.currency,
-    detail: d.detail,
-  }));
-  return `, audited AS (
-  INSERT INTO audit_log (merchant_id, at, actor, action, reference_id, status, amount, currency, detail)
-  SELECT $1, a.at, a.actor, a.action, a.reference_id, a.status, a.amount, a.currency, a.detail
-  FROM ROWS FROM (json_to_recordset(${v.add(JSON.stringify(rows))}::json) AS (at text, actor text, action text,
-    reference_id text, status text, amount text, currency text, detail text)) WITH ORDINALITY
-    AS a(at, actor, action, reference_id, status, amount, currency, detail, n)
-  WHERE EXISTS (SELECT 1 FROM ${after}) ORDER BY a.n
-)`;
-}
-
-/** Adds the record to the change log (its triggers number and notify) when the write `after` named happened. */
-function logged(record: string, at: string, after: string): string {
-  return `, logged AS (INSERT INTO payout_changes (merchant_id, at, record) SELECT merchant_id, ${at}, ${record} FROM ${after})`;
-}
-
-function insertStatement(record: Disbursement, writtenAt: number, audit: readonly AuditDraft[]): Statement {
-  const v = new Values();
-  v.add(record.merchantId);
-  v.add(record.referenceId);
-  const c = columnParams(v, record, writtenAt);
-  const createdAt = v.add(createdAtOf(record));
-  const shown = shownOnInsert(record);
-  const text = `
-WITH inserted AS (
-  INSERT INTO payouts (merchant_id, reference_id, created_at, written_at, status, channel, currency, amount_minor,
-    final, next_check_at, revision, record)
-  VALUES ($1, $2, ${createdAt}, ${c.written_at}, ${c.status}, ${c.channel}, ${c.currency}, ${c.amount_minor},
-    ${c.final}, ${c.next_check_at}, 1, ${c.record})
-  ON CONFLICT (merchant_id, reference_id) DO NOTHING
-  RETURNING merchant_id
-)${shown ? logged(c.record, c.written_at, 'inserted') : ''}${audit.length > 0 ? audited(v, audit, 'inserted') : ''}
-SELECT count(*)::int AS done FROM inserted`;
-  return { name: `insert-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list };
-}
-
-/** The write of a record read at `revision`, with its reservation release, log entry and audit entries. */
-function updateStatement(
-  keys: { merchantId: string; referenceId: string; revision: string },
-  record: Disbursement,
-  writtenAt: number,
-  extra: { release?: Reservation; published: boolean; audit: readonly AuditDraft[] },
-): Statement {
-  const v = new Values();
-  v.add(keys.merchantId);
-  v.add(keys.referenceId);
-  const c = columnParams(v, record, writtenAt);
-  const revision = v.add(keys.revision);
-  const text = `
-WITH updated AS (
-  UPDATE payouts SET written_at = ${c.written_at}, status = ${c.status}, channel = ${c.channel},
-    currency = ${c.currency}, amount_minor = ${c.amount_minor}, final = ${c.final},
-    next_check_at = ${c.next_check_at}, record = ${c.record}, revision = revision + 1
-  WHERE merchant_id = $1 AND reference_id = $2 AND revision = ${revision}
-  RETURNING merchant_id
-)${extra.release ? released(v, extra.release, 'updated') : ''}${
-    extra.published ? logged(c.record, c.written_at, 'updated') : ''
-  }${extra.audit.length > 0 ? audited(v, extra.audit, 'updated') : ''}
-SELECT count(*)::int AS done FROM updated`;
-  const shape = `${extra.release ? 'r' : ''}${extra.published ? 'l' : ''}${extra.audit.length > 0 ? 'a' : ''}`;
-  return { name: `update-${shape}`, text, values: v.list };
-}
-
-function removeStatement(
-  keys: { merchantId: string; referenceId: string; revision: string },
-  extra: { release?: Reservation; audit: readonly AuditDraft[] },
-): Statement {
-  const v = new Values();
-  v.add(keys.merchantId);
-  v.add(keys.referenceId);
-  const revision = v.add(keys.revision);
-  const text = `
-WITH removed AS (
-  DELETE FROM payouts WHERE merchant_id = $1 AND reference_id = $2 AND revision = ${revision} RETURNING merchant_id
-)${extra.release ? released(v, extra.release, 'removed') : ''}${
-    extra.audit.length > 0 ? audited(v, extra.audit, 'removed') : ''
-  }
-SELECT count(*)::int AS done FROM removed`;
-  return { name: `remove-${extra.release ? 'r' : ''}${extra.audit.length > 0 ? 'a' : ''}`, text, values: v.list };
-}
-
-function appendStatement(merchantId: string, drafts: readonly AuditDraft[]): Statement {
-  const v = new Values();
-  v.add(merchantId);
-  const text = `WITH always AS (SELECT 1)${audited(v, drafts, 'always')} SELECT 1`;
-  return { name: 'append-audit', text, values: v.list };
 }
 
 /**
@@ -373,18 +241,14 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
     after: HistoryPosition | undefined,
     limit: number,
   ): Promise<HistoryEntry[]> {
-    const rows = await this.query<{ created_at: string; reference_id: string; record: string }>(
+    const rows = await this.query<HistoryRow>(
       'created-between',
       `SELECT created_at, reference_id, record FROM payouts
        WHERE merchant_id = $1 AND created_at >= $2 AND created_at < $3 AND (created_at, reference_id) > ($4, $5)
        ORDER BY created_at, reference_id LIMIT $6`,
       [merchantId, window.from, window.to, after?.at ?? window.from - 1, after?.referenceId ?? '', limit],
     );
-    return rows.map((r) => ({
-      at: Number(r.created_at),
-      referenceId: r.reference_id,
-      record: JSON.parse(r.record) as Disbursement,
-    }));
+    return rows.map(historyEntryOf);
   }
 
   async writtenSince(
@@ -393,18 +257,14 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
     after: HistoryPosition | undefined,
     limit: number,
   ): Promise<HistoryEntry[]> {
-    const rows = await this.query<{ created_at: string; reference_id: string; record: string }>(
+    const rows = await this.query<HistoryRow>(
       'written-since',
       `SELECT created_at, reference_id, record FROM payouts
        WHERE merchant_id = $1 AND written_at >= $2 AND (created_at, reference_id) > ($3, $4)
        ORDER BY created_at, reference_id LIMIT $5`,
       [merchantId, since, after?.at ?? -1, after?.referenceId ?? '', limit],
     );
-    return rows.map((r) => ({
-      at: Number(r.created_at),
-      referenceId: r.reference_id,
-      record: JSON.parse(r.record) as Disbursement,
-    }));
+    return rows.map(historyEntryOf);
   }
 
   async due(now: Date, limit: number): Promise<Disbursement[]> {
@@ -420,18 +280,14 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
     const page = historyPageSql(historyCondition(merchantId, query.filter, query.after, dollar), query, dollar);
     const all = historyCondition(merchantId, query.filter, undefined, dollar);
     const [rows, counted] = await Promise.all([
-      this.query<{ created_at: string; reference_id: string; record: string }>(undefined, page.sql, page.values),
+      this.query<HistoryRow>(undefined, page.sql, page.values),
       this.query<{ count: number }>(
         undefined,
         `SELECT count(*)::int AS count FROM payouts WHERE ${all.sql}`,
         all.values,
       ),
     ]);
-    const entries = rows.slice(0, query.limit).map((r) => ({
-      at: Number(r.created_at),
-      referenceId: r.reference_id,
-      record: JSON.parse(r.record) as Disbursement,
-    }));
+    const entries = rows.slice(0, query.limit).map(historyEntryOf);
     const last = entries.at(-1);
     return {
       entries,
@@ -474,29 +330,10 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
    */
   async prune(now = this.now()): Promise<number> {
     try {
-      return await this.pruneBatch(now);
+      return await pruneBatch(this.pool, now, this.eventRetentionMs, this.retentionMs);
     } catch (error) {
       throw this.failure(error);
     }
-  }
-
-  private async pruneBatch(now: number): Promise<number> {
-    const changes = await this.pool.query(
-      `DELETE FROM payout_changes WHERE (merchant_id, position) IN
-         (SELECT merchant_id, position FROM payout_changes WHERE at < $1 LIMIT 1000)`,
-      [now - this.eventRetentionMs],
-    );
-    await this.pool.query('DELETE FROM client_quotas WHERE expire < $1', [now - 3600_000]);
-    let removed = changes.rowCount ?? 0;
-    if (this.retentionMs > 0) {
-      const finals = await this.pool.query(
-        `DELETE FROM payouts WHERE (merchant_id, reference_id) IN
-           (SELECT merchant_id, reference_id FROM payouts WHERE final = 1 AND written_at < $1 LIMIT 1000)`,
-        [now - this.retentionMs],
-      );
-      removed += finals.rowCount ?? 0;
-    }
-    return removed;
   }
 
   async healthy(): Promise<boolean> {

@@ -1,5 +1,5 @@
-import type { Database, Statement } from 'better-sqlite3';
-import { AuditDraft, AuditEntry, chained } from '../disbursements/audit.entry';
+import type { Database } from 'better-sqlite3';
+import { AuditDraft } from '../disbursements/audit.entry';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import {
   AuditPage,
@@ -24,9 +24,13 @@ import {
   createdAtOf,
   entryOf,
   historyCondition,
+  historyEntryOf,
   historyPageSql,
+  HistoryRow,
   payoutColumns,
 } from './payout.row';
+import { sqliteStatements, SqliteStatements } from './sqlite.statements';
+import { appendAuditChain } from './sqlite.audit-chain';
 
 export interface SqliteStoreOptions {
   db: Database;
@@ -54,7 +58,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
   private readonly now: () => number;
   private readonly retentionMs: number;
   private readonly eventRetentionMs: number;
-  private readonly q: ReturnType<typeof statements>;
+  private readonly q: SqliteStatements;
   /** Runs its argument in one IMMEDIATE transaction (better-sqlite3 wraps the function once). */
   private readonly transaction: (work: () => unknown) => unknown;
   reads = 0;
@@ -64,7 +68,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
     this.now = opts.now ?? Date.now;
     this.retentionMs = opts.retentionMs ?? 0;
     this.eventRetentionMs = opts.eventRetentionMs ?? 24 * 3600_000;
-    this.q = statements(this.db);
+    this.q = sqliteStatements(this.db);
     const inTransaction = this.db.transaction((work: () => unknown) => work());
     this.transaction = (work) => inTransaction.immediate(work);
   }
@@ -147,7 +151,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
       const { record, release } = releasing(next);
       this.q.update.run({ merchant_id: merchantId, reference_id: referenceId, ...payoutColumns(record, this.now()) });
       if (release) this.count(merchantId, release, -1);
-      this.appendChain(merchantId, audit?.(current, record) ?? []);
+      appendAuditChain(this.q, merchantId, audit?.(current, record) ?? []);
       return { result: record, logged: isPublished(current, record) ? this.log(record) : undefined };
     });
   }
@@ -162,7 +166,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
       const current = this.read(merchantId, referenceId);
       if (!current || !expected(current)) return { result: undefined };
       this.q.remove.run(merchantId, referenceId);
-      this.appendChain(merchantId, audit?.(current) ?? []);
+      appendAuditChain(this.q, merchantId, audit?.(current) ?? []);
       const release = releasedByRemoval(current);
       if (release) this.count(merchantId, release, -1);
       return { result: undefined };
@@ -171,7 +175,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
 
   async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
     this.write(() => {
-      this.appendChain(merchantId, entries);
+      appendAuditChain(this.q, merchantId, entries);
       return { result: undefined };
     });
   }
@@ -215,12 +219,8 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
         after?.at ?? window.from - 1,
         after?.referenceId ?? '',
         limit,
-      ) as { created_at: number; reference_id: string; record: string }[];
-      return rows.map((r) => ({
-        at: r.created_at,
-        referenceId: r.reference_id,
-        record: JSON.parse(r.record) as Disbursement,
-      }));
+      ) as HistoryRow[];
+      return rows.map(historyEntryOf);
     });
   }
 
@@ -232,16 +232,14 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
   ): Promise<HistoryEntry[]> {
     return this.run(() => {
       this.reads += 1;
-      const rows = this.q.writtenSince.all(merchantId, since, after?.at ?? -1, after?.referenceId ?? '', limit) as {
-        created_at: number;
-        reference_id: string;
-        record: string;
-      }[];
-      return rows.map((r) => ({
-        at: r.created_at,
-        referenceId: r.reference_id,
-        record: JSON.parse(r.record) as Disbursement,
-      }));
+      const rows = this.q.writtenSince.all(
+        merchantId,
+        since,
+        after?.at ?? -1,
+        after?.referenceId ?? '',
+        limit,
+      ) as HistoryRow[];
+      return rows.map(historyEntryOf);
     });
   }
 
@@ -260,22 +258,14 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
         query,
         () => '?',
       );
-      const rows = this.db.prepare(page.sql).all(...page.values) as {
-        created_at: number;
-        reference_id: string;
-        record: string;
-      }[];
+      const rows = this.db.prepare(page.sql).all(...page.values) as HistoryRow[];
       const all = historyCondition(merchantId, query.filter, undefined, () => '?');
       const { count } = this.db
         .prepare(`SELECT count(*) AS count FROM payouts WHERE ${all.sql}`)
         .get(...all.values) as {
         count: number;
       };
-      const entries = rows.slice(0, query.limit).map((r) => ({
-        at: r.created_at,
-        referenceId: r.reference_id,
-        record: JSON.parse(r.record) as Disbursement,
-      }));
+      const entries = rows.slice(0, query.limit).map(historyEntryOf);
       const last = entries.at(-1);
       return {
         entries,
@@ -346,35 +336,8 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
       created_at: createdAtOf(record),
       ...payoutColumns(record, this.now()),
     });
-    this.appendChain(record.merchantId, audit);
+    appendAuditChain(this.q, record.merchantId, audit);
     return shownOnInsert(record) ? this.log(record) : undefined;
-  }
-
-  /** Appends entries to the merchant's audit chain, inside the caller's transaction. */
-  private appendChain(merchantId: string, drafts: readonly AuditDraft[]): void {
-    if (drafts.length === 0) return;
-    const head = this.q.auditHead.get(merchantId) as { audit_sequence: number; audit_hash: string } | undefined;
-    let last: AuditEntry | { sequence: number; hash: string } | undefined =
-      head && head.audit_sequence > 0 ? { sequence: head.audit_sequence, hash: head.audit_hash } : undefined;
-    for (const draft of drafts) {
-      const entry = chained(last, draft);
-      this.q.appendAudit.run(
-        merchantId,
-        entry.sequence,
-        entry.at,
-        entry.actor,
-        entry.action,
-        entry.referenceId,
-        entry.status,
-        entry.amount,
-        entry.currency,
-        entry.detail,
-        entry.hash,
-        entry.previousHash,
-      );
-      last = entry;
-    }
-    if (last) this.q.setAuditHead.run(merchantId, last.sequence, last.hash);
   }
 
   /** Appends to the merchant's change log at the next position; returns the record to tell of after commit. */
@@ -415,62 +378,4 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
       throw error;
     }
   }
-}
-
-function statements(db: Database) {
-  const prepare = (sql: string): Statement => db.prepare(sql);
-  return {
-    ping: prepare('SELECT 1'),
-    get: prepare('SELECT record FROM payouts WHERE merchant_id = ? AND reference_id = ?'),
-    getMany: prepare(
-      'SELECT reference_id, record FROM payouts WHERE merchant_id = ? AND reference_id IN (SELECT value FROM json_each(?))',
-    ),
-    insert: prepare(`INSERT INTO payouts (merchant_id, reference_id, created_at, written_at, status, channel, currency,
-      amount_minor, final, next_check_at, revision, record) VALUES (@merchant_id, @reference_id, @created_at, @written_at,
-      @status, @channel, @currency, @amount_minor, @final, @next_check_at, 1, @record)`),
-    update: prepare(`UPDATE payouts SET written_at = @written_at, status = @status, channel = @channel,
-      currency = @currency, amount_minor = @amount_minor, final = @final, next_check_at = @next_check_at,
-      revision = revision + 1, record = @record WHERE merchant_id = @merchant_id AND reference_id = @reference_id`),
-    remove: prepare('DELETE FROM payouts WHERE merchant_id = ? AND reference_id = ?'),
-    due: prepare(
-      'SELECT record FROM payouts WHERE next_check_at IS NOT NULL AND next_check_at <= ? ORDER BY next_check_at LIMIT ?',
-    ),
-    nextPosition: prepare(`INSERT INTO merchant_heads (merchant_id, change_position) VALUES (?, 1)
-      ON CONFLICT (merchant_id) DO UPDATE SET change_position = change_position + 1 RETURNING change_position`),
-    appendChange: prepare('INSERT INTO payout_changes (merchant_id, position, at, record) VALUES (?, ?, ?, ?)'),
-    changesAfter: prepare(
-      'SELECT position, record FROM payout_changes WHERE merchant_id = ? AND position > ? ORDER BY position LIMIT ?',
-    ),
-    hasChange: prepare('SELECT 1 FROM payout_changes WHERE merchant_id = ? AND position = ?'),
-    head: prepare('SELECT change_position FROM merchant_heads WHERE merchant_id = ?'),
-    reserved: prepare(
-      'SELECT minor FROM daily_reservations WHERE merchant_id = ? AND day = ? AND currency = ? AND actor_id = ?',
-    ),
-    reserve:
-      prepare(`INSERT INTO daily_reservations (merchant_id, day, currency, actor_id, minor) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (merchant_id, day, currency, actor_id) DO UPDATE SET minor = minor + excluded.minor`),
-    dropEmptyReservations: prepare(
-      'DELETE FROM daily_reservations WHERE merchant_id = ? AND day = ? AND currency = ? AND minor <= 0',
-    ),
-    auditHead: prepare('SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = ?'),
-    appendAudit: prepare(`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
-      currency, detail, hash, previous_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    setAuditHead: prepare(`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
-      VALUES (?, 0, ?, ?) ON CONFLICT (merchant_id) DO UPDATE SET audit_sequence = excluded.audit_sequence,
-      audit_hash = excluded.audit_hash`),
-    statement: prepare(`SELECT currency, status, count(*) AS count, sum(amount_minor) AS minor FROM payouts
-      WHERE merchant_id = ? AND created_at >= ? AND created_at < ? GROUP BY currency, status ORDER BY currency, status`),
-    createdBetween: prepare(`SELECT created_at, reference_id, record FROM payouts
-      WHERE merchant_id = ? AND created_at >= ? AND created_at < ? AND (created_at, reference_id) > (?, ?)
-      ORDER BY created_at, reference_id LIMIT ?`),
-    writtenSince: prepare(`SELECT created_at, reference_id, record FROM payouts
-      WHERE merchant_id = ? AND written_at >= ? AND (created_at, reference_id) > (?, ?)
-      ORDER BY created_at, reference_id LIMIT ?`),
-    pruneChanges: prepare(
-      'DELETE FROM payout_changes WHERE rowid IN (SELECT rowid FROM payout_changes WHERE at < ? LIMIT 1000)',
-    ),
-    pruneFinal: prepare(
-      'DELETE FROM payouts WHERE rowid IN (SELECT rowid FROM payouts WHERE final = 1 AND written_at < ? LIMIT 1000)',
-    ),
-  };
 }

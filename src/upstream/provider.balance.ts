@@ -1,4 +1,4 @@
-import { canonicalSignedDecimal } from '../disbursements/decimal';
+import { canonicalSignedDecimal } from '../disbursements/decimal.parse';
 import { ProviderBalance } from '../disbursements/disbursement.model';
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { DisbursementStatus, PaymentType, ProviderRecord } from '../disbursements/disbursement.model';
-import { canonicalDecimal } from '../disbursements/decimal';
+import { canonicalDecimal } from '../disbursements/decimal.parse';
 
 const STATUSES: Record<string, DisbursementStatus> = {
   pending: 'PENDING',
@@ -11,7 +11,7 @@ const STATUSES: Record<string, DisbursementStatus> = {
 };
 
 /**
- * Lower-cased names: the spec's anonymised ones and the real provider's (upstream-facts.md), which
+ * Lower-cased names: the spec's anonymised ones and the real provider's (docs/provider.md), which
  * name the same operators of the same number prefixes (26097/26077, 26096/26076, 26095/26075).
  */
 const PAYMENT_TYPES: Readonly<Record<string, PaymentType>> = {

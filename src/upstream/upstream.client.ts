@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
 import { clientText } from '../observability/client-text.limit';
-import { Logger } from '../observability/logger';
+import { Logger } from '../observability/pino.logger';
 import { currentRequestId, noteProviderCall } from '../observability/request.context';
 import { DisbursementRequest, ProviderBalance, ProviderRecord } from '../disbursements/disbursement.model';
 import { Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';

@@ -1,4 +1,4 @@
-import { Change } from '../../src/disbursements/disbursement.changes';
+import { Change } from '../../src/disbursements/change-log.feed';
 import { Disbursement } from '../../src/disbursements/disbursement.model';
 import { LoggedChange } from '../../src/disbursements/disbursement.ports';
 import { SqliteStore } from '../../src/store/sqlite.store';

@@ -7,7 +7,7 @@ import { MerchantRegistry } from '../../src/auth/merchant.registry';
 import { loadConfig } from '../../src/config';
 import { HistoryEntry } from '../../src/disbursements/disbursement.ports';
 import { PayoutExports } from '../../src/exports/payouts.route';
-import { createLogger } from '../../src/observability/logger';
+import { createLogger } from '../../src/observability/pino.logger';
 import { eventually } from '../support/stack';
 import { record } from '../store/store.fixtures';
 

@@ -3,7 +3,7 @@ import { Disbursement, MobileMoneyRequest } from '../../src/disbursements/disbur
 import { Reconciler } from '../../src/disbursements/disbursement.reconciler';
 import { DisbursementService } from '../../src/disbursements/disbursement.service';
 import { PubSubEvents } from '../../src/events/pubsub.events';
-import { createLogger } from '../../src/observability/logger';
+import { createLogger } from '../../src/observability/pino.logger';
 import { SandboxHandle, startSandbox } from '../../src/sandbox/sandbox.server';
 import { openSqlite, SqliteHandle } from '../../src/database/sqlite.open';
 import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';

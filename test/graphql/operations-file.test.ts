@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema, Kind, parse, validate } from 'graphql';
-import { EXAMPLE_OPERATIONS } from '../../src/observability/operation-labels';
+import { EXAMPLE_OPERATIONS } from '../../src/observability/operation.labels';
 
 describe('examples/operations.graphql', () => {
   it('is valid against the committed schema, so codegen users can point at it', () => {

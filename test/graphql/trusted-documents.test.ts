@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../src/config';
-import { loadManifest, parseManifest } from '../../src/graphql/trusted.manifest';
+import { loadManifest, parseManifest } from '../../src/graphql/operations/trusted-documents.manifest';
 import { capturedLogs, eventually, gql, mobileInput, Stack, startStack } from '../support/stack';
 import { wsClient } from '../support/ws';
 

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/observability/logger';
+import { createLogger } from '../../src/observability/pino.logger';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];

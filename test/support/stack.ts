@@ -23,7 +23,7 @@ export interface Stack {
 }
 
 export interface StackOptions {
-  /** Extra gateway environment (the names of the README's "Configuration"). */
+  /** Extra gateway environment (the names in docs/configuration.md). */
   env?: Record<string, string>;
   sandbox?: Partial<SandboxOptions>;
   /** Merchant key the gateway sends; default the sandbox's active key. */

@@ -1,7 +1,7 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { ProviderError } from '../../src/disbursements/disbursement.ports';
-import { createLogger } from '../../src/observability/logger';
+import { createLogger } from '../../src/observability/pino.logger';
 import { UpstreamClient } from '../../src/upstream/upstream.client';
 
 /** A provider (or a proxy in front of it) answering every request with the status the test asks for. */

@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { ProviderError } from '../../src/disbursements/disbursement.ports';
-import { createLogger } from '../../src/observability/logger';
+import { createLogger } from '../../src/observability/pino.logger';
 import { UpstreamClient } from '../../src/upstream/upstream.client';
 
 /** A provider that echoes every header it got, callbackUrl included, in its error message. */

@@ -1,0 +1,110 @@
+import { DomainContext } from './disbursement.context';
+import { fromProviderError, outcomeUnknown, referenceConflict, upstreamUnavailable } from './disbursement.errors';
+import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
+import { Merchant, ProviderError } from './disbursement.ports';
+import { changed, contentDiffers } from './disbursement.record';
+import { rescheduled } from './disbursement.schedule';
+import { applyStatusUpdate } from './disbursement.status';
+import { foundByCheck } from './audit.rules';
+import { recordAnswered, recordUnknown, releaseClaim } from './create.settle';
+
+/**
+ * After the provider call of a send failed: decides, from how it failed (and, when that cannot tell,
+ * from the provider's own record), whether the claim ends answered, UNKNOWN or released.
+ */
+export async function recoverFailedSend(
+  ctx: DomainContext,
+  merchant: Merchant,
+  request: DisbursementRequest,
+  claim: Disbursement,
+  error: unknown,
+): Promise<Disbursement> {
+  const { referenceId } = request;
+  const kind = error instanceof ProviderError ? error.kind : 'unknown';
+  // A 5xx came after the request arrived; a 400 may be the provider refusing a referenceId it already
+  // has (a claim lost with an emptied store): only the provider's own record can tell.
+  if (kind === 'server-error' || kind === 'rejected')
+    return checkRefusal(ctx, merchant, request, claim, error as ProviderError);
+  if (kind === 'unknown') {
+    await recordUnknown(
+      ctx,
+      merchant,
+      referenceId,
+      error instanceof Error ? error.message : 'the provider call failed',
+    );
+    throw outcomeUnknown(referenceId);
+  }
+  // auth, rate-limited, unavailable: the provider created nothing; an HTTP status says it answered.
+  const providerReplied = error instanceof ProviderError && error.details.status !== undefined;
+  const why = error instanceof Error ? error.message : 'the provider call failed';
+  await releaseClaim(ctx, claim, providerReplied, providerReplied ? `refused: ${why}` : `not sent: ${why}`);
+  throw fromProviderError(error, referenceId);
+}
+
+/**
+ * After a 5xx or a 400, check-status decides: the provider has this payout → its record is the answer;
+ * it has another payout under this referenceId → REFERENCE_CONFLICT; it has none → the refusal stands
+ * and the claim is released; it cannot be asked → OUTCOME_UNKNOWN.
+ */
+async function checkRefusal(
+  ctx: DomainContext,
+  merchant: Merchant,
+  request: DisbursementRequest,
+  claim: Disbursement,
+  error: ProviderError,
+): Promise<Disbursement> {
+  const { referenceId } = request;
+  let found: ProviderRecord | undefined;
+  try {
+    found = await ctx.provider.checkStatus(merchant, referenceId, 'create');
+  } catch {
+    await recordUnknown(ctx, merchant, referenceId, error.message);
+    throw outcomeUnknown(referenceId);
+  }
+  if (!found) {
+    await releaseClaim(ctx, claim, true, `refused: ${error.message}; the provider has no such payout`);
+    if (error.kind === 'server-error')
+      throw upstreamUnavailable(
+        referenceId,
+        'The payout provider failed and did not create the payout; it is safe to retry.',
+      );
+    throw fromProviderError(error, referenceId);
+  }
+  const differs = contentDiffers(request, found);
+  if (differs.length === 0) return recordAnswered(ctx, merchant, referenceId, found, 'STATUS_CHECK', true);
+  await becomeProviders(ctx, merchant, claim, found).catch(() => undefined);
+  throw referenceConflict(referenceId, differs);
+}
+
+/** The provider holds another payout under this referenceId: the record becomes that payout, with no request of ours. */
+async function becomeProviders(
+  ctx: DomainContext,
+  merchant: Merchant,
+  claim: Disbursement,
+  theirs: ProviderRecord,
+): Promise<void> {
+  const audit = foundByCheck(true, 'the provider holds another payout under this referenceId: the record is that one');
+  await ctx.writer.change(
+    merchant.id,
+    claim.referenceId,
+    (current) => {
+      if (current.fingerprint !== claim.fingerprint) return undefined;
+      const now = ctx.now();
+      const at = now.toISOString();
+      const base: Disbursement = {
+        ...current,
+        request: undefined,
+        fingerprint: undefined,
+        sending: false,
+        amount: theirs.amount ?? current.amount,
+        currency: theirs.currency ?? current.currency,
+        accountNumber: theirs.accountNumber ?? current.accountNumber,
+        narration: theirs.narration,
+      };
+      const next =
+        applyStatusUpdate(base, { record: theirs, source: 'STATUS_CHECK', at }) ?? changed(current, base, at);
+      return rescheduled(current, next, now, ctx.policy);
+    },
+    audit,
+  );
+}

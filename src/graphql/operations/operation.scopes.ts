@@ -1,0 +1,95 @@
+import { ApolloServerPlugin } from '@apollo/server';
+import {
+  DocumentNode,
+  FieldNode,
+  FragmentDefinitionNode,
+  Kind,
+  OperationDefinitionNode,
+  OperationTypeNode,
+  SelectionSetNode,
+} from 'graphql';
+import { Scope, SCOPES } from '../../auth/client.auth';
+import { forbidden, GatewayError } from '../../disbursements/disbursement.errors';
+import { GatewayContext } from '../gateway.context';
+import { refusalError } from '../gateway.errors';
+
+/** Root fields of an operation, through fragments; @skip/@include are ignored, so checks err strict. */
+export function rootFields(operation: OperationDefinitionNode, document: DocumentNode): FieldNode[] {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const names: FieldNode[] = [];
+  const seen = new Set<string>();
+  const walk = (set: SelectionSetNode) => {
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) names.push(s);
+      else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet);
+      else if (!seen.has(s.name.value)) {
+        seen.add(s.name.value);
+        const fragment = fragments.get(s.name.value);
+        if (fragment) walk(fragment.selectionSet);
+      }
+    }
+  };
+  walk(operation.selectionSet);
+  return names;
+}
+
+/** Mutations of the payout controls: deciding needs payouts:approve; withdrawing, either (the requester writes). */
+const CONTROL_MUTATIONS: Readonly<Record<string, readonly Scope[]>> = {
+  approveDisbursement: [SCOPES.approve],
+  approveDisbursements: [SCOPES.approve],
+  rejectDisbursement: [SCOPES.approve],
+  cancelDisbursement: [SCOPES.write, SCOPES.approve],
+};
+
+/** The audit trail and reconciliation, query and mutation alike: audit:read. */
+const AUDIT_FIELDS: ReadonlySet<string> = new Set(['auditTrail', 'reconciliationRun', 'startReconciliation']);
+
+/**
+ * The scopes a root field accepts (any one suffices): the audit trail and reconciliation
+ * audit:read, the payout controls' decisions payouts:approve, every other Mutation field
+ * payouts:write, every other Query and Subscription field payouts:read. Deciding by root type
+ * means a field added later is never left open. Introspection (`__schema`, `__type`,
+ * `__typename`) needs none.
+ */
+function scopesFor(operation: OperationDefinitionNode['operation'], field: string): readonly Scope[] {
+  if (field.startsWith('__')) return [];
+  if (AUDIT_FIELDS.has(field)) return [SCOPES.audit];
+  if (operation !== OperationTypeNode.MUTATION) return [SCOPES.read];
+  return Object.hasOwn(CONTROL_MUTATIONS, field) ? CONTROL_MUTATIONS[field] : [SCOPES.write];
+}
+
+/**
+ * The one scope check, for both transports, once the operation is resolved and before execution:
+ * a refusal naming the first missing scope, or undefined.
+ */
+export function scopeRefusal(
+  operation: OperationDefinitionNode,
+  document: DocumentNode,
+  scopes: ReadonlySet<string>,
+): GatewayError | undefined {
+  for (const { name } of rootFields(operation, document)) {
+    const field = name.value;
+    const accepted = scopesFor(operation.operation, field);
+    if (accepted.length > 0 && !accepted.some((scope) => scopes.has(scope))) {
+      return forbidden(`This token lacks the scope ${accepted.join(' or ')}, which ${field} needs`);
+    }
+  }
+  return undefined;
+}
+
+/** Apollo (HTTP): refuses with 403 once the operation is resolved, before any resolver runs. */
+export function useScopes(): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, document, contextValue }) {
+          // Unresolved, it is failed by execution before any resolver runs.
+          if (!operation) return;
+          const refused = scopeRefusal(operation, document, contextValue.scopes);
+          if (refused) throw refusalError(refused, 403);
+        },
+      };
+    },
+  };
+}

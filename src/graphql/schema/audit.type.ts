@@ -1,0 +1,97 @@
+import { Field, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { AuditAction } from '../../disbursements/audit.entry';
+import { DecimalScalar } from './decimal.scalar';
+import { DisbursementStatus } from './disbursement.enums';
+
+registerEnumType(AuditAction, {
+  name: 'AuditAction',
+  description:
+    'What an audit entry records: a request, a hold, a decision (APPROVED, REJECTED, CANCELLED, EXPIRED), a refusal by a limit, a send, the provider answering, a callback, a status check, a reconciliation or an export.',
+});
+
+@ObjectType({
+  description:
+    "One decision or event about money. Each merchant's entries are numbered from 1 without gaps, each `hash` covering the one before: `npm run audit:verify` recomputes the chain.",
+})
+export class AuditEntry {
+  @Field(() => Int)
+  sequence!: number;
+
+  @Field(() => Date)
+  at!: Date;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "Who did it (a JWT's sub, or a shared token's name); null for the provider and the gateway.",
+  })
+  actor?: string | null;
+
+  @Field(() => AuditAction)
+  action!: AuditAction;
+
+  @Field(() => String, { nullable: true, description: 'The payout it is about, when it is about one.' })
+  referenceId?: string | null;
+
+  @Field(() => DisbursementStatus, { nullable: true, description: "The payout's status after the entry." })
+  status?: DisbursementStatus | null;
+
+  @Field(() => DecimalScalar, { nullable: true })
+  amount?: string | null;
+
+  @Field(() => String, { nullable: true })
+  currency?: string | null;
+
+  @Field(() => String, { nullable: true })
+  detail?: string | null;
+
+  @Field(() => String, { description: "Hex sha256 over `previousHash`, a newline and the entry's canonical content." })
+  hash!: string;
+
+  @Field(() => String, { description: "The previous entry's hash; 64 zeros for a merchant's first entry." })
+  previousHash!: string;
+}
+
+@ObjectType()
+export class AuditEdge {
+  @Field(() => String, { description: 'Opaque; pass it as `after` for the entries after this one.' })
+  cursor!: string;
+
+  @Field(() => AuditEntry)
+  node!: AuditEntry;
+}
+
+@ObjectType()
+export class AuditPageInfo {
+  @Field(() => Boolean)
+  hasNextPage!: boolean;
+
+  @Field(() => String, { nullable: true })
+  endCursor?: string;
+}
+
+@ObjectType({ description: 'A page of your audit trail, oldest first.' })
+export class AuditConnection {
+  @Field(() => [AuditEdge])
+  edges!: AuditEdge[];
+
+  @Field(() => AuditPageInfo)
+  pageInfo!: AuditPageInfo;
+}
+
+@InputType({ description: 'Conditions that all hold for every entry listed.' })
+export class AuditFilter {
+  @Field(() => String, { nullable: true })
+  referenceId?: string;
+
+  @Field(() => String, { nullable: true })
+  actor?: string;
+
+  @Field(() => [AuditAction], { nullable: true, description: 'Any of these actions.' })
+  actions?: AuditAction[];
+
+  @Field(() => Date, { nullable: true, description: 'At or after this time.' })
+  from?: Date;
+
+  @Field(() => Date, { nullable: true, description: 'At or before this time.' })
+  to?: Date;
+}

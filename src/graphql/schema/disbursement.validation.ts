@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { BANK_ACCOUNT_NUMBER, MOBILE_MONEY_ACCOUNT_NUMBER } from '../../disbursements/account-number.rules';
+import { canonicalDecimal, decimalPlaces, fitsJsonNumber, isPositive } from '../../disbursements/decimal.parse';
+import { badInput, GatewayError } from '../../disbursements/disbursement.errors';
+import { BankRequest, MobileMoneyRequest } from '../../disbursements/disbursement.model';
+import { isPrivateHost } from '../../relay/relay.address';
+import { BankDisbursementInput } from './bank-disbursement.input';
+import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
+
+/**
+ * Characters that are not text a person reads: controls (Cc), line and paragraph separators
+ * (Zl, Zp), format characters (Cf: bidirectional marks and overrides, zero-width spaces and joiners,
+ * byte-order marks, soft hyphens, tag characters) and surrogates not part of a pair (Cs in `u` mode).
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+
+const text = (max: number) =>
+  z
+    .string()
+    .refine((v) => v.trim().length > 0, 'must not be empty')
+    .refine((v) => v.length <= max, `must be at most ${max} characters`)
+    .refine((v) => !INVISIBLE.test(v), 'must not contain control, format or unpaired surrogate characters');
+
+const referenceId = z
+  .string()
+  .regex(/^[\x20-\x7e]{1,64}$/, 'must be 1-64 printable ASCII characters')
+  .refine((v) => v.trim() === v, 'must not start or end with a space');
+
+const amount = z.string().transform((raw, ctx) => {
+  const value = raw.startsWith('-') ? undefined : canonicalDecimal(raw);
+  if (value === undefined || !isPositive(value)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a positive amount' });
+    return z.NEVER;
+  }
+  if (decimalPlaces(value) > 2) {
+    ctx.addIssue({ code: 'custom', message: 'must have at most 2 decimal places' });
+    return z.NEVER;
+  }
+  if (!fitsJsonNumber(value)) {
+    ctx.addIssue({ code: 'custom', message: 'is too large' });
+    return z.NEVER;
+  }
+  return value;
+});
+
+const currency = z.string().regex(/^[A-Z]{3}$/, 'must be three capital letters, e.g. ZMW');
+
+const common = {
+  referenceId,
+  amount,
+  currency,
+};
+
+const callbackUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2048)
+  .nullish();
+
+/** Whether a relay may go to loopback, private and link-local addresses (RELAY_ALLOW_PRIVATE_NETWORKS). */
+export interface BankValidationOptions {
+  allowPrivateNetworks: boolean;
+}
+
+const publicCallbackUrl = callbackUrl.refine(
+  (url) => url === null || url === undefined || !URL.canParse(url) || !isPrivateHost(new URL(url)),
+  'must point at a public address: loopback, private, link-local and other special addresses are refused',
+);
+
+const bankFields = {
+  ...common,
+  narration: text(255),
+  accountNumber: z.string().regex(BANK_ACCOUNT_NUMBER.pattern, BANK_ACCOUNT_NUMBER.message),
+  swiftCode: z.string().regex(/^[A-Za-z0-9]{8}([A-Za-z0-9]{3})?$/, 'must be 8 or 11 letters or digits'),
+  firstName: text(100),
+  lastName: text(100),
+  accountHolderName: text(200),
+  phoneNumber: z.string().regex(/^\d{8,15}$/, 'must be 8-15 digits, no separators'),
+  email: z.email('must be an e-mail address').max(254).nullish(),
+};
+
+const bankSchemas = {
+  anyAddress: z.strictObject({ ...bankFields, callbackUrl }),
+  publicOnly: z.strictObject({ ...bankFields, callbackUrl: publicCallbackUrl }),
+};
+
+const mobileMoneySchema = z.strictObject({
+  ...common,
+  accountNumber: z.string().regex(MOBILE_MONEY_ACCOUNT_NUMBER.pattern, MOBILE_MONEY_ACCOUNT_NUMBER.message),
+  narration: text(255).nullish(),
+});
+
+function invalid(error: z.ZodError, argument: string): GatewayError {
+  const seen = new Map<string, string>();
+  for (const issue of error.issues) {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [issue.path.join('.')];
+    for (const key of keys) {
+      const field = `${argument}.${key}`;
+      if (!seen.has(field))
+        seen.set(field, issue.code === 'unrecognized_keys' ? 'is not a known field' : issue.message);
+    }
+  }
+  const fields = [...seen.keys()];
+  return badInput(`Invalid input: ${[...seen].map(([f, m]) => `${f} ${m}`).join('; ')}`, fields);
+}
+
+/** Drops absent optional fields so the request (and its fingerprint) carries only what was given. */
+function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as T;
+}
+
+/** `argument` is the input's path in the operation, e.g. `input` or `inputs.3`, so errors name the field exactly. */
+export function validateBank(
+  input: BankDisbursementInput,
+  options: BankValidationOptions,
+  argument = 'input',
+): BankRequest {
+  const schema = options.allowPrivateNetworks ? bankSchemas.anyAddress : bankSchemas.publicOnly;
+  const parsed = schema.safeParse({ ...input });
+  if (!parsed.success) throw invalid(parsed.error, argument);
+  const { email, callbackUrl, ...rest } = parsed.data;
+  return defined({ channel: 'BANK', ...rest, email: email ?? undefined, callbackUrl: callbackUrl ?? undefined });
+}
+
+export function validateMobileMoney(input: MobileMoneyDisbursementInput, argument = 'input'): MobileMoneyRequest {
+  const parsed = mobileMoneySchema.safeParse({ ...input });
+  if (!parsed.success) throw invalid(parsed.error, argument);
+  const { narration, ...rest } = parsed.data;
+  return defined({ channel: 'MOBILE_MONEY', ...rest, narration: narration ?? undefined });
+}

@@ -1,0 +1,109 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { OperationLabels } from './operation.labels';
+
+/** The gateway's Prometheus metrics, on a registry of its own (several gateways may share a process in tests). */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+
+  /** The `operation` label of `operations`: see OperationLabels. */
+  readonly operationLabels = new OperationLabels();
+
+  readonly operations = new Counter({
+    name: 'gateway_graphql_operations_total',
+    help: 'GraphQL operations by name (the examples, the first 50 other names, then "other"), type and outcome',
+    labelNames: ['operation', 'type', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly providerLatency = new Histogram({
+    name: 'gateway_provider_request_duration_seconds',
+    help: 'Provider call latency by endpoint and HTTP status (or the transport failure)',
+    labelNames: ['endpoint', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly providerBudgetSpent = new Counter({
+    name: 'gateway_provider_budget_spent_total',
+    help: "Provider calls let through the merchant's provider budget, by merchant and purpose (create, refresh, reconcile, callback, unknown-reference, balance)",
+    labelNames: ['merchant', 'purpose'] as const,
+    registers: [this.registry],
+  });
+
+  readonly providerBudgetRefused = new Counter({
+    name: 'gateway_provider_budget_refused_total',
+    help: 'Provider calls held back (never sent), by merchant, purpose and reason (budget, paused after a 429, recently_checked)',
+    labelNames: ['merchant', 'purpose', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly callbacks = new Counter({
+    name: 'gateway_callbacks_total',
+    help: 'Provider callbacks by result',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly callbackMismatches = new Counter({
+    name: 'gateway_callback_mismatches_total',
+    help: "Callbacks whose final status the provider's own answer to check-status contradicted (the provider's answer was applied)",
+    registers: [this.registry],
+  });
+
+  readonly finalPayouts = new Counter({
+    name: 'gateway_payouts_final_total',
+    help: 'Payouts that reached a final status, by status',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly payoutControls = new Counter({
+    name: 'gateway_payout_control_actions_total',
+    help: 'Payout control actions: held for approval, approved, rejected, cancelled, expired, refused (with the limit that refused)',
+    labelNames: ['action', 'limit'] as const,
+    registers: [this.registry],
+  });
+
+  readonly websockets = new Gauge({
+    name: 'gateway_websocket_connections',
+    help: 'Open graphql-ws connections',
+    registers: [this.registry],
+  });
+
+  readonly subscriptions = new Gauge({
+    name: 'gateway_subscriptions_active',
+    help: 'GraphQL subscriptions live on every transport: counted once they hear every change published on any replica',
+    registers: [this.registry],
+  });
+
+  readonly storeErrors = new Counter({
+    name: 'gateway_store_errors_total',
+    help: 'Failed database calls: outage (PostgreSQL away, answered SERVICE_UNAVAILABLE) or fault (any other database error, answered INTERNAL_SERVER_ERROR)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly reconcilerBacklog = new Gauge({
+    name: 'gateway_reconciler_backlog',
+    help: 'Payouts due for a status check in the last reconciler round (counted up to one batch of 100)',
+    registers: [this.registry],
+  });
+
+  readonly providerCircuitOpen = new Gauge({
+    name: 'gateway_provider_circuit_open',
+    help: "1 while a merchant's provider circuit is open (calls fail fast), else 0; by merchant id and endpoint",
+    labelNames: ['merchant', 'endpoint'] as const,
+    registers: [this.registry],
+  });
+
+  readonly untrustedOperations = new Counter({
+    name: 'gateway_untrusted_operations_total',
+    help: 'Operations not in TRUSTED_DOCUMENTS, by code (PERSISTED_QUERY_NOT_IN_LIST, QUERY_NOT_IN_SAFELIST) and action (refused; allowed in log mode)',
+    labelNames: ['code', 'action'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+}

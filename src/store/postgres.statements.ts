@@ -1,0 +1,148 @@
+import { AuditDraft } from '../disbursements/audit.entry';
+import { Disbursement, Reservation } from '../disbursements/disbursement.model';
+import { shownOnInsert } from '../disbursements/disbursement.record';
+import { createdAtOf, payoutColumns } from './payout.row';
+
+// PostgreSQL's writes, each one statement: the row, its reservation release, its change-log entry
+// and its audit entries commit together or not at all (CTEs that run only when the write did).
+
+export const dollar = (index: number) => `$${index}`;
+
+/** A statement with its values, named by its shape so each shape is prepared once per connection. */
+export interface Statement {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+/** Values in order, each answered with its placeholder. */
+class Values {
+  readonly list: unknown[] = [];
+  add(value: unknown): string {
+    this.list.push(value);
+    return `$${this.list.length}`;
+  }
+}
+
+/** The row's columns after the keys ($1, $2), in the order the statements name them. */
+function columnParams(v: Values, record: Disbursement, writtenAt: number) {
+  const c = payoutColumns(record, writtenAt);
+  return {
+    written_at: v.add(c.written_at),
+    status: v.add(c.status),
+    channel: v.add(c.channel),
+    currency: v.add(c.currency),
+    amount_minor: v.add(c.amount_minor),
+    final: v.add(c.final),
+    next_check_at: v.add(c.next_check_at),
+    record: v.add(c.record),
+  };
+}
+
+/** Gives a reservation back when the write `after` named happened. */
+function released(v: Values, held: Reservation, after: string): string {
+  return `, released AS (
+  UPDATE daily_reservations SET minor = minor - ${v.add(held.minor)}
+  WHERE merchant_id = $1 AND day = ${v.add(held.day)} AND currency = ${v.add(held.currency)}
+    AND actor_id IN ('', ${v.add(held.actorId)}) AND EXISTS (SELECT 1 FROM ${after})
+)`;
+}
+
+/** Appends the entries to the merchant's audit chain (its trigger numbers and links them) when the write `after` named happened. */
+function audited(v: Values, drafts: readonly AuditDraft[], after: string): string {
+  const rows = drafts.map((d) => ({
+    at: d.at,
+    actor: d.actor,
+    action: d.action,
+    reference_id: d.referenceId,
+    status: d.status,
+    amount: d.amount,
+    currency: d.currency,
+    detail: d.detail,
+  }));
+  return `, audited AS (
+  INSERT INTO audit_log (merchant_id, at, actor, action, reference_id, status, amount, currency, detail)
+  SELECT $1, a.at, a.actor, a.action, a.reference_id, a.status, a.amount, a.currency, a.detail
+  FROM ROWS FROM (json_to_recordset(${v.add(JSON.stringify(rows))}::json) AS (at text, actor text, action text,
+    reference_id text, status text, amount text, currency text, detail text)) WITH ORDINALITY
+    AS a(at, actor, action, reference_id, status, amount, currency, detail, n)
+  WHERE EXISTS (SELECT 1 FROM ${after}) ORDER BY a.n
+)`;
+}
+
+/** Adds the record to the change log (its triggers number and notify) when the write `after` named happened. */
+function logged(record: string, at: string, after: string): string {
+  return `, logged AS (INSERT INTO payout_changes (merchant_id, at, record) SELECT merchant_id, ${at}, ${record} FROM ${after})`;
+}
+
+export function insertStatement(record: Disbursement, writtenAt: number, audit: readonly AuditDraft[]): Statement {
+  const v = new Values();
+  v.add(record.merchantId);
+  v.add(record.referenceId);
+  const c = columnParams(v, record, writtenAt);
+  const createdAt = v.add(createdAtOf(record));
+  const shown = shownOnInsert(record);
+  const text = `
+WITH inserted AS (
+  INSERT INTO payouts (merchant_id, reference_id, created_at, written_at, status, channel, currency, amount_minor,
+    final, next_check_at, revision, record)
+  VALUES ($1, $2, ${createdAt}, ${c.written_at}, ${c.status}, ${c.channel}, ${c.currency}, ${c.amount_minor},
+    ${c.final}, ${c.next_check_at}, 1, ${c.record})
+  ON CONFLICT (merchant_id, reference_id) DO NOTHING
+  RETURNING merchant_id
+)${shown ? logged(c.record, c.written_at, 'inserted') : ''}${audit.length > 0 ? audited(v, audit, 'inserted') : ''}
+SELECT count(*)::int AS done FROM inserted`;
+  return { name: `insert-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list };
+}
+
+/** The write of a record read at `revision`, with its reservation release, log entry and audit entries. */
+export function updateStatement(
+  keys: { merchantId: string; referenceId: string; revision: string },
+  record: Disbursement,
+  writtenAt: number,
+  extra: { release?: Reservation; published: boolean; audit: readonly AuditDraft[] },
+): Statement {
+  const v = new Values();
+  v.add(keys.merchantId);
+  v.add(keys.referenceId);
+  const c = columnParams(v, record, writtenAt);
+  const revision = v.add(keys.revision);
+  const text = `
+WITH updated AS (
+  UPDATE payouts SET written_at = ${c.written_at}, status = ${c.status}, channel = ${c.channel},
+    currency = ${c.currency}, amount_minor = ${c.amount_minor}, final = ${c.final},
+    next_check_at = ${c.next_check_at}, record = ${c.record}, revision = revision + 1
+  WHERE merchant_id = $1 AND reference_id = $2 AND revision = ${revision}
+  RETURNING merchant_id
+)${extra.release ? released(v, extra.release, 'updated') : ''}${
+    extra.published ? logged(c.record, c.written_at, 'updated') : ''
+  }${extra.audit.length > 0 ? audited(v, extra.audit, 'updated') : ''}
+SELECT count(*)::int AS done FROM updated`;
+  const shape = `${extra.release ? 'r' : ''}${extra.published ? 'l' : ''}${extra.audit.length > 0 ? 'a' : ''}`;
+  return { name: `update-${shape}`, text, values: v.list };
+}
+
+export function removeStatement(
+  keys: { merchantId: string; referenceId: string; revision: string },
+  extra: { release?: Reservation; audit: readonly AuditDraft[] },
+): Statement {
+  const v = new Values();
+  v.add(keys.merchantId);
+  v.add(keys.referenceId);
+  const revision = v.add(keys.revision);
+  const text = `
+WITH removed AS (
+  DELETE FROM payouts WHERE merchant_id = $1 AND reference_id = $2 AND revision = ${revision} RETURNING merchant_id
+)${extra.release ? released(v, extra.release, 'removed') : ''}${
+    extra.audit.length > 0 ? audited(v, extra.audit, 'removed') : ''
+  }
+SELECT count(*)::int AS done FROM removed`;
+  return { name: `remove-${extra.release ? 'r' : ''}${extra.audit.length > 0 ? 'a' : ''}`, text, values: v.list };
+}
+
+export function appendStatement(merchantId: string, drafts: readonly AuditDraft[]): Statement {
+  const v = new Values();
+  v.add(merchantId);
+  const text = `WITH always AS (SELECT 1)${audited(v, drafts, 'always')} SELECT 1`;
+  return { name: 'append-audit', text, values: v.list };
+}

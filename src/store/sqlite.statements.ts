@@ -1,0 +1,63 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+// The embedded store's statements, prepared once when the store opens.
+
+export function sqliteStatements(db: Database) {
+  const prepare = (sql: string): Statement => db.prepare(sql);
+  return {
+    ping: prepare('SELECT 1'),
+    get: prepare('SELECT record FROM payouts WHERE merchant_id = ? AND reference_id = ?'),
+    getMany: prepare(
+      'SELECT reference_id, record FROM payouts WHERE merchant_id = ? AND reference_id IN (SELECT value FROM json_each(?))',
+    ),
+    insert: prepare(`INSERT INTO payouts (merchant_id, reference_id, created_at, written_at, status, channel, currency,
+      amount_minor, final, next_check_at, revision, record) VALUES (@merchant_id, @reference_id, @created_at, @written_at,
+      @status, @channel, @currency, @amount_minor, @final, @next_check_at, 1, @record)`),
+    update: prepare(`UPDATE payouts SET written_at = @written_at, status = @status, channel = @channel,
+      currency = @currency, amount_minor = @amount_minor, final = @final, next_check_at = @next_check_at,
+      revision = revision + 1, record = @record WHERE merchant_id = @merchant_id AND reference_id = @reference_id`),
+    remove: prepare('DELETE FROM payouts WHERE merchant_id = ? AND reference_id = ?'),
+    due: prepare(
+      'SELECT record FROM payouts WHERE next_check_at IS NOT NULL AND next_check_at <= ? ORDER BY next_check_at LIMIT ?',
+    ),
+    nextPosition: prepare(`INSERT INTO merchant_heads (merchant_id, change_position) VALUES (?, 1)
+      ON CONFLICT (merchant_id) DO UPDATE SET change_position = change_position + 1 RETURNING change_position`),
+    appendChange: prepare('INSERT INTO payout_changes (merchant_id, position, at, record) VALUES (?, ?, ?, ?)'),
+    changesAfter: prepare(
+      'SELECT position, record FROM payout_changes WHERE merchant_id = ? AND position > ? ORDER BY position LIMIT ?',
+    ),
+    hasChange: prepare('SELECT 1 FROM payout_changes WHERE merchant_id = ? AND position = ?'),
+    head: prepare('SELECT change_position FROM merchant_heads WHERE merchant_id = ?'),
+    reserved: prepare(
+      'SELECT minor FROM daily_reservations WHERE merchant_id = ? AND day = ? AND currency = ? AND actor_id = ?',
+    ),
+    reserve:
+      prepare(`INSERT INTO daily_reservations (merchant_id, day, currency, actor_id, minor) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (merchant_id, day, currency, actor_id) DO UPDATE SET minor = minor + excluded.minor`),
+    dropEmptyReservations: prepare(
+      'DELETE FROM daily_reservations WHERE merchant_id = ? AND day = ? AND currency = ? AND minor <= 0',
+    ),
+    auditHead: prepare('SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = ?'),
+    appendAudit: prepare(`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
+      currency, detail, hash, previous_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    setAuditHead: prepare(`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
+      VALUES (?, 0, ?, ?) ON CONFLICT (merchant_id) DO UPDATE SET audit_sequence = excluded.audit_sequence,
+      audit_hash = excluded.audit_hash`),
+    statement: prepare(`SELECT currency, status, count(*) AS count, sum(amount_minor) AS minor FROM payouts
+      WHERE merchant_id = ? AND created_at >= ? AND created_at < ? GROUP BY currency, status ORDER BY currency, status`),
+    createdBetween: prepare(`SELECT created_at, reference_id, record FROM payouts
+      WHERE merchant_id = ? AND created_at >= ? AND created_at < ? AND (created_at, reference_id) > (?, ?)
+      ORDER BY created_at, reference_id LIMIT ?`),
+    writtenSince: prepare(`SELECT created_at, reference_id, record FROM payouts
+      WHERE merchant_id = ? AND written_at >= ? AND (created_at, reference_id) > (?, ?)
+      ORDER BY created_at, reference_id LIMIT ?`),
+    pruneChanges: prepare(
+      'DELETE FROM payout_changes WHERE rowid IN (SELECT rowid FROM payout_changes WHERE at < ? LIMIT 1000)',
+    ),
+    pruneFinal: prepare(
+      'DELETE FROM payouts WHERE rowid IN (SELECT rowid FROM payouts WHERE final = 1 AND written_at < ? LIMIT 1000)',
+    ),
+  };
+}
+
+export type SqliteStatements = ReturnType<typeof sqliteStatements>;
