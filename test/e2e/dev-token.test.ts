@@ -17,10 +17,11 @@ beforeAll(async () => {
   knownSecrets.add(d);
 }, 60_000);
 
-function mintToken(scope: string, sub?: string): string {
+/** A token `npm run token` mints in `folder`, signed with the key the gateway started there made. */
+function mintToken(scope: string, sub?: string, folder = checkout): string {
   const args = [tokenMain, '--merchant', 'default', '--scope', scope, ...(sub ? ['--sub', sub] : [])];
   const token = execFileSync(process.execPath, args, {
-    cwd: checkout,
+    cwd: folder,
     env: { PATH: process.env.PATH ?? '' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -86,22 +87,29 @@ describe('development tokens with the embedded sandbox', () => {
 });
 
 describe('two people played on one machine with --sub, under payout controls', () => {
+  // A checkout of its own: one process per embedded database file, and its own development key.
+  const folder = workingFolder();
   let controlled: GatewayProcess;
   beforeAll(async () => {
-    controlled = await launchGateway({
-      PORT: '0',
-      SANDBOX_PORT: '0',
-      SANDBOX_SETTLE_MS: '100',
-      PAYOUT_CONTROLS: '{"approvalAbove": {"ZMW": "100"}}',
-    });
+    controlled = await launchGateway(
+      {
+        PORT: '0',
+        SANDBOX_PORT: '0',
+        SANDBOX_SETTLE_MS: '100',
+        PAYOUT_CONTROLS: '{"approvalAbove": {"ZMW": "100"}}',
+      },
+      folder,
+    );
   }, 60_000);
   afterAll(async () => {
     await controlled.stop();
   });
 
   it('alice asks, cannot approve her own payout; bob approves it and it is sent', async () => {
-    const alice = { authorization: `Bearer ${mintToken('payouts:read payouts:write payouts:approve', 'alice')}` };
-    const bob = { authorization: `Bearer ${mintToken('payouts:approve', 'bob')}` };
+    const alice = {
+      authorization: `Bearer ${mintToken('payouts:read payouts:write payouts:approve', 'alice', folder)}`,
+    };
+    const bob = { authorization: `Bearer ${mintToken('payouts:approve', 'bob', folder)}` };
     const input = mobileInput({ amount: '150.75' });
     const held = await gql<{ createMobileMoneyDisbursement: { status: string } }>(
       controlled.graphqlUrl,
