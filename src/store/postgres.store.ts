@@ -307,10 +307,11 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
   }
 
   async hasChange(merchantId: string, position: string): Promise<boolean> {
+    // A change past the retention is gone for its reader, whether or not the prune has removed it yet.
     const rows = await this.query(
       'has-change',
-      'SELECT 1 FROM payout_changes WHERE merchant_id = $1 AND position = $2',
-      [merchantId, position],
+      'SELECT 1 FROM payout_changes WHERE merchant_id = $1 AND position = $2 AND at >= $3',
+      [merchantId, position, this.now() - this.eventRetentionMs],
     );
     return rows.length > 0;
   }

@@ -26,7 +26,7 @@ export function sqliteStatements(db: Database) {
     changesAfter: prepare(
       'SELECT position, record FROM payout_changes WHERE merchant_id = ? AND position > ? ORDER BY position LIMIT ?',
     ),
-    hasChange: prepare('SELECT 1 FROM payout_changes WHERE merchant_id = ? AND position = ?'),
+    hasChange: prepare('SELECT 1 FROM payout_changes WHERE merchant_id = ? AND position = ? AND at >= ?'),
     head: prepare('SELECT change_position FROM merchant_heads WHERE merchant_id = ?'),
     reserved: prepare(
       'SELECT minor FROM daily_reservations WHERE merchant_id = ? AND day = ? AND currency = ? AND actor_id = ?',

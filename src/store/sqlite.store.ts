@@ -288,7 +288,9 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
   }
 
   async hasChange(merchantId: string, position: string): Promise<boolean> {
-    return this.run(() => this.q.hasChange.get(merchantId, Number(position)) !== undefined);
+    // A change past the retention is gone for its reader, whether or not the prune has removed it yet.
+    const kept = this.now() - this.eventRetentionMs;
+    return this.run(() => this.q.hasChange.get(merchantId, Number(position), kept) !== undefined);
   }
 
   async latestChange(merchantId: string): Promise<string> {
