@@ -12,19 +12,14 @@ import {
   Stack,
   startStack,
 } from '../support/stack';
+import { PayoutRow } from '../support/fixtures';
 
-type Rec = {
-  referenceId: string;
-  status: string;
-  identifier: string;
-  history: { status: string; source: string; message: string | null }[];
-};
 const QUERY = `query One($referenceId: ID!) { disbursement(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} relay { url delivered gaveUp attempts { at status error } } } }`;
 
 const read = async (stack: Stack, referenceId: string) =>
   (
     await gql<{
-      disbursement: Rec & {
+      disbursement: PayoutRow & {
         relay: { delivered: boolean; gaveUp: boolean; attempts: { status: number | null }[] } | null;
       };
     }>(stack.graphqlUrl, QUERY, { referenceId })
@@ -41,7 +36,7 @@ describe('idempotent creates', () => {
     const input = mobileInput();
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
-        gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, { input }),
+        gql<{ createMobileMoneyDisbursement: PayoutRow }>(stack.graphqlUrl, CREATE_MOBILE, { input }),
       ),
     );
     expect(stack.sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
@@ -89,7 +84,7 @@ describe('unknown outcomes', () => {
       const kept = await read(stack, input.referenceId as string);
       expect(kept.status).toBe('UNKNOWN');
       expect(kept.history.map((h) => h.status)).not.toContain('FAILED');
-      const retry = await gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, { input });
+      const retry = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(stack.graphqlUrl, CREATE_MOBILE, { input });
       expect(retry.errors).toBeUndefined();
       expect(['PENDING', 'SUCCESSFUL']).toContain(retry.data?.createMobileMoneyDisbursement.status);
       expect(stack.sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
@@ -170,7 +165,7 @@ describe('circuit breaker', () => {
       stack.sandbox.setFaults({});
       const recovered = await eventually(
         async () => {
-          const r = await gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, {
+          const r = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(stack.graphqlUrl, CREATE_MOBILE, {
             input: mobileInput(),
           });
           return r.data?.createMobileMoneyDisbursement ?? undefined;

@@ -18,6 +18,7 @@ import {
   startStack,
 } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { WATCH } from '../support/fixtures';
 
 /** One merchant per concern, so no test spends another's daily allowance. */
 const MERCHANTS = {
@@ -45,7 +46,6 @@ const CREATE = `mutation Create($input: MobileMoneyDisbursementInput!) { createM
 const ONE = `query One($referenceId: ID!) { disbursement(referenceId: $referenceId) { ${FIELDS} } }`;
 const ALLOWANCE = `query Allowance { payoutAllowance { currency maxAmount approvalAbove dailyRemaining userDailyRemaining } }`;
 const QUEUE = `query Queue { disbursementHistory(filter: { status: [AWAITING_APPROVAL] }) { edges { node { referenceId } } } }`;
-const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { status } }`;
 
 interface Approval {
   requestedBy: string;

@@ -10,16 +10,10 @@ import {
   subscriptionsLive,
 } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
-type Rec = {
-  referenceId: string;
-  status: string;
-  message: string | null;
-  history: { status: string; source: string }[];
-};
-type Updated = { disbursementUpdated: Rec };
+type Updated = { disbursementUpdated: PayoutRow };
 
-const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} } }`;
 const QUERY = `query One($referenceId: ID!) { disbursement(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} } }`;
 
 let stack: Stack;
@@ -77,7 +71,7 @@ describe('disbursementUpdated', () => {
   it('gives a subscriber who arrives after the callback the final state at once', async () => {
     const referenceId = await create();
     await eventually(async () => {
-      const res = await gql<{ disbursement: Rec }>(stack.graphqlUrl, QUERY, { referenceId });
+      const res = await gql<{ disbursement: PayoutRow }>(stack.graphqlUrl, QUERY, { referenceId });
       return res.data?.disbursement.status === 'SUCCESSFUL' ? true : undefined;
     });
     const sub = subscribe<Updated>(client, WATCH, { referenceId });
@@ -97,7 +91,7 @@ describe('disbursementUpdated', () => {
 
 describe('disbursementUpdates', () => {
   it("streams every change of the merchant's payouts", async () => {
-    const sub = subscribe<{ disbursementUpdates: Rec }>(
+    const sub = subscribe<{ disbursementUpdates: PayoutRow }>(
       client,
       `subscription { disbursementUpdates { referenceId status } }`,
     );
@@ -123,7 +117,7 @@ describe('queries', () => {
     const ids = [await create(), await create(), await create()];
     const asked = [ids[0], 'nope-1', ids[1], ids[2], 'nope-2'];
     const before = stack.gateway.storeReads();
-    const res = await gql<{ disbursements: (Rec | null)[] }>(
+    const res = await gql<{ disbursements: (PayoutRow | null)[] }>(
       stack.graphqlUrl,
       `query Many($ids: [ID!]!) { disbursements(referenceIds: $ids) { referenceId status } }`,
       { ids: asked },
@@ -159,9 +153,9 @@ describe('refresh', () => {
       await eventually(() =>
         deaf.sandbox.records().find((r) => r.referenceId === input.referenceId && r.status === 'Successful'),
       );
-      const stale = await gql<{ disbursement: Rec }>(deaf.graphqlUrl, QUERY, { referenceId: input.referenceId });
+      const stale = await gql<{ disbursement: PayoutRow }>(deaf.graphqlUrl, QUERY, { referenceId: input.referenceId });
       expect(stale.data?.disbursement.status).toBe('PENDING');
-      const fresh = await gql<{ disbursement: Rec & { externalId: string } }>(
+      const fresh = await gql<{ disbursement: PayoutRow & { externalId: string } }>(
         deaf.graphqlUrl,
         `query R($referenceId: ID!) { disbursement(referenceId: $referenceId, refresh: true) { ${DISBURSEMENT_FIELDS} } }`,
         { referenceId: input.referenceId },
