@@ -2,7 +2,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'graphql-ws';
-import { CREATE_MOBILE, gql, knownSecrets, mobileInput, Stack, startStack, subscriptionsLive } from '../support/stack';
+import {
+  CREATE_MOBILE,
+  eventually,
+  gql,
+  knownSecrets,
+  mobileInput,
+  Stack,
+  startStack,
+  subscriptionsLive,
+} from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
 import { PayoutRow, WATCH } from '../support/fixtures';
 
@@ -62,7 +71,17 @@ describe('two merchants on one gateway', () => {
     const watchA = subscribe<{ disbursementUpdated: PayoutRow }>(clientA, WATCH, { referenceId: input.referenceId });
     await watchA.completed;
     expect(watchA.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
-    await new Promise((r) => setTimeout(r, 200));
+    // B's own payout, created after A's has settled, reaches B over the same socket: once its final change is in,
+    // anything of A's that leaked to B would have come before it.
+    const own = mobileInput();
+    await create(B, own);
+    await eventually(() =>
+      streamB.events.some(
+        (e) => e.disbursementUpdates.referenceId === own.referenceId && e.disbursementUpdates.status === 'SUCCESSFUL',
+      )
+        ? true
+        : undefined,
+    );
     expect(watchB.events).toEqual([]);
     expect(streamB.events.filter((e) => e.disbursementUpdates.referenceId === input.referenceId)).toEqual([]);
     watchB.dispose();

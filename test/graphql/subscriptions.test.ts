@@ -61,8 +61,11 @@ describe('disbursementUpdated', () => {
     const referenceId = await create('260971234222');
     const sub = subscribe<Updated>(client, WATCH, { referenceId });
     await sub.waitFor(1);
-    // Several settle periods of the sandbox go by without a change.
-    await new Promise((r) => setTimeout(r, 800));
+    // A payout created after it settles one settle period after its create, and its events come over the same
+    // socket: once it has completed, a change of the first (due sooner) would have arrived before it.
+    const later = subscribe<Updated>(client, WATCH, { referenceId: await create() });
+    await later.completed;
+    expect(later.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
     expect(sub.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING']);
     expect(sub.isCompleted()).toBe(false);
     sub.dispose();
@@ -102,7 +105,13 @@ describe('disbursementUpdates', () => {
       const mine = sub.events.filter((e) => [a, b].includes(e.disbursementUpdates.referenceId));
       return mine.length >= 4 ? mine : undefined;
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // Changes come over the stream in order: once a later payout's final change is in, a repeat of a's or b's is not.
+    const c = await create();
+    await eventually(() =>
+      sub.events.some((e) => e.disbursementUpdates.referenceId === c && e.disbursementUpdates.status === 'SUCCESSFUL')
+        ? true
+        : undefined,
+    );
     const seen = sub.events
       .map((e) => e.disbursementUpdates)
       .filter((e) => [a, b].includes(e.referenceId))
