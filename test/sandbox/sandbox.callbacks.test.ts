@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/sandbox.server';
 import {
@@ -9,7 +10,6 @@ import {
   bankBody,
   create,
   mobileBody,
-  sleep,
   waitFor,
   type ReceivedCallback,
 } from './sandbox.client';
@@ -143,13 +143,30 @@ describe('signed callbacks', () => {
   });
 
   it('gives up after callbackMaxAttempts', async () => {
-    receiver.answerWith('/hooks/down', [503, 503, 503, 503, 503]);
-    const body = mobileBody();
-    await create(signed.url, MOBILE, body, { headers: { callbackUrl: receiver.url('/hooks/down') } });
-    await callbacksFor(body.referenceId, 3);
-    // Backoff is 30, 60 ms: a fourth attempt would have come well within this.
-    await sleep(500);
-    expect(receiver.for(String(body.referenceId))).toHaveLength(3);
+    // A sandbox of its own, whose warnings the test reads.
+    type Warning = { msg: string; referenceId?: string };
+    const warnings: Warning[] = [];
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => void warnings.push(JSON.parse(line) as Warning) },
+    );
+    const own = await startSandbox({ ...COMMON, webhookSecret: SECRET, logger });
+    try {
+      receiver.answerWith('/hooks/down', [503, 503, 503, 503, 503]);
+      const body = mobileBody();
+      await create(own.url, MOBILE, body, { headers: { callbackUrl: receiver.url('/hooks/down') } });
+      await callbacksFor(body.referenceId, 3);
+      // The sandbox decides after each failed attempt whether to try again: once it has said it gives up,
+      // a fourth attempt is not coming.
+      await waitFor('the sandbox to give up', () =>
+        warnings.some((w) => w.msg === 'callback failed, giving up' && w.referenceId === body.referenceId)
+          ? true
+          : undefined,
+      );
+      expect(receiver.for(String(body.referenceId))).toHaveLength(3);
+    } finally {
+      await own.close();
+    }
   });
 
   it('retries when the callback address refuses connections', async () => {
