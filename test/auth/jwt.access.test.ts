@@ -17,12 +17,12 @@ import {
   subscriptionsLive,
 } from '../support/stack';
 import { subscribe } from '../support/ws';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
 const A = { id: 'merchant-a', apiKey: 'key-jwt-merchant-a-0123456789', token: 'tok_jwt_merchant_a_client_0123456789' };
 const B = { id: 'merchant-b', apiKey: 'key-jwt-merchant-b-0123456789', token: 'tok_jwt_merchant_b_client_0123456789' };
 const BOTH = 'payouts:read payouts:write';
 
-type Rec = { referenceId: string; status: string };
 type Socket = { client: Client; closeCodes: number[]; wasConnected(): boolean };
 
 let idp: TestIdp;
@@ -49,11 +49,10 @@ const tokenFor = (merchant: string, scope: string | string[]) =>
   idp.sign({ claims: { merchant_id: merchant, ...(Array.isArray(scope) ? { scp: scope } : { scope }) } });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const create = (token: string, input = mobileInput()) =>
-  gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, { input }, bearer(token));
+  gql<{ createMobileMoneyDisbursement: PayoutRow }>(stack.graphqlUrl, CREATE_MOBILE, { input }, bearer(token));
 const ONE = `query One($r: ID!) { disbursement(referenceId: $r) { referenceId status } }`;
 const read = (token: string, referenceId: unknown) =>
-  gql<{ disbursement: Rec | null }>(stack.graphqlUrl, ONE, { r: referenceId }, bearer(token));
-const WATCH = `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { referenceId status } }`;
+  gql<{ disbursement: PayoutRow | null }>(stack.graphqlUrl, ONE, { r: referenceId }, bearer(token));
 
 /** A real graphql-ws client that presents the token in connectionParams and records how its socket closed. */
 function socketWith(token: string): Socket {
@@ -102,7 +101,7 @@ describe('JWTs from the identity provider', () => {
     expect((await read(readOnly, input.referenceId)).data?.disbursement?.referenceId).toBe(input.referenceId);
 
     const { client } = socketWith(readOnly);
-    const watch = subscribe<{ disbursementUpdated: Rec }>(client, WATCH, { r: input.referenceId });
+    const watch = subscribe<{ disbursementUpdated: PayoutRow }>(client, WATCH, { referenceId: input.referenceId });
     await watch.completed;
     expect(watch.events.map((e) => e.disbursementUpdated.status)).toContain('SUCCESSFUL');
 
@@ -192,12 +191,12 @@ describe('JWTs from the identity provider', () => {
     const tokenA = await tokenFor(A.id, BOTH);
     const tokenB = await tokenFor(B.id, BOTH);
     const { client } = socketWith(tokenB);
-    const streamB = subscribe<{ disbursementUpdates: Rec }>(
+    const streamB = subscribe<{ disbursementUpdates: PayoutRow }>(
       client,
       `subscription { disbursementUpdates { referenceId status } }`,
     );
     const inputA = mobileInput();
-    const watchA = subscribe<{ disbursementUpdated: Rec }>(client, WATCH, { r: inputA.referenceId });
+    const watchA = subscribe<{ disbursementUpdated: PayoutRow }>(client, WATCH, { referenceId: inputA.referenceId });
     await subscriptionsLive(stack, 2);
     expect((await create(tokenA, inputA)).errors).toBeUndefined();
     const inputB = mobileInput();

@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { TestIdp } from '../support/idp';
 import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, subscriptionsLive } from '../support/stack';
 import { subscribe } from '../support/ws';
+import { WATCH } from '../support/fixtures';
 
 const SCOPES = 'payouts:read payouts:write';
 let idp: TestIdp;
@@ -59,8 +60,8 @@ describe('JWT keys and expiry over time', () => {
       on: { closed: (event) => closeCodes.push((event as { code: number }).code) },
     });
     const stream = subscribe(client, `subscription { disbursementUpdates { referenceId status } }`);
-    const watch = subscribe(client, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, {
-      r: 'never-created',
+    const watch = subscribe(client, WATCH, {
+      referenceId: 'never-created',
     });
     await subscriptionsLive(stack, 2);
     await expect(stream.completed).rejects.toBeDefined();

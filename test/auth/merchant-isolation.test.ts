@@ -2,14 +2,22 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'graphql-ws';
-import { CREATE_MOBILE, gql, knownSecrets, mobileInput, Stack, startStack, subscriptionsLive } from '../support/stack';
+import {
+  CREATE_MOBILE,
+  eventually,
+  gql,
+  knownSecrets,
+  mobileInput,
+  Stack,
+  startStack,
+  subscriptionsLive,
+} from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
 const A = { id: 'merchant-a', apiKey: 'key-merchant-a-0123456789', token: 'tok_merchant_a_client_0123456789' };
 const B = { id: 'merchant-b', apiKey: 'key-merchant-b-0123456789', token: 'tok_merchant_b_client_0123456789' };
 const auth = (m: typeof A) => ({ authorization: `Bearer ${m.token}` });
-
-type Rec = { referenceId: string; status: string; identifier: string };
 
 let stack: Stack;
 let clientA: Client;
@@ -30,7 +38,7 @@ afterAll(async () => {
 });
 
 const create = (m: typeof A, input: Record<string, unknown>) =>
-  gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, { input }, auth(m));
+  gql<{ createMobileMoneyDisbursement: PayoutRow }>(stack.graphqlUrl, CREATE_MOBILE, { input }, auth(m));
 
 describe('two merchants on one gateway', () => {
   it("cannot read each other's payouts: another merchant's referenceId reads as null", async () => {
@@ -53,25 +61,27 @@ describe('two merchants on one gateway', () => {
 
   it("cannot subscribe to each other's payouts or streams", async () => {
     const input = mobileInput();
-    const streamB = subscribe<{ disbursementUpdates: Rec }>(
+    const streamB = subscribe<{ disbursementUpdates: PayoutRow }>(
       clientB,
       `subscription { disbursementUpdates { referenceId status } }`,
     );
-    const watchB = subscribe<{ disbursementUpdated: Rec }>(
-      clientB,
-      `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`,
-      { r: input.referenceId },
-    );
+    const watchB = subscribe<{ disbursementUpdated: PayoutRow }>(clientB, WATCH, { referenceId: input.referenceId });
     await subscriptionsLive(stack, 2);
     await create(A, input);
-    const watchA = subscribe<{ disbursementUpdated: Rec }>(
-      clientA,
-      `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`,
-      { r: input.referenceId },
-    );
+    const watchA = subscribe<{ disbursementUpdated: PayoutRow }>(clientA, WATCH, { referenceId: input.referenceId });
     await watchA.completed;
     expect(watchA.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
-    await new Promise((r) => setTimeout(r, 200));
+    // B's own payout, created after A's has settled, reaches B over the same socket: once its final change is in,
+    // anything of A's that leaked to B would have come before it.
+    const own = mobileInput();
+    await create(B, own);
+    await eventually(() =>
+      streamB.events.some(
+        (e) => e.disbursementUpdates.referenceId === own.referenceId && e.disbursementUpdates.status === 'SUCCESSFUL',
+      )
+        ? true
+        : undefined,
+    );
     expect(watchB.events).toEqual([]);
     expect(streamB.events.filter((e) => e.disbursementUpdates.referenceId === input.referenceId)).toEqual([]);
     watchB.dispose();

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchGateway, workingFolder } from '../support/process';
 import { CREATE_MOBILE, DISBURSEMENT_FIELDS, eventually, gql, mobileInput } from '../support/stack';
+import { PayoutRow } from '../support/fixtures';
 
-type Rec = { referenceId: string; status: string; history: { status: string }[] };
 const ONE = `query One($r: ID!) { disbursement(referenceId: $r) { ${DISBURSEMENT_FIELDS} } }`;
 /** No DATABASE_URL: the embedded file in the working folder, and the embedded sandbox. */
 const ENV = { PORT: '0', SANDBOX_PORT: '0', SANDBOX_SETTLE_MS: '100' };
@@ -19,11 +19,13 @@ describe('DATABASE_URL unset', () => {
     const settled = mobileInput();
     const pending = mobileInput({ accountNumber: '260971234222' });
     for (const input of [settled, pending]) {
-      const created = await gql<{ createMobileMoneyDisbursement: Rec }>(first.graphqlUrl, CREATE_MOBILE, { input });
+      const created = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(first.graphqlUrl, CREATE_MOBILE, {
+        input,
+      });
       expect(created.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
     }
     const read = async (url: string, input: Record<string, unknown>) =>
-      (await gql<{ disbursement: Rec | null }>(url, ONE, { r: input.referenceId })).data?.disbursement;
+      (await gql<{ disbursement: PayoutRow | null }>(url, ONE, { r: input.referenceId })).data?.disbursement;
     const before = await eventually(async () => {
       const rec = await read(first.graphqlUrl, settled);
       return rec?.status === 'SUCCESSFUL' ? rec : undefined;

@@ -5,14 +5,13 @@ import { describeOwnPostgres, OwnPostgres, startOwnPostgres } from '../support/p
 import { sharedProvider } from '../support/replicas';
 import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput, subscriptionsLive } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
-type Rec = { referenceId: string; status: string };
 type Readiness = { checks: Record<string, boolean> };
 const TOKEN = 'tok_db_outage_client_0123456789abcdef';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 /** The server trusts every local connection, so any password connects: this one is there to be kept out of logs. */
 const PASSWORD = 'pw-Outage-Secret-4b1e8d';
-const WATCH = `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { referenceId status } }`;
 
 /** Two gateway processes on a PostgreSQL server of the test's own, stopped as in a crash and started again. */
 describeOwnPostgres('two gateway processes while their PostgreSQL server is down', () => {
@@ -48,7 +47,7 @@ describeOwnPostgres('two gateway processes while their PostgreSQL server is down
   });
 
   const create = (on: GatewayProcess, input: Record<string, unknown>) =>
-    gql<{ createMobileMoneyDisbursement: Rec }>(on.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
+    gql<{ createMobileMoneyDisbursement: PayoutRow }>(on.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
   const readiness = async (on: GatewayProcess) => {
     const res = await fetch(`${on.url}/readyz`);
     return { status: res.status, body: (await res.json()) as Readiness };
@@ -94,7 +93,7 @@ describeOwnPostgres('two gateway processes while their PostgreSQL server is down
     const subs = [a, b].map((on) => {
       const client = wsClient(on.graphqlUrl, AUTH);
       clients.push(client);
-      return subscribe<{ disbursementUpdated: Rec }>(client, WATCH, { r: input.referenceId });
+      return subscribe<{ disbursementUpdated: PayoutRow }>(client, WATCH, { referenceId: input.referenceId });
     });
     await Promise.all([subscriptionsLive(a, 1), subscriptionsLive(b, 1)]);
     expect((await create(a, input)).data?.createMobileMoneyDisbursement.status).toBe('PENDING');

@@ -6,12 +6,11 @@ import { describePostgres, FreshDatabase, freshDatabase } from '../support/postg
 import { sharedProvider } from '../support/replicas';
 import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput, subscriptionsLive } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
-type Rec = { referenceId: string; status: string; identifier: string | null };
 type Page = { totalCount: number | null; edges: { node: { referenceId: string; status: string } }[] };
 const TOKEN = 'tok_db_replicas_client_0123456789abcdef';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
-const WATCH = `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { referenceId status } }`;
 const HISTORY = `query H($first: Int, $filter: DisbursementFilter) {
   disbursementHistory(first: $first, filter: $filter) { totalCount edges { node { referenceId status } } }
 }`;
@@ -51,7 +50,7 @@ describePostgres('two gateway processes sharing a PostgreSQL database', () => {
   });
 
   const create = (on: GatewayProcess, input: Record<string, unknown>) =>
-    gql<{ createMobileMoneyDisbursement: Rec }>(on.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
+    gql<{ createMobileMoneyDisbursement: PayoutRow }>(on.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
 
   it('ten identical creates spread over both replicas reach the provider once, and all get its answer', async () => {
     const input = mobileInput();
@@ -67,7 +66,7 @@ describePostgres('two gateway processes sharing a PostgreSQL database', () => {
   it('a subscriber on A sees the final status of a callback only B received', async () => {
     const input = mobileInput();
     const ref = input.referenceId as string;
-    const sub = subscribe<{ disbursementUpdated: Rec }>(onA, WATCH, { r: ref });
+    const sub = subscribe<{ disbursementUpdated: PayoutRow }>(onA, WATCH, { referenceId: ref });
     await subscriptionsLive(a, 1);
     expect((await create(a, input)).data?.createMobileMoneyDisbursement.status).toBe('PENDING');
     await sub.completed;

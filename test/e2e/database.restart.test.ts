@@ -3,9 +3,11 @@ import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { GatewayProcess, launchGateway } from '../support/process';
 import { describePostgres, FreshDatabase, freshDatabase } from '../support/postgres';
 import { sharedProvider } from '../support/replicas';
+import { PayoutRow } from '../support/fixtures';
 import { CREATE_MOBILE, DISBURSEMENT_FIELDS, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
 
-type Rec = { referenceId: string; status: string; approval: { requestedBy: string; decision: string | null } | null };
+/** A payout under payout controls, with the approval FIELDS select. */
+type PayoutWithApproval = PayoutRow & { approval: { requestedBy: string; decision: string | null } | null };
 const REQUESTER = 'tok_db_restart_requester_0123456789abcdef';
 const APPROVER = 'tok_db_restart_approver_0123456789abcdef';
 const as = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -58,10 +60,10 @@ describePostgres('two gateway processes killed and started again', () => {
   /** Two replicas, started side by side; each is the provider's callback address for what it sends. */
   const replicas = () => Promise.all([launchGateway(env), launchGateway(env)]);
   const create = (on: GatewayProcess, input: Record<string, unknown>) =>
-    gql<{ createMobileMoneyDisbursement: Rec }>(on.graphqlUrl, CREATE_MOBILE, { input }, as(REQUESTER));
+    gql<{ createMobileMoneyDisbursement: PayoutWithApproval }>(on.graphqlUrl, CREATE_MOBILE, { input }, as(REQUESTER));
   const listed = async (on: GatewayProcess, prefix: string) =>
     (
-      await gql<{ disbursementHistory: { totalCount: number; edges: { node: Rec }[] } }>(
+      await gql<{ disbursementHistory: { totalCount: number; edges: { node: PayoutWithApproval }[] } }>(
         on.graphqlUrl,
         HISTORY,
         { prefix },
@@ -122,7 +124,7 @@ describePostgres('two gateway processes killed and started again', () => {
     // The approval, raced on both replicas, sends the held payout once.
     const approvals = await Promise.all(
       [a2, b2, a2, b2].map((on) =>
-        gql<{ approveDisbursement: Rec }>(on.graphqlUrl, APPROVE, { r: held.referenceId }, as(APPROVER)),
+        gql<{ approveDisbursement: PayoutWithApproval }>(on.graphqlUrl, APPROVE, { r: held.referenceId }, as(APPROVER)),
       ),
     );
     // Each gets the approved payout as the one send left it (its callback may already have come).

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { GatewayProcess, launchGateway, workingFolder } from '../support/process';
 import { CREATE_MOBILE, gql, knownSecrets, mobileInput } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
 const tokenMain = join(__dirname, '..', '..', 'dist', 'auth', 'jwt.token.main.js');
 /** The checkout a developer runs both commands in: the key `npm start` made is the one `npm run token` signs with. */
@@ -54,11 +55,7 @@ describe('development tokens with the embedded sandbox', () => {
       message: expect.stringContaining('payouts:write'),
     });
     const client = wsClient(gateway.graphqlUrl, headers);
-    const watch = subscribe<{ disbursementUpdated: { status: string } }>(
-      client,
-      `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`,
-      { r: input.referenceId },
-    );
+    const watch = subscribe<{ disbursementUpdated: PayoutRow }>(client, WATCH, { referenceId: input.referenceId });
     await watch.completed;
     expect(watch.events.at(-1)?.disbursementUpdated.status).toBe('SUCCESSFUL');
     await client.dispose();

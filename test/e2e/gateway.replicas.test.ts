@@ -6,10 +6,8 @@ import { describePostgres, freshDatabase, FreshDatabase } from '../support/postg
 import { sharedProvider } from '../support/replicas';
 import { CREATE_MOBILE, DISBURSEMENT_FIELDS, gql, mobileInput } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
-type Rec = { referenceId: string; status: string; identifier: string };
-
-const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} } }`;
 const QUERY = `query One($referenceId: ID!) { disbursement(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} } }`;
 
 /** Two gateways behind one (imagined) load balancer: one sandbox, one PostgreSQL database. */
@@ -40,9 +38,11 @@ describePostgres('two gateway replicas sharing one PostgreSQL database', () => {
 
   it('follows on B a payout created on A to the status of the callback A received', async () => {
     const input = mobileInput();
-    const created = await gql<{ createMobileMoneyDisbursement: Rec }>(`${a.url}/graphql`, CREATE_MOBILE, { input });
+    const created = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(`${a.url}/graphql`, CREATE_MOBILE, {
+      input,
+    });
     expect(created.errors).toBeUndefined();
-    const sub = subscribe<{ disbursementUpdated: Rec }>(onB, WATCH, { referenceId: input.referenceId });
+    const sub = subscribe<{ disbursementUpdated: PayoutRow }>(onB, WATCH, { referenceId: input.referenceId });
     await sub.completed;
     expect(sub.errors).toEqual([]);
     expect(sub.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
@@ -50,14 +50,14 @@ describePostgres('two gateway replicas sharing one PostgreSQL database', () => {
 
   it('answers a retry sent to B with the record A created, without a second provider call', async () => {
     const input = mobileInput({ accountNumber: '260971234222' });
-    const first = await gql<{ createMobileMoneyDisbursement: Rec }>(`${a.url}/graphql`, CREATE_MOBILE, { input });
-    const retry = await gql<{ createMobileMoneyDisbursement: Rec }>(`${b.url}/graphql`, CREATE_MOBILE, { input });
+    const first = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(`${a.url}/graphql`, CREATE_MOBILE, { input });
+    const retry = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(`${b.url}/graphql`, CREATE_MOBILE, { input });
     expect(retry.errors).toBeUndefined();
     expect(retry.data?.createMobileMoneyDisbursement.identifier).toBe(
       first.data?.createMobileMoneyDisbursement.identifier,
     );
     expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
-    const read = await gql<{ disbursement: Rec }>(`${b.url}/graphql`, QUERY, { referenceId: input.referenceId });
+    const read = await gql<{ disbursement: PayoutRow }>(`${b.url}/graphql`, QUERY, { referenceId: input.referenceId });
     expect(read.data?.disbursement.status).toBe('PENDING');
   });
 

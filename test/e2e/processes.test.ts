@@ -12,11 +12,10 @@ import {
 import { sharedProvider } from '../support/replicas';
 import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput, subscriptionsLive } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
-type Rec = { referenceId: string; status: string; identifier: string };
 const TOKEN = 'tok_replica_client_0123456789abcdef';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
-const WATCH = `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { referenceId status } }`;
 const QUERY = `query One($r: ID!) { disbursement(referenceId: $r) { referenceId status identifier } }`;
 
 /** The settings of a gateway process over `shared`, with the test's `extra`. */
@@ -62,10 +61,15 @@ describePostgres('gateway processes sharing one PostgreSQL database', () => {
     clients.push(onC);
     try {
       const input = mobileInput();
-      const sub = subscribe<{ disbursementUpdated: Rec }>(onC, WATCH, { r: input.referenceId });
+      const sub = subscribe<{ disbursementUpdated: PayoutRow }>(onC, WATCH, { referenceId: input.referenceId });
       // C's watcher is live (C listens to the database) before anything happens on A.
       await subscriptionsLive(c, 1);
-      const created = await gql<{ createMobileMoneyDisbursement: Rec }>(a.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
+      const created = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
+        a.graphqlUrl,
+        CREATE_MOBILE,
+        { input },
+        AUTH,
+      );
       expect(created.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
       await sub.completed;
       expect(sub.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
@@ -85,7 +89,7 @@ describePostgres('gateway processes sharing one PostgreSQL database', () => {
       const input = mobileInput();
       const answers = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          gql<{ createMobileMoneyDisbursement: Rec }>((i % 2 ? a : b).graphqlUrl, CREATE_MOBILE, { input }, AUTH),
+          gql<{ createMobileMoneyDisbursement: PayoutRow }>((i % 2 ? a : b).graphqlUrl, CREATE_MOBILE, { input }, AUTH),
         ),
       );
       expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
@@ -99,14 +103,24 @@ describePostgres('gateway processes sharing one PostgreSQL database', () => {
   it('a restarted replica keeps serving the records and claims made before', async () => {
     const first = await launchGateway(envFor());
     const input = mobileInput({ accountNumber: '260971234222' });
-    const created = await gql<{ createMobileMoneyDisbursement: Rec }>(first.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
+    const created = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
+      first.graphqlUrl,
+      CREATE_MOBILE,
+      { input },
+      AUTH,
+    );
     expect(await first.stop()).toBe(0);
     const again = await launchGateway(envFor());
     try {
-      const read = await gql<{ disbursement: Rec }>(again.graphqlUrl, QUERY, { r: input.referenceId }, AUTH);
+      const read = await gql<{ disbursement: PayoutRow }>(again.graphqlUrl, QUERY, { r: input.referenceId }, AUTH);
       const identifier = created.data?.createMobileMoneyDisbursement.identifier;
       expect(read.data?.disbursement).toEqual({ referenceId: input.referenceId, status: 'PENDING', identifier });
-      const retry = await gql<{ createMobileMoneyDisbursement: Rec }>(again.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
+      const retry = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
+        again.graphqlUrl,
+        CREATE_MOBILE,
+        { input },
+        AUTH,
+      );
       expect(retry.data?.createMobileMoneyDisbursement.identifier).toBe(identifier);
       const conflict = await gql(again.graphqlUrl, CREATE_MOBILE, { input: { ...input, amount: '1' } }, AUTH);
       expect(conflict.errors?.[0].extensions?.code).toBe('REFERENCE_CONFLICT');
@@ -151,7 +165,12 @@ describeOwnPostgres('a gateway process while its PostgreSQL is down', () => {
 
       await server.start();
       await eventually(async () => ((await fetch(`${gw.url}/readyz`)).status === 200 ? true : undefined), 100, 100);
-      const served = await gql<{ createMobileMoneyDisbursement: Rec }>(gw.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
+      const served = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
+        gw.graphqlUrl,
+        CREATE_MOBILE,
+        { input },
+        AUTH,
+      );
       expect(served.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
       expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
     } finally {

@@ -2,6 +2,7 @@ import { ChildProcess } from 'node:child_process';
 import { GatewayProcess, launchGateway, runToExit } from '../support/process';
 import { CREATE_MOBILE, gql, mobileInput } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { WATCH } from '../support/fixtures';
 
 let gateway: GatewayProcess;
 let child: ChildProcess;
@@ -60,8 +61,8 @@ describe('graceful shutdown on SIGTERM', () => {
     const closed = new Promise<number>((resolve) =>
       client.on('closed', (event) => resolve((event as { code: number }).code)),
     );
-    const watcher = subscribe(client, `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`, {
-      r: watched.referenceId,
+    const watcher = subscribe(client, WATCH, {
+      referenceId: watched.referenceId,
     });
     await watcher.waitFor(1);
 

@@ -4,9 +4,9 @@ import { domain } from '../support/domain';
 import { describeEachEngine } from '../support/modes';
 import { listeningSessions } from '../support/postgres';
 import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
+import { WATCH } from '../support/fixtures';
 
 const STREAMS = 1000;
-const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { status } }`;
 const UPDATES = `subscription { disbursementUpdates { status } }`;
 const EVENTS = `subscription { disbursementEvents { cursor } }`;
 

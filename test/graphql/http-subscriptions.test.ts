@@ -1,16 +1,7 @@
-import {
-  CREATE_MOBILE,
-  DISBURSEMENT_FIELDS,
-  gql,
-  mobileInput,
-  Stack,
-  startStack,
-  subscriptionsLive,
-} from '../support/stack';
+import { CREATE_MOBILE, gql, mobileInput, Stack, startStack, subscriptionsLive } from '../support/stack';
 import { subscribeOver, Transport, TRANSPORTS } from '../support/streams';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
-type Rec = { referenceId: string; status: string };
-const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} } }`;
 const UPDATES = `subscription Updates { disbursementUpdates { referenceId status } }`;
 const EVENTS = `subscription Events($after: String) { disbursementEvents(after: $after) { cursor disbursement { referenceId status } } }`;
 
@@ -34,7 +25,7 @@ async function create(accountNumber = '260971234567'): Promise<string> {
 describe.each(TRANSPORTS)('live status over %s', (transport: Transport) => {
   it('disbursementUpdated: PENDING, then SUCCESSFUL from the callback, then the end', async () => {
     const referenceId = await create();
-    const sub = subscribeOver<{ disbursementUpdated: Rec }>(transport, stack.graphqlUrl, WATCH, { referenceId });
+    const sub = subscribeOver<{ disbursementUpdated: PayoutRow }>(transport, stack.graphqlUrl, WATCH, { referenceId });
     await sub.completed;
     expect(sub.errors).toEqual([]);
     expect(sub.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
@@ -42,8 +33,8 @@ describe.each(TRANSPORTS)('live status over %s', (transport: Transport) => {
   });
 
   it('disbursementUpdates and disbursementEvents: every change of the merchant, the second with cursors', async () => {
-    const updates = subscribeOver<{ disbursementUpdates: Rec }>(transport, stack.graphqlUrl, UPDATES);
-    const events = subscribeOver<{ disbursementEvents: { cursor: string; disbursement: Rec } }>(
+    const updates = subscribeOver<{ disbursementUpdates: PayoutRow }>(transport, stack.graphqlUrl, UPDATES);
+    const events = subscribeOver<{ disbursementEvents: { cursor: string; disbursement: PayoutRow } }>(
       transport,
       stack.graphqlUrl,
       EVENTS,
@@ -103,6 +94,7 @@ async function eventsOf(res: Response): Promise<{ event: string; data: string }[
 describe('server-sent events with GET, as a browser EventSource sends them', () => {
   it('a subscription in ?query= with its variables: PENDING, SUCCESSFUL, then complete', async () => {
     const referenceId = await create();
+    // A short selection, so the events can be compared byte for byte.
     const search = new URLSearchParams({
       query: `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { referenceId status } }`,
       variables: JSON.stringify({ referenceId }),

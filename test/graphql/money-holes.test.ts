@@ -17,12 +17,12 @@ import {
   subscriptionsLive,
 } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
-type Rec = { referenceId: string; status: string; amount: string; identifier: string | null };
 const QUERY = `query One($referenceId: ID!) { disbursement(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} } }`;
 
 const read = async (url: string, referenceId: string) =>
-  (await gql<{ disbursement: Rec | null }>(url, QUERY, { referenceId })).data?.disbursement;
+  (await gql<{ disbursement: PayoutRow | null }>(url, QUERY, { referenceId })).data?.disbursement;
 
 async function post(url: string, body: unknown, secret?: string): Promise<number> {
   const raw = JSON.stringify(body);
@@ -74,8 +74,8 @@ describe('a gateway started again', () => {
     return { url: `${app.gateway.url}/graphql`, file };
   }
 
-  async function createOn(url: string, input: Record<string, unknown>): Promise<Rec> {
-    const first = await gql<{ createMobileMoneyDisbursement: Rec }>(url, CREATE_MOBILE, { input });
+  async function createOn(url: string, input: Record<string, unknown>): Promise<PayoutRow> {
+    const first = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(url, CREATE_MOBILE, { input });
     expect(first.errors).toBeUndefined();
     return first.data!.createMobileMoneyDisbursement;
   }
@@ -122,7 +122,7 @@ describe('unsigned callbacks (no WEBHOOK_SECRET: the path token is the only cred
     expect(await post(stack.gateway.callbackUrl('default'), forged)).toBe(200);
     expect(await read(stack.graphqlUrl, referenceId)).toBeNull(); // the provider never saw it: not kept
     const input = mobileInput({ referenceId, amount: '900.00' });
-    const res = await gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, { input });
+    const res = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(stack.graphqlUrl, CREATE_MOBILE, { input });
     expect(res.errors).toBeUndefined();
     expect(res.data?.createMobileMoneyDisbursement).toMatchObject({ status: 'PENDING', amount: '900' });
     expect(stack.sandbox.stats().createRequestsByReferenceId[referenceId]).toBe(1);
@@ -132,13 +132,9 @@ describe('unsigned callbacks (no WEBHOOK_SECRET: the path token is the only cred
     const held = mobileInput({ accountNumber: '260971234222' });
     expect((await gql(stack.graphqlUrl, CREATE_MOBILE, { input: held })).errors).toBeUndefined();
     const client = wsClient(stack.graphqlUrl);
-    const watch = subscribe<{ disbursementUpdated: Rec }>(
-      client,
-      `subscription W($r: ID!) { disbursementUpdated(referenceId: $r) { status } }`,
-      {
-        r: held.referenceId,
-      },
-    );
+    const watch = subscribe<{ disbursementUpdated: PayoutRow }>(client, WATCH, {
+      referenceId: held.referenceId,
+    });
     await watch.waitFor(1);
     await subscriptionsLive(stack, 1);
     const before = await metric(stack.gateway.url, 'gateway_callback_mismatches_total');

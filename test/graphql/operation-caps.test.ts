@@ -2,8 +2,7 @@ import { Client } from 'graphql-ws';
 import { eventually, gql, Stack, startStack, uniqueRef } from '../support/stack';
 import { codesOf, subscribeOver, TRANSPORTS } from '../support/streams';
 import { subscribe, Subscription, wsClient } from '../support/ws';
-
-const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { referenceId status } }`;
+import { WATCH } from '../support/fixtures';
 
 let stack: Stack;
 beforeAll(async () => {

@@ -18,6 +18,7 @@ import {
   startStack,
 } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
 /** One merchant per concern, so no test spends another's daily allowance. */
 const MERCHANTS = {
@@ -45,7 +46,6 @@ const CREATE = `mutation Create($input: MobileMoneyDisbursementInput!) { createM
 const ONE = `query One($referenceId: ID!) { disbursement(referenceId: $referenceId) { ${FIELDS} } }`;
 const ALLOWANCE = `query Allowance { payoutAllowance { currency maxAmount approvalAbove dailyRemaining userDailyRemaining } }`;
 const QUEUE = `query Queue { disbursementHistory(filter: { status: [AWAITING_APPROVAL] }) { edges { node { referenceId } } } }`;
-const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { status } }`;
 
 interface Approval {
   requestedBy: string;
@@ -54,7 +54,8 @@ interface Approval {
   reason?: string;
   expiresAt: string;
 }
-interface Rec {
+/** A payout as FIELDS selects it: its approval, and the actor of each step. */
+interface ControlledPayout {
   referenceId: string;
   status: string;
   message?: string;
@@ -78,7 +79,7 @@ describeEachEngine('payout controls, end to end against the sandbox', (env) => {
   const jwt = async (merchant: MerchantId, sub: string, scope: string) =>
     bearer(await idp.sign({ claims: { merchant_id: merchant, sub, scope } }));
   const create = (merchant: MerchantId, person: Person, input: Record<string, unknown>, replica: 0 | 1 = 0) =>
-    gql<{ createMobileMoneyDisbursement: Rec }>(urlOf(replica), CREATE, { input }, as(merchant, person));
+    gql<{ createMobileMoneyDisbursement: ControlledPayout }>(urlOf(replica), CREATE, { input }, as(merchant, person));
   const sent = (referenceId: unknown) => stack.sandbox.stats().createRequestsByReferenceId[String(referenceId)] ?? 0;
   const allowance = async (headers: Record<string, string>) => {
     const r = await gql<{ payoutAllowance: Record<string, string | null>[] }>(urlOf(0), ALLOWANCE, {}, headers);
@@ -151,7 +152,12 @@ describeEachEngine('payout controls, end to end against the sandbox', (env) => {
       const referenceId = await held();
       expect(sent(referenceId)).toBe(0);
       expect(stack.sandbox.records().some((r) => r.referenceId === referenceId)).toBe(false);
-      const read = await gql<{ disbursement: Rec }>(urlOf(1), ONE, { referenceId }, as('approvals', 'bob'));
+      const read = await gql<{ disbursement: ControlledPayout }>(
+        urlOf(1),
+        ONE,
+        { referenceId },
+        as('approvals', 'bob'),
+      );
       expect(read.data?.disbursement).toMatchObject({
         status: 'AWAITING_APPROVAL',
         approval: { requestedBy: 'alice', decidedBy: null, decision: null },
@@ -181,11 +187,11 @@ describeEachEngine('payout controls, end to end against the sandbox', (env) => {
       const referenceId = await held();
       const watcher: Client = wsClient(urlOf(1), as('approvals', 'alice'));
       try {
-        const sub = subscribe<{ disbursementUpdated: { status: string } }>(watcher, WATCH, { referenceId });
+        const sub = subscribe<{ disbursementUpdated: PayoutRow }>(watcher, WATCH, { referenceId });
         await sub.waitFor(1);
         const answers = await Promise.all(
           Array.from({ length: 10 }, (_, i) =>
-            gql<{ approveDisbursement: Rec }>(
+            gql<{ approveDisbursement: ControlledPayout }>(
               urlOf(i % 2 === 0 ? 0 : 1),
               APPROVE,
               { referenceId },
@@ -207,7 +213,12 @@ describeEachEngine('payout controls, end to end against the sandbox', (env) => {
       } finally {
         await watcher.dispose();
       }
-      const read = await gql<{ disbursement: Rec }>(urlOf(0), ONE, { referenceId }, as('approvals', 'alice'));
+      const read = await gql<{ disbursement: ControlledPayout }>(
+        urlOf(0),
+        ONE,
+        { referenceId },
+        as('approvals', 'alice'),
+      );
       expect(read.data?.disbursement.approval).toMatchObject({
         requestedBy: 'alice',
         decidedBy: 'bob',
@@ -235,7 +246,7 @@ describeEachEngine('payout controls, end to end against the sandbox', (env) => {
 
     it('rejection makes it CANCELLED with the reason, never sent; approving it then is INVALID_STATE', async () => {
       const referenceId = await held();
-      const r = await gql<{ rejectDisbursement: Rec }>(
+      const r = await gql<{ rejectDisbursement: ControlledPayout }>(
         urlOf(1),
         REJECT,
         { referenceId, reason: 'not budgeted' },
@@ -256,7 +267,12 @@ describeEachEngine('payout controls, end to end against the sandbox', (env) => {
       const referenceId = await held();
       const other = await gql(urlOf(0), CANCEL, { referenceId }, await jwt('approvals', 'dave', 'payouts:write'));
       expect(codeOf(other)).toBe('FORBIDDEN');
-      const own = await gql<{ cancelDisbursement: Rec }>(urlOf(1), CANCEL, { referenceId }, as('approvals', 'alice'));
+      const own = await gql<{ cancelDisbursement: ControlledPayout }>(
+        urlOf(1),
+        CANCEL,
+        { referenceId },
+        as('approvals', 'alice'),
+      );
       expect(own.data?.cancelDisbursement).toMatchObject({
         status: 'CANCELLED',
         approval: { decision: 'CANCELLED', decidedBy: 'alice' },
@@ -267,7 +283,7 @@ describeEachEngine('payout controls, end to end against the sandbox', (env) => {
     it('expires after approvalTtlSeconds: CANCELLED, saying so, and no provider call', async () => {
       const referenceId = await held('expiring', '500');
       const expired = await eventually(async () => {
-        const r = await gql<{ disbursement: Rec }>(urlOf(1), ONE, { referenceId }, as('expiring', 'bob'));
+        const r = await gql<{ disbursement: ControlledPayout }>(urlOf(1), ONE, { referenceId }, as('expiring', 'bob'));
         return r.data?.disbursement.status === 'CANCELLED' ? r.data.disbursement : undefined;
       });
       expect(expired.approval?.decision).toBe('EXPIRED');
@@ -336,7 +352,7 @@ describeEachEngine('payout controls, end to end against the sandbox', (env) => {
         fields: ['input.amount'],
       });
       expect(sent(input.referenceId)).toBe(0);
-      const read = await gql<{ disbursement: Rec | null }>(
+      const read = await gql<{ disbursement: ControlledPayout | null }>(
         urlOf(0),
         ONE,
         { referenceId: input.referenceId },

@@ -5,8 +5,8 @@ import { domain } from '../support/domain';
 import { describePostgres, freshDatabase, FreshDatabase, listeningSessions } from '../support/postgres';
 import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
 import { subscribe, Subscription, wsClient } from '../support/ws';
+import { WATCH } from '../support/fixtures';
 
-const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { referenceId status } }`;
 const WATCH_ALL = `subscription { disbursementUpdates { referenceId status } }`;
 
 async function gauge(stack: Stack, name: string): Promise<number> {

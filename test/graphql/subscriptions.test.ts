@@ -10,16 +10,10 @@ import {
   subscriptionsLive,
 } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
-type Rec = {
-  referenceId: string;
-  status: string;
-  message: string | null;
-  history: { status: string; source: string }[];
-};
-type Updated = { disbursementUpdated: Rec };
+type Updated = { disbursementUpdated: PayoutRow };
 
-const WATCH = `subscription Watch($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} } }`;
 const QUERY = `query One($referenceId: ID!) { disbursement(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} } }`;
 
 let stack: Stack;
@@ -67,8 +61,11 @@ describe('disbursementUpdated', () => {
     const referenceId = await create('260971234222');
     const sub = subscribe<Updated>(client, WATCH, { referenceId });
     await sub.waitFor(1);
-    // Several settle periods of the sandbox go by without a change.
-    await new Promise((r) => setTimeout(r, 800));
+    // A payout created after it settles one settle period after its create, and its events come over the same
+    // socket: once it has completed, a change of the first (due sooner) would have arrived before it.
+    const later = subscribe<Updated>(client, WATCH, { referenceId: await create() });
+    await later.completed;
+    expect(later.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
     expect(sub.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING']);
     expect(sub.isCompleted()).toBe(false);
     sub.dispose();
@@ -77,7 +74,7 @@ describe('disbursementUpdated', () => {
   it('gives a subscriber who arrives after the callback the final state at once', async () => {
     const referenceId = await create();
     await eventually(async () => {
-      const res = await gql<{ disbursement: Rec }>(stack.graphqlUrl, QUERY, { referenceId });
+      const res = await gql<{ disbursement: PayoutRow }>(stack.graphqlUrl, QUERY, { referenceId });
       return res.data?.disbursement.status === 'SUCCESSFUL' ? true : undefined;
     });
     const sub = subscribe<Updated>(client, WATCH, { referenceId });
@@ -97,7 +94,7 @@ describe('disbursementUpdated', () => {
 
 describe('disbursementUpdates', () => {
   it("streams every change of the merchant's payouts", async () => {
-    const sub = subscribe<{ disbursementUpdates: Rec }>(
+    const sub = subscribe<{ disbursementUpdates: PayoutRow }>(
       client,
       `subscription { disbursementUpdates { referenceId status } }`,
     );
@@ -108,7 +105,13 @@ describe('disbursementUpdates', () => {
       const mine = sub.events.filter((e) => [a, b].includes(e.disbursementUpdates.referenceId));
       return mine.length >= 4 ? mine : undefined;
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // Changes come over the stream in order: once a later payout's final change is in, a repeat of a's or b's is not.
+    const c = await create();
+    await eventually(() =>
+      sub.events.some((e) => e.disbursementUpdates.referenceId === c && e.disbursementUpdates.status === 'SUCCESSFUL')
+        ? true
+        : undefined,
+    );
     const seen = sub.events
       .map((e) => e.disbursementUpdates)
       .filter((e) => [a, b].includes(e.referenceId))
@@ -124,7 +127,7 @@ describe('queries', () => {
     const ids = [await create('260971234222'), await create('260971234222'), await create('260971234222')];
     const asked = [ids[0], 'nope-1', ids[1], ids[2], 'nope-2'];
     const before = stack.gateway.storeReads();
-    const res = await gql<{ disbursements: (Rec | null)[] }>(
+    const res = await gql<{ disbursements: (PayoutRow | null)[] }>(
       stack.graphqlUrl,
       `query Many($ids: [ID!]!) { disbursements(referenceIds: $ids) { referenceId status } }`,
       { ids: asked },
@@ -160,9 +163,9 @@ describe('refresh', () => {
       await eventually(() =>
         deaf.sandbox.records().find((r) => r.referenceId === input.referenceId && r.status === 'Successful'),
       );
-      const stale = await gql<{ disbursement: Rec }>(deaf.graphqlUrl, QUERY, { referenceId: input.referenceId });
+      const stale = await gql<{ disbursement: PayoutRow }>(deaf.graphqlUrl, QUERY, { referenceId: input.referenceId });
       expect(stale.data?.disbursement.status).toBe('PENDING');
-      const fresh = await gql<{ disbursement: Rec & { externalId: string } }>(
+      const fresh = await gql<{ disbursement: PayoutRow & { externalId: string } }>(
         deaf.graphqlUrl,
         `query R($referenceId: ID!) { disbursement(referenceId: $referenceId, refresh: true) { ${DISBURSEMENT_FIELDS} } }`,
         { referenceId: input.referenceId },

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/sandbox.server';
 import {
@@ -9,7 +10,6 @@ import {
   bankBody,
   create,
   mobileBody,
-  sleep,
   waitFor,
   type ReceivedCallback,
 } from './sandbox.client';
@@ -143,13 +143,30 @@ describe('signed callbacks', () => {
   });
 
   it('gives up after callbackMaxAttempts', async () => {
-    receiver.answerWith('/hooks/down', [503, 503, 503, 503, 503]);
-    const body = mobileBody();
-    await create(signed.url, MOBILE, body, { headers: { callbackUrl: receiver.url('/hooks/down') } });
-    await callbacksFor(body.referenceId, 3);
-    // Backoff is 30, 60 ms: a fourth attempt would have come well within this.
-    await sleep(500);
-    expect(receiver.for(String(body.referenceId))).toHaveLength(3);
+    // A sandbox of its own, whose warnings the test reads.
+    type Warning = { msg: string; referenceId?: string };
+    const warnings: Warning[] = [];
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => void warnings.push(JSON.parse(line) as Warning) },
+    );
+    const own = await startSandbox({ ...COMMON, webhookSecret: SECRET, logger });
+    try {
+      receiver.answerWith('/hooks/down', [503, 503, 503, 503, 503]);
+      const body = mobileBody();
+      await create(own.url, MOBILE, body, { headers: { callbackUrl: receiver.url('/hooks/down') } });
+      await callbacksFor(body.referenceId, 3);
+      // The sandbox decides after each failed attempt whether to try again: once it has said it gives up,
+      // a fourth attempt is not coming.
+      await waitFor('the sandbox to give up', () =>
+        warnings.some((w) => w.msg === 'callback failed, giving up' && w.referenceId === body.referenceId)
+          ? true
+          : undefined,
+      );
+      expect(receiver.for(String(body.referenceId))).toHaveLength(3);
+    } finally {
+      await own.close();
+    }
   });
 
   it('retries when the callback address refuses connections', async () => {
@@ -168,7 +185,10 @@ describe('signed callbacks', () => {
     await create(signed.url, BANK, body, { headers: { callbackUrl: receiver.url('/hooks/from-header') } });
     const [call] = await callbacksFor(body.referenceId);
     expect(call.path).toBe('/hooks/from-header');
-    await sleep(SETTLE_MS * 3);
+    // A payout created now calls back one settle period later: a second call for the first would have come sooner.
+    const later = mobileBody();
+    await create(signed.url, MOBILE, later, { headers: { callbackUrl: receiver.url('/hooks/later') } });
+    await callbacksFor(later.referenceId);
     expect(receiver.for(String(body.referenceId))).toHaveLength(1);
   });
 
@@ -180,8 +200,8 @@ describe('signed callbacks', () => {
     await create(signed.url, MOBILE, stuck, { headers });
     await create(signed.url, MOBILE, failedAtOnce, { headers });
     await create(signed.url, MOBILE, normal, { headers });
+    // Created after them, the ordinary payout settles after them: a call back for either would have been sent first.
     await callbacksFor(normal.referenceId);
-    await sleep(SETTLE_MS * 4);
     expect(receiver.for(String(stuck.referenceId))).toHaveLength(0);
     expect(receiver.for(String(failedAtOnce.referenceId))).toHaveLength(0);
   });

@@ -121,7 +121,7 @@ export function mobileBody(overrides: Json = {}): Json {
   };
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls probe until it answers something, or fails naming what it waited for. */
 export async function waitFor<T>(

@@ -10,7 +10,6 @@ import {
   expectVanished,
   mobileBody,
   newRef,
-  sleep,
   waitFor,
   type Json,
 } from './sandbox.client';
@@ -155,8 +154,13 @@ describe('account ending in 111', () => {
     expect(Object.keys(res.json!)).toEqual(FAILED_KEYS);
     expect(res.json).toMatchObject({ status: 'Failed', type: 'Disbursement', referenceId: body.referenceId });
     expect(res.json?.message).toEqual(expect.stringMatching(/\S/));
-    // Stored as created, and never settled into anything else.
-    await sleep(SETTLE_MS * 3);
+    // Stored as created, and never settled into anything else: an ordinary payout created after it settles one
+    // settle period later, and settle timers run in the order they were set.
+    const later = mobileBody();
+    await create(base, MOBILE, later);
+    await waitFor('a later payout to settle', async () =>
+      (await statusOf(later.referenceId as string))?.status === 'Successful' ? true : undefined,
+    );
     expect(await statusOf(body.referenceId as string)).toEqual(res.json);
   });
 });
@@ -406,7 +410,7 @@ describe('check-status', () => {
     await waitFor('the ordinary payout to settle', async () =>
       (await statusOf(normal.referenceId as string))?.status === 'Successful' ? true : undefined,
     );
-    await sleep(SETTLE_MS * 3);
+    // Created after it, the ordinary one settled after any settlement of this one would have run.
     expect(await statusOf(stuck.referenceId as string)).toMatchObject({ status: 'Pending', externalId: null });
   });
 });

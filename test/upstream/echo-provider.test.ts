@@ -11,6 +11,7 @@ import {
   startStack,
 } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
+import { PayoutRow, WATCH } from '../support/fixtures';
 
 /**
  * A provider that echoes its request headers (x-api-key among them) and the gateway's callback
@@ -59,11 +60,9 @@ it('an echoing provider leaks no key or path token in the mutation answer, queri
   const referenceId = String(input.referenceId);
 
   const ws = wsClient(stack.graphqlUrl);
-  const sub = subscribe<{ disbursementUpdated: { status: string; message: string | null } }>(
-    ws,
-    `subscription ($r: ID!) { disbursementUpdated(referenceId: $r) { status message history { message } } }`,
-    { r: referenceId },
-  );
+  const sub = subscribe<{ disbursementUpdated: PayoutRow }>(ws, WATCH, {
+    referenceId: referenceId,
+  });
   try {
     const created = await gql<{ createBankDisbursement: { message: string } }>(stack.graphqlUrl, CREATE_BANK, {
       input,

@@ -2,12 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CREATE_MOBILE, gql, knownSecrets, mobileInput, Stack, startStack } from '../support/stack';
+import { PayoutRow } from '../support/fixtures';
 
 const A = { id: 'merchant-a', apiKey: 'key-isolation-a-0123456789', token: 'tok_isolation_a_client_0123456789' };
 const B = { id: 'merchant-b', apiKey: 'key-isolation-b-0123456789', token: 'tok_isolation_b_client_0123456789' };
 const auth = (m: typeof A) => ({ authorization: `Bearer ${m.token}` });
-
-type Rec = { referenceId: string; status: string };
 
 let stack: Stack;
 beforeAll(async () => {
@@ -23,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => stack.close());
 
 const create = (m: typeof A, input: Record<string, unknown>) =>
-  gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, { input }, auth(m));
+  gql<{ createMobileMoneyDisbursement: PayoutRow }>(stack.graphqlUrl, CREATE_MOBILE, { input }, auth(m));
 
 describe("one merchant's failing provider account", () => {
   it("opens that merchant's circuit only: the other keeps paying out and the replica stays ready", async () => {

@@ -3,14 +3,8 @@ import { Webhook } from 'standardwebhooks';
 import { parseProviderRecord } from '../../src/upstream/provider.record';
 import { launchGateway } from '../support/process';
 import { CREATE_MOBILE, DISBURSEMENT_FIELDS, eventually, gql, mobileInput, Stack, startStack } from '../support/stack';
+import { PayoutRow } from '../support/fixtures';
 
-type Rec = {
-  referenceId: string;
-  status: string;
-  paymentType: string;
-  providerPaymentType: string | null;
-  externalId: string | null;
-};
 const QUERY = `query One($referenceId: ID!) { disbursement(referenceId: $referenceId) { ${DISBURSEMENT_FIELDS} } }`;
 
 describe('the real provider names operators AirtelMoney, MtnMoney and ZamtelKwacha', () => {
@@ -41,7 +35,7 @@ describe('a gateway against a provider that answers in its real shapes', () => {
   afterAll(() => stack.close());
 
   const read = async (referenceId: string) =>
-    (await gql<{ disbursement: Rec }>(stack.graphqlUrl, QUERY, { referenceId })).data!.disbursement;
+    (await gql<{ disbursement: PayoutRow }>(stack.graphqlUrl, QUERY, { referenceId })).data!.disbursement;
 
   it.each([
     ['260971234567', 'OPERATOR_A_MONEY', 'AirtelMoney'],
@@ -51,7 +45,7 @@ describe('a gateway against a provider that answers in its real shapes', () => {
     'a mobile money payout to %s shows %s (provider says %s), through to its final status',
     async (accountNumber, type, raw) => {
       const input = mobileInput({ accountNumber });
-      const res = await gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, { input });
+      const res = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(stack.graphqlUrl, CREATE_MOBILE, { input });
       expect(res.errors).toBeUndefined();
       expect(res.data!.createMobileMoneyDisbursement).toMatchObject({
         paymentType: type,
@@ -143,7 +137,7 @@ describe('npm start with SANDBOX_PROVIDER_SHAPES=true', () => {
       SANDBOX_PROVIDER_SHAPES: 'true',
     });
     try {
-      const res = await gql<{ createMobileMoneyDisbursement: Rec }>(gateway.graphqlUrl, CREATE_MOBILE, {
+      const res = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(gateway.graphqlUrl, CREATE_MOBILE, {
         input: mobileInput({ accountNumber: '260971234567' }),
       });
       expect(res.data?.createMobileMoneyDisbursement).toMatchObject({

@@ -1,8 +1,8 @@
 import { TestIdp } from '../support/idp';
 import { describeEachEngine } from '../support/modes';
 import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
+import { PayoutRow } from '../support/fixtures';
 
-type Rec = { referenceId: string; status: string };
 const SCOPES = 'payouts:read payouts:write';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** 15 aliases refreshing the given records: the shape that spent a merchant's provider limit in 88 ms. */
@@ -32,7 +32,7 @@ describeEachEngine('the provider budget', (storeEnv) => {
       // 30 payouts that stay PENDING (…222): every refresh of them would be a status check.
       const refs: string[] = [];
       for (let i = 0; i < 30; i += 1) {
-        const res = await gql<{ createMobileMoneyDisbursement: Rec }>(
+        const res = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
           stack.graphqlUrl,
           CREATE_MOBILE,
           { input: mobileInput({ accountNumber: '260971234222' }) },
@@ -45,7 +45,7 @@ describeEachEngine('the provider budget', (storeEnv) => {
       // 8 operations of 15 aliases, together 120 refreshes over the 30 payouts.
       const answers = await Promise.all(
         Array.from({ length: 8 }, (_, op) =>
-          gql<Record<string, Rec>>(
+          gql<Record<string, PayoutRow>>(
             stack.graphqlUrl,
             refreshAliases(refs.slice((op * 15) % 30, ((op * 15) % 30) + 15)),
             {},
@@ -61,7 +61,7 @@ describeEachEngine('the provider budget', (storeEnv) => {
       expect(stack.sandbox.stats().statusRequests - checksBefore).toBeLessThanOrEqual(50);
 
       const createsBefore = stack.sandbox.stats().createRequests;
-      const created = await gql<{ createMobileMoneyDisbursement: Rec }>(
+      const created = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
         stack.graphqlUrl,
         CREATE_MOBILE,
         { input: mobileInput() },
@@ -74,7 +74,7 @@ describeEachEngine('the provider budget', (storeEnv) => {
 
     it('a refresh of a final record never calls the provider', async () => {
       const writer = await idp.sign({ claims: { merchant_id: 'default', scope: SCOPES } });
-      const failed = await gql<{ createMobileMoneyDisbursement: Rec }>(
+      const failed = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
         stack.graphqlUrl,
         CREATE_MOBILE,
         { input: mobileInput({ accountNumber: '260971234111' }) },
@@ -83,7 +83,7 @@ describeEachEngine('the provider budget', (storeEnv) => {
       expect(failed.data?.createMobileMoneyDisbursement.status).toBe('FAILED');
       const before = stack.sandbox.stats().statusRequests;
       const ref = failed.data!.createMobileMoneyDisbursement.referenceId;
-      const res = await gql<Record<string, Rec>>(
+      const res = await gql<Record<string, PayoutRow>>(
         stack.graphqlUrl,
         refreshAliases(Array(15).fill(ref)),
         {},
@@ -123,7 +123,7 @@ describeEachEngine('the provider budget', (storeEnv) => {
       expect(stack.sandbox.stats().statusRequests - before).toBeLessThanOrEqual(5);
 
       const createsBefore = stack.sandbox.stats().createRequests;
-      const created = await gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, {
+      const created = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(stack.graphqlUrl, CREATE_MOBILE, {
         input: mobileInput(),
       });
       expect(created.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
@@ -139,7 +139,7 @@ describeEachEngine('the provider budget', (storeEnv) => {
     afterAll(() => stack.close());
 
     it('pauses the key: a create in the pause is RATE_LIMITED with retryAfter and not sent; a read answers from the store', async () => {
-      const first = await gql<{ createMobileMoneyDisbursement: Rec }>(stack.graphqlUrl, CREATE_MOBILE, {
+      const first = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(stack.graphqlUrl, CREATE_MOBILE, {
         input: mobileInput(),
       });
       expect(first.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
@@ -164,7 +164,7 @@ describeEachEngine('the provider budget', (storeEnv) => {
         'RATE_LIMITED',
       ]);
 
-      const read = await gql<{ disbursement: Rec }>(
+      const read = await gql<{ disbursement: PayoutRow }>(
         stack.graphqlUrl,
         `query ($r: ID!) { disbursement(referenceId: $r, refresh: true) { referenceId status } }`,
         {
