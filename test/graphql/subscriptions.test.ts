@@ -19,7 +19,9 @@ const QUERY = `query One($referenceId: ID!) { disbursement(referenceId: $referen
 let stack: Stack;
 let client: Client;
 beforeAll(async () => {
-  stack = await startStack();
+  // Settling after 1.5 s: a watcher that subscribes right after its create sees PENDING first even on a loaded
+  // machine (with the default 400 ms a slow subscribe could find the payout final already).
+  stack = await startStack({ sandbox: { settleMs: 1500 } });
   client = wsClient(stack.graphqlUrl);
 });
 afterAll(async () => {
