@@ -8,7 +8,7 @@ import { GatewayStarter, ownCores, Usage, usageBetween } from './child.ipc';
 import { CallbackTarget, createPayouts, NEVER_SETTLES_ACCOUNT, subscriberClient } from './gateway.client';
 import { LoadResult, runLoad } from './load.runner';
 import { ReferenceIds } from './mutation.bench';
-import { startOwnPostgres } from './postgres.server';
+import { serverBinaries, startPostgresServer } from '../test/support/postgres.server';
 
 interface IngestRow {
   store: string;
@@ -146,7 +146,7 @@ export async function runIngestBench(
   const notes: string[] = [];
   // The bench's own PostgreSQL, so its round trips and CPU are this gateway's alone; the same database's figures
   // from a shared server would include its other users.
-  const own = settings.databaseUrl ? undefined : await startOwnPostgres();
+  const own = settings.databaseUrl || !serverBinaries() ? undefined : await startPostgresServer();
   const url = settings.databaseUrl ?? own?.url;
   if (url) {
     notes.push(
@@ -157,7 +157,7 @@ export async function runIngestBench(
     try {
       rows.push(await ingestRun('PostgreSQL', { BENCH_DATABASE_URL: url }, settings, startGateway, ids, log, true));
     } finally {
-      await own?.close();
+      await own?.destroy();
     }
   } else {
     notes.push('PostgreSQL: not run (no PostgreSQL server binaries; set BENCH_DATABASE_URL to include it).');
