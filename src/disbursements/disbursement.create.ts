@@ -108,9 +108,10 @@ export class CreateDisbursement {
       giveUp = () => reject(outcomeUnknown(request.referenceId));
     });
     this.giveUp.add(giveUp);
-    const result = Promise.race([work, abandoned]).finally(() => {
+    const result: Promise<Disbursement> = Promise.race([work, abandoned]).finally(() => {
       this.giveUp.delete(giveUp);
-      this.inFlight.delete(key);
+      // An approval's send may have taken the key over meanwhile: only this call's own entry goes.
+      if (this.inFlight.get(key)?.result === result) this.inFlight.delete(key);
     });
     this.inFlight.set(key, { fingerprint: fp, request, result });
     return result;
