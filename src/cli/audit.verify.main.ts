@@ -4,6 +4,7 @@ import { verifyChain } from '../disbursements/audit.verify';
 import { databasePassword, databaseTarget, DatabaseTarget, shownTarget } from '../database/database.target';
 import { postgresPool } from '../database/postgres.open';
 import { readSqlite } from '../database/sqlite.open';
+import { redactSecrets, secretForms } from '../observability/secret.redaction';
 import { AuditLogReader, postgresAuditLog, sqliteAuditLog } from '../store/audit-log.reader';
 
 const USAGE = 'usage: npm run audit:verify [-- --merchant ID]   (reads DATABASE_URL; unset: .data/gateway.sqlite)';
@@ -83,7 +84,7 @@ async function main(): Promise<number> {
     return await verify(reader, values.merchant);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const reason = password ? message.split(password).join('[redacted]') : message;
+    const reason = redactSecrets(message, secretForms([password ?? '']));
     throw new UsageError(`Cannot read the database of DATABASE_URL (${shownTarget(target)}): ${reason}`);
   } finally {
     await reader?.close();

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { Pool } from 'pg';
 import { AuditEntry } from '../disbursements/audit.entry';
 import { AuditRow, entryOf } from './payout.row';
+import { dollar } from './postgres.statements';
 
 /** Where a merchant's chain ends, as its head row records it. */
 export interface ChainHead {
@@ -25,12 +26,14 @@ export interface AuditLogReader {
 
 const MERCHANT_AFTER = 'SELECT min(merchant_id) AS id FROM audit_log WHERE merchant_id > ';
 const HEAD = 'SELECT audit_sequence AS sequence, audit_hash AS hash FROM merchant_heads WHERE merchant_id = ';
+const PAGE = (p: (index: number) => string) =>
+  `SELECT * FROM audit_log WHERE merchant_id = ${p(1)} AND sequence > ${p(2)} ORDER BY sequence LIMIT ${p(3)}`;
 
 /** The embedded file, opened read-only: the gateway may keep running and writing beside it. */
 export function sqliteAuditLog(db: Database.Database): AuditLogReader {
   const merchant = db.prepare(`${MERCHANT_AFTER}?`);
   const head = db.prepare(`${HEAD}?`);
-  const page = db.prepare('SELECT * FROM audit_log WHERE merchant_id = ? AND sequence > ? ORDER BY sequence LIMIT ?');
+  const page = db.prepare(PAGE(() => '?'));
   return {
     merchantAfter: async (after) => (merchant.get(after ?? '') as { id: string | null }).id ?? undefined,
     head: async (merchantId) => head.get(merchantId) as ChainHead | undefined,
@@ -51,10 +54,7 @@ export function postgresAuditLog(pool: Pool): AuditLogReader {
       return rows[0] && { sequence: Number(rows[0].sequence), hash: rows[0].hash };
     },
     async entries(merchantId, sequence, limit) {
-      const { rows } = await pool.query<AuditRow>(
-        'SELECT * FROM audit_log WHERE merchant_id = $1 AND sequence > $2 ORDER BY sequence LIMIT $3',
-        [merchantId, sequence, limit],
-      );
+      const { rows } = await pool.query<AuditRow>(PAGE(dollar), [merchantId, sequence, limit]);
       return rows.map(entryOf);
     },
     close: () => pool.end(),

@@ -137,8 +137,8 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
         await client.query('COMMIT');
         return { refused };
       }
-      const { text, values } = insertStatement(record, this.now(), audit);
-      await client.query(text, values);
+      // Named like run()'s writes, so the connection prepares this shape once.
+      await client.query(insertStatement(record, this.now(), audit));
       await client.query(
         `INSERT INTO daily_reservations (merchant_id, day, currency, actor_id, minor)
          VALUES ($1, $2, $3, '', $5), ($1, $2, $3, $4, $5)

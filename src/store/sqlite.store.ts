@@ -28,6 +28,7 @@ import {
   historyPageSql,
   HistoryRow,
   payoutColumns,
+  PayoutColumns,
 } from './payout.row';
 import { sqliteStatements, SqliteStatements } from './sqlite.statements';
 import { appendAuditChain } from './sqlite.audit-chain';
@@ -149,10 +150,11 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
       const next = change(current);
       if (!next) return { result: current };
       const { record, release } = releasing(next);
-      this.q.update.run({ merchant_id: merchantId, reference_id: referenceId, ...payoutColumns(record, this.now()) });
+      const columns = payoutColumns(record, this.now());
+      this.q.update.run({ merchant_id: merchantId, reference_id: referenceId, ...columns });
       if (release) this.count(merchantId, release, -1);
       appendAuditChain(this.q, merchantId, audit?.(current, record) ?? []);
-      return { result: record, logged: isPublished(current, record) ? this.log(record) : undefined };
+      return { result: record, logged: isPublished(current, record) ? this.log(record, columns) : undefined };
     });
   }
 
@@ -332,20 +334,24 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
 
   /** Inserts a new record and its audit entries; one a client sees at once (held for approval) is also logged. */
   private insertRow(record: Disbursement, audit: readonly AuditDraft[]): Disbursement | undefined {
+    const columns = payoutColumns(record, this.now());
     this.q.insert.run({
       merchant_id: record.merchantId,
       reference_id: record.referenceId,
       created_at: createdAtOf(record),
-      ...payoutColumns(record, this.now()),
+      ...columns,
     });
     appendAuditChain(this.q, record.merchantId, audit);
-    return shownOnInsert(record) ? this.log(record) : undefined;
+    return shownOnInsert(record) ? this.log(record, columns) : undefined;
   }
 
-  /** Appends to the merchant's change log at the next position; returns the record to tell of after commit. */
-  private log(record: Disbursement): Disbursement {
+  /**
+   * Appends to the merchant's change log at the next position, with the JSON and time of the row just
+   * written (as PostgreSQL's statements do); returns the record to tell of after commit.
+   */
+  private log(record: Disbursement, columns: PayoutColumns): Disbursement {
     const { change_position } = this.q.nextPosition.get(record.merchantId) as { change_position: number };
-    this.q.appendChange.run(record.merchantId, change_position, this.now(), JSON.stringify(record));
+    this.q.appendChange.run(record.merchantId, change_position, columns.written_at, columns.record);
     return record;
   }
 
