@@ -1,3 +1,4 @@
+import { redactSecrets, secretForms } from './observability/secret.redaction';
 import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
 import { randomBytes } from 'node:crypto';
 import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
@@ -133,9 +134,9 @@ async function openStorage(config: Config, logger: Logger, metrics: GatewayMetri
   try {
     storage = await createStorage(config, logger, metrics);
   } catch (error) {
-    const password = databasePassword(config.database);
     const message = error instanceof Error ? error.message : String(error);
-    const reason = password ? message.split(password).join('[redacted]') : message;
+    // Written and percent-encoded: a driver message may echo the URL.
+    const reason = redactSecrets(message, secretForms([databasePassword(config.database) ?? '']));
     throw new ConfigError(`Cannot open the database of DATABASE_URL (${shown}): ${reason}`);
   }
   logger.info(`records kept in the ${shown}`);
