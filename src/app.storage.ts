@@ -6,6 +6,8 @@ import { PostgresReconciliations } from './store/postgres.reconciliations';
 import { SqliteReconciliations } from './store/sqlite.reconciliations';
 import { openPostgres } from './database/postgres.open';
 import { openSqlite } from './database/sqlite.open';
+import { checkHistory } from './database/sqlite.mark';
+import { postgresLatestRewind, sqliteFacts } from './database/history.rewinds';
 import { PostgresEvents } from './events/postgres.events';
 import { PubSubEvents } from './events/pubsub.events';
 import { throttle } from './observability/log.throttle';
@@ -31,6 +33,10 @@ export interface Storage {
   budget: BudgetLedger;
   /** Relays to clients' own callbackUrl, in the same database. */
   relayQueue: RelayQueue;
+  /** The latest moment the database went back in time (ms), if it ever did. */
+  rewoundAt(): number | undefined;
+  /** Why the database was found at start to have gone back in time, when it was. */
+  rewoundAtStart?: string;
   close(): Promise<void>;
 }
 
@@ -38,6 +44,8 @@ export interface Storage {
 const OUTAGE_LOG = { max: 5, windowMs: 60_000 };
 /** How often retention and expired quotas are swept. */
 const HOUSEKEEPING_MS = 60_000;
+/** How often the embedded file's high-water mark is saved, and replicas look for a new rewind (db:restored). */
+const HISTORY_MS = 1000;
 
 /**
  * The system of record from DATABASE_URL: the embedded SQLite file (one process; its events, quotas
@@ -49,9 +57,19 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
   const retention = { retentionMs: retentionSeconds * 1000, eventRetentionMs: eventRetentionSeconds * 1000 };
   if (database.engine === 'sqlite') {
     const handle = openSqlite(database.path);
+    let history: ReturnType<typeof checkHistory>;
+    try {
+      history = checkHistory(handle.db, database.path, Date.now);
+    } catch (error) {
+      handle.close();
+      throw error;
+    }
+    // One process per file: no rewind can be recorded while it runs.
+    const rewoundAt = sqliteFacts(handle.db).latestRewind();
     const events = new PubSubEvents();
     const store = new SqliteStore({ db: handle.db, onChange: (record) => void events.publish(record), ...retention });
     const housekeeping = every(HOUSEKEEPING_MS, async () => void store.prune(), logger);
+    const marking = every(HISTORY_MS, async () => history.mark.save(), logger);
     return {
       store,
       runs: new SqliteReconciliations(handle.db),
@@ -59,9 +77,13 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
       rateLimit: ClientRateLimit.inMemory(config.clientRateLimitPerMin),
       budget: new SqliteBudgetLedger(handle.db),
       relayQueue: new SqliteRelayQueue(handle.db),
+      rewoundAt: () => rewoundAt,
+      rewoundAtStart: history.rewound,
       async close() {
         clearInterval(housekeeping);
+        clearInterval(marking);
         await events.close();
+        history.mark.save();
         handle.close();
       },
     };
@@ -81,6 +103,15 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
   const store = new PostgresStore({ pool, onOutage, ...retention });
   const rateLimit = ClientRateLimit.inPostgres(pool, config.clientRateLimitPerMin);
   const housekeeping = every(HOUSEKEEPING_MS, async () => void (await store.prune()), logger);
+  // Read at start and then every second, so a db:restored run beside live replicas reaches them all.
+  let rewoundAt = await postgresLatestRewind(pool);
+  const rewinds = every(
+    HISTORY_MS,
+    async () => {
+      rewoundAt = await postgresLatestRewind(pool).catch(() => rewoundAt);
+    },
+    logger,
+  );
   return {
     store,
     runs: new PostgresReconciliations(pool),
@@ -88,8 +119,10 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
     rateLimit,
     budget: new PostgresBudgetLedger(pool),
     relayQueue: new PostgresRelayQueue(pool),
+    rewoundAt: () => rewoundAt,
     async close() {
       clearInterval(housekeeping);
+      clearInterval(rewinds);
       await events.close();
       await pool.end();
     },

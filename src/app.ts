@@ -141,6 +141,12 @@ async function openStorage(config: Config, logger: Logger, metrics: GatewayMetri
   }
   logger.info(`records kept in the ${shown}`);
   if (config.retiredSettings) logger.warn(config.retiredSettings);
+  if (storage.rewoundAtStart) logger.warn(`the database went back in time: ${storage.rewoundAtStart}`);
+  const rewoundAt = storage.rewoundAt();
+  if (rewoundAt !== undefined && Date.now() < rewoundAt + config.restoreCheckMs)
+    logger.warn(
+      `until ${new Date(rewoundAt + config.restoreCheckMs).toISOString()}, every create of a referenceId the database does not know asks the provider first: it may have been sent before the database went back`,
+    );
   return storage;
 }
 
@@ -216,6 +222,8 @@ async function startGateway(
     provider,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     resendAfterMs: config.resendAfterMs,
+    restoreCheckMs: config.restoreCheckMs,
+    rewoundAt: storage.rewoundAt,
     walletBalanceCacheMs: config.walletBalanceCacheMs,
     reconcile: {
       unknownAfterMs: config.reconcile.unknownAfterMs,

@@ -240,6 +240,22 @@ CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log FOR EACH
 CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION audit_log_refuse();
 `;
 
+/**
+ * Both engines: when the database was found to have gone back in time (a restore, a failover, an older
+ * copy of the file), and facts about the database itself (its id; on a copy db:backup made, when).
+ */
+const rewindTables = (randomId: string) => `
+CREATE TABLE history_rewinds (
+  at BIGINT NOT NULL,                 -- ms: when the gateway learnt that history went back
+  reason TEXT NOT NULL
+);
+CREATE TABLE database_facts (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+INSERT INTO database_facts (name, value) VALUES ('database_id', ${randomId});
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -252,6 +268,12 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'audit trail, reconciliation runs',
     sqlite: auditTables('TEXT', 'INTEGER') + sqliteAuditGuards,
     postgres: auditTables('TEXT COLLATE "C"', 'BIGINT') + postgresAuditGuards,
+  },
+  {
+    version: 3,
+    name: 'history rewinds, database facts',
+    sqlite: rewindTables('lower(hex(randomblob(16)))'),
+    postgres: rewindTables('md5(random()::text || clock_timestamp()::text)'),
   },
 ];
 

@@ -62,6 +62,11 @@ async function checkRefusal(
     throw outcomeUnknown(referenceId);
   }
   if (!found) {
+    // Refusing a referenceId it already has, while still taking that payout in: the payout may exist.
+    if (refusesReference(error)) {
+      await recordUnknown(ctx, merchant, referenceId, `refused the referenceId (${error.message}) it does not show yet`);
+      throw outcomeUnknown(referenceId);
+    }
     await releaseClaim(ctx, claim, true, `refused: ${error.message}; the provider has no such payout`);
     if (error.kind === 'server-error')
       throw upstreamUnavailable(
@@ -76,8 +81,16 @@ async function checkRefusal(
   throw referenceConflict(referenceId, differs);
 }
 
+/**
+ * A 400 about the referenceId itself: what a provider that refuses repeats answers (upstream-facts: the
+ * answer to a duplicate is not documented, so the field it names, or its message, is what tells).
+ */
+function refusesReference(error: ProviderError): boolean {
+  return error.kind === 'rejected' && (error.details.field === 'referenceId' || /reference/i.test(error.message));
+}
+
 /** The provider holds another payout under this referenceId: the record becomes that payout, with no request of ours. */
-async function becomeProviders(
+export async function becomeProviders(
   ctx: DomainContext,
   merchant: Merchant,
   claim: Disbursement,

@@ -3,10 +3,12 @@ import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursemen
 import { Merchant } from './disbursement.ports';
 import { recoverFailedSend } from './create.recovery';
 import { recordAnswered } from './create.settle';
+import { askBeforeSend } from './create.rewind';
 
 /**
- * The create protocol's send: the one provider call for a stored claim. From here on the outcome is
- * this stage's: the provider's reply is recorded, or a failed call goes to the recovery.
+ * The create protocol's send: the one provider call for a stored claim (after the database went back
+ * in time, a check-status first: create.rewind.ts). From here on the outcome is this stage's: the
+ * provider's reply is recorded, or a failed call goes to the recovery.
  */
 export async function sendClaim(
   ctx: DomainContext,
@@ -14,6 +16,8 @@ export async function sendClaim(
   request: DisbursementRequest,
   claim: Disbursement,
 ): Promise<Disbursement> {
+  const known = await askBeforeSend(ctx, merchant, request, claim);
+  if (known) return known;
   let created: ProviderRecord;
   try {
     created = await ctx.provider.create(merchant, request);

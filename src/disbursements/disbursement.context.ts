@@ -22,6 +22,8 @@ export interface DomainContext {
   onControl: (event: ControlEvent) => void;
   /** The trace context of the work under way (W3C traceparent), kept with a new record; undefined when tracing is off. */
   traceparent?: () => string | undefined;
+  /** The latest moment the database went back in time (ms), if it ever did: create.rewind.ts. */
+  rewoundAt?: () => number | undefined;
 }
 
 /** The status rules applied to a stored record, with its next check rescheduled on a status change. */

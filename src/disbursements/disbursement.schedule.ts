@@ -15,6 +15,8 @@ export interface ReconcilePolicy {
    * last send could have left the gateway.
    */
   resendAfterMs: number;
+  /** RESTORE_CHECK_SECONDS: how long after the database went back in time every send asks the provider first. */
+  restoreCheckMs: number;
 }
 
 /** When the reconciler should next look at a record: never once final, sooner while unknown. */

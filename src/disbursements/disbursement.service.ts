@@ -45,9 +45,13 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   upstreamTimeoutMs: number;
   /** RESEND_AFTER_SECONDS in ms: how long after a send a provider "not found" is still not trusted. */
   resendAfterMs: number;
+  /** RESTORE_CHECK_SECONDS in ms; default 0 (no check). */
+  restoreCheckMs?: number;
+  /** The latest moment the database went back in time (ms), if it ever did. */
+  rewoundAt?: () => number | undefined;
   /** How often a request waiting on another replica's in-flight create looks again. */
   claimPollMs?: number;
-  reconcile: Omit<ReconcilePolicy, 'staleClaimMs' | 'resendAfterMs'>;
+  reconcile: Omit<ReconcilePolicy, 'staleClaimMs' | 'resendAfterMs' | 'restoreCheckMs'>;
   /** How long one wallet balance answer is served per merchant (0: ask every time). Default 5000. */
   walletBalanceCacheMs?: number;
   /** Called once when a payout reaches a final status (metrics, relay to the client's own callbackUrl). */
@@ -84,11 +88,17 @@ export class DisbursementService {
       events: opts.events,
       provider: opts.provider,
       writer: new RecordWriter(opts.store, opts.onFinal),
-      policy: { ...opts.reconcile, staleClaimMs: opts.upstreamTimeoutMs * 2, resendAfterMs: opts.resendAfterMs },
+      policy: {
+        ...opts.reconcile,
+        staleClaimMs: opts.upstreamTimeoutMs * 2,
+        resendAfterMs: opts.resendAfterMs,
+        restoreCheckMs: opts.restoreCheckMs ?? 0,
+      },
       now: opts.now ?? (() => new Date()),
       dayTimeZone: opts.payoutDayTimeZone ?? 'UTC',
       onControl: opts.onControl ?? (() => undefined),
       traceparent: opts.traceparent,
+      rewoundAt: opts.rewoundAt,
     };
     this.creates = new CreateDisbursement(this.ctx, opts.claimPollMs);
     this.updates = new StatusUpdates(this.ctx, opts);

@@ -1,0 +1,43 @@
+import { postgresRecordRewind, sqliteFacts } from '../database/history.rewinds';
+import { postgresPool } from '../database/postgres.open';
+import { migratePostgres } from '../database/schema.migrate';
+import { DatabaseInUseError, openSqlite } from '../database/sqlite.open';
+import { CommandError, runDatabaseCommand } from './database.command';
+
+const USAGE = 'usage: npm run db:restored   (reads DATABASE_URL)';
+
+const REASON = 'recorded by db:restored (a restore or a failover)';
+
+/**
+ * `npm run db:restored`: records that the database of DATABASE_URL went back in time (PostgreSQL
+ * restored from a dump or a base backup, or a failover to a standby that may lack the last writes).
+ * Replicas running on it learn it within a second; from then on they ask the provider before sending
+ * any payout the database does not know (RESTORE_CHECK_SECONDS).
+ */
+runDatabaseCommand(USAGE, async (target) => {
+  const at = Date.now();
+  if (target.engine === 'sqlite') {
+    let handle: ReturnType<typeof openSqlite>;
+    try {
+      handle = openSqlite(target.path);
+    } catch (error) {
+      if (error instanceof DatabaseInUseError) throw new CommandError(`${error.message}: stop the gateway first`);
+      throw error;
+    }
+    try {
+      sqliteFacts(handle.db).recordRewind(at, REASON);
+    } finally {
+      handle.close();
+    }
+  } else {
+    const pool = postgresPool(target.url, { maxConnections: 1 });
+    try {
+      // A dump from before this version lacks the table: the migrations bring it.
+      await migratePostgres(pool);
+      await postgresRecordRewind(pool, at, REASON);
+    } finally {
+      await pool.end();
+    }
+  }
+  return `recorded at ${new Date(at).toISOString()}: history went back; new referenceIds are checked with the provider before they are sent`;
+});
