@@ -64,7 +64,12 @@ async function checkRefusal(
   if (!found) {
     // Refusing a referenceId it already has, while still taking that payout in: the payout may exist.
     if (refusesReference(error)) {
-      await recordUnknown(ctx, merchant, referenceId, `refused the referenceId (${error.message}) it does not show yet`);
+      await recordUnknown(
+        ctx,
+        merchant,
+        referenceId,
+        `refused the referenceId (${error.message}) it does not show yet`,
+      );
       throw outcomeUnknown(referenceId);
     }
     await releaseClaim(ctx, claim, true, `refused: ${error.message}; the provider has no such payout`);

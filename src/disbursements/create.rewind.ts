@@ -57,6 +57,11 @@ export async function askBeforeSend(
     throw referenceConflict(referenceId, differs);
   }
   if (notFoundTrustedAfterRewind(rewoundAt, now, ctx.policy)) return undefined;
-  await recordUnknown(ctx, merchant, referenceId, 'the database went back in time and the provider may still be taking an earlier send in');
+  await recordUnknown(
+    ctx,
+    merchant,
+    referenceId,
+    'the database went back in time and the provider may still be taking an earlier send in',
+  );
   throw outcomeUnknown(referenceId);
 }

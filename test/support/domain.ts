@@ -30,14 +30,16 @@ export class FakeProvider implements ProviderPort {
   readonly script: CreateScript[] = [];
   /** When set, check-status fails with it. */
   checkFailure?: ProviderError;
+  /** Pays a repeated referenceId again instead of refusing it, as one reported provider does. */
+  paysRepeats = false;
   /** Called as each create arrives, e.g. to move a test's clock by the time the call takes. */
   onCreate?: () => void;
 
   async create(_merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord> {
     this.creates.push(request);
     this.onCreate?.();
-    // A real provider refuses a referenceId it already has, whatever the content.
-    if (this.ledger.has(request.referenceId))
+    // A real provider refuses a referenceId it already has, whatever the content (unless it pays repeats).
+    if (this.ledger.has(request.referenceId) && !this.paysRepeats)
       throw new ProviderError('rejected', 'referenceId already used', { status: 400, field: 'referenceId' });
     const next = this.script.shift() ?? 'Pending';
     if (next === 'hang') return new Promise<never>(() => undefined);
@@ -138,6 +140,9 @@ export function domain(
     payoutDayTimeZone?: string;
     /** In-process events of the test's own, e.g. over an EventTarget whose listeners it counts. */
     events?: PubSubEvents;
+    /** RESTORE_CHECK_SECONDS in ms, and when the database last went back in time. */
+    restoreCheckMs?: number;
+    rewoundAt?: () => number | undefined;
   } = {},
 ): Domain {
   const provider = new FakeProvider();
@@ -163,6 +168,8 @@ export function domain(
     provider,
     upstreamTimeoutMs: opts.upstreamTimeoutMs ?? 60_000,
     resendAfterMs: opts.resendAfterMs ?? 60_000,
+    restoreCheckMs: opts.restoreCheckMs,
+    rewoundAt: opts.rewoundAt,
     claimPollMs: 5,
     reconcile: { unknownAfterMs: 1000, pendingAfterMs: 60_000, maxDelayMs: 600_000 },
     onFinal: (r) => finals.push(r),
