@@ -70,6 +70,12 @@ export interface StatusEvent {
   at: string;
   /** Who did it (the actor's name); unset for the provider's and the gateway's own steps. */
   actor?: string;
+  /**
+   * How many times in a row this same step happened, when more than once (a retry refused the same
+   * way again): counted here instead of repeated; `at` is the first time, `lastAt` the last.
+   */
+  repeated?: number;
+  lastAt?: string;
 }
 
 /** Who asked for a payout and what became of its approval (see payout.controls.ts). */
