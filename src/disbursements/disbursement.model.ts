@@ -163,6 +163,24 @@ export interface Disbursement {
   approval?: ApprovalState;
   /** Set when it counts against daily limits. */
   reservation?: Reservation;
+  /** The last audit entry written about it, and the identical ones since that were only counted (audit.repeats.ts). */
+  auditTail?: AuditTail;
+}
+
+/**
+ * The content of the last audit entry written about a payout (`at`: when), and how many identical
+ * entries followed within its burst that were counted instead of written (`count`, from `firstAt`
+ * to `lastAt`). Bookkeeping: never shown, never a new version.
+ */
+export interface AuditTail {
+  action: string;
+  actor: string | null;
+  status: DisbursementStatus | null;
+  detail: string | null;
+  at: string;
+  count: number;
+  firstAt?: string;
+  lastAt?: string;
 }
 
 export interface RelayAttempt {

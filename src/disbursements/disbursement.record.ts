@@ -6,7 +6,7 @@ import { Disbursement, DisbursementRequest, ProviderRecord, RelayAttempt, Status
  * a provider field, a new history entry) goes through `changed`, which bumps `version` and
  * `updatedAt` and is published; bookkeeping (claims, leases, check schedules, the relay audit,
  * attaching a request to a record the provider confirmed, a repeated step counted on the last
- * history entry) keeps `version`, and is not published.
+ * history entry, the audit's count of repeats) keeps `version`, and is not published.
  */
 export function changed(current: Disbursement, next: Disbursement, at: string): Disbursement {
   return { ...next, updatedAt: at, version: current.version + 1 };

@@ -1,6 +1,9 @@
+import { AuditEntry } from '../../src/disbursements/audit.entry';
+import { BURST_MS } from '../../src/disbursements/audit.repeats';
+import { verifyChain } from '../../src/disbursements/audit.verify';
 import { ProviderError } from '../../src/disbursements/disbursement.ports';
 import { NEVER_RECEIVED } from '../../src/disbursements/disbursement.record';
-import { CreateScript, domain, merchant, mobileRequest } from '../support/domain';
+import { CreateScript, Domain, domain, merchant, mobileRequest } from '../support/domain';
 
 /** Issue #35: a payout a client retries while the provider refuses it the same way stays small, and says how often. */
 
@@ -25,6 +28,10 @@ async function seenUnknown() {
     }
   };
   return { d, request, retry, at: () => new Date(clock).toISOString() };
+}
+
+async function trail(d: Domain, referenceId: string): Promise<AuditEntry[]> {
+  return (await d.service.auditTrail(merchant, { first: 200, filter: { referenceId } })).entries;
 }
 
 describe('a step repeated by retries', () => {
@@ -72,3 +79,62 @@ describe('a step repeated by retries', () => {
     expect(d.provider.creates).toHaveLength(5);
   });
 });
+
+describe('an audit entry repeated in a burst', () => {
+  it('is written once, counted, and summarised in one entry before the next different one; the chain verifies', async () => {
+    const { d, request, retry } = await seenUnknown();
+    await retry(4);
+    const during = await trail(d, request.referenceId);
+    expect(during.map((e) => [e.action, e.detail])).toEqual([
+      ['CREATE_REQUESTED', 'mobile money payout to 260971234567'],
+      ['SENT', 'no answer (provider call timed out): outcome unknown'],
+      ['PROVIDER_ANSWERED', `not sent: ${UNREACHABLE}`],
+    ]);
+    await expect(d.service.create(merchant, request)).resolves.toMatchObject({ status: 'PENDING' });
+    const after = await trail(d, request.referenceId);
+    const from = new Date(T0 + 63_000).toISOString();
+    const to = new Date(T0 + 65_000).toISOString();
+    expect(after.slice(3).map((e) => [e.action, e.status, e.at, e.detail])).toEqual([
+      [
+        'PROVIDER_ANSWERED',
+        'UNKNOWN',
+        to,
+        `the same again 3 more times, from ${from} to ${to}: not sent: ${UNREACHABLE}`,
+      ],
+      ['SENT', 'UNKNOWN', expect.any(String), null],
+      ['PROVIDER_ANSWERED', 'PENDING', expect.any(String), 'Pending'],
+    ]);
+    const all = (await d.service.auditTrail(merchant, { first: 200, filter: {} })).entries;
+    expect(await verifyChain(listed(all))).toEqual({ count: all.length });
+  });
+
+  it('is written again once its burst is over, after the summary of the burst', async () => {
+    const { d, request, retry } = await seenUnknown();
+    await retry(2);
+    await retry(1, BURST_MS);
+    const details = (await trail(d, request.referenceId)).slice(2).map((e) => e.detail);
+    expect(details).toEqual([
+      `not sent: ${UNREACHABLE}`,
+      expect.stringMatching(/^the same again once more, from .* to .*: not sent: /),
+      `not sent: ${UNREACHABLE}`,
+    ]);
+  });
+
+  it('never counts a send: each one left the gateway', async () => {
+    let clock = T0;
+    const d = domain({ now: () => new Date(clock) });
+    const request = mobileRequest();
+    for (let i = 0; i < 3; i += 1) {
+      d.provider.script.push({ fail: new ProviderError('unknown', 'provider call timed out'), stores: false });
+      await expect(d.service.create(merchant, request)).rejects.toMatchObject({ code: 'OUTCOME_UNKNOWN' });
+      clock += 61_000;
+    }
+    const sent = (await trail(d, request.referenceId)).filter((e) => e.action === 'SENT');
+    expect(sent).toHaveLength(3);
+    expect(d.provider.creates).toHaveLength(3);
+  });
+});
+
+async function* listed(entries: AuditEntry[]): AsyncGenerator<AuditEntry> {
+  yield* entries;
+}
