@@ -1,8 +1,9 @@
-import { AuditEntry } from '../../src/disbursements/audit.entry';
+import { AuditAction, AuditEntry, auditOf } from '../../src/disbursements/audit.entry';
 import { BURST_MS } from '../../src/disbursements/audit.repeats';
 import { verifyChain } from '../../src/disbursements/audit.verify';
-import { ProviderError } from '../../src/disbursements/disbursement.ports';
-import { NEVER_RECEIVED } from '../../src/disbursements/disbursement.record';
+import { AuditRule, ProviderError } from '../../src/disbursements/disbursement.ports';
+import { NEVER_RECEIVED, newClaim } from '../../src/disbursements/disbursement.record';
+import { RecordWriter } from '../../src/disbursements/disbursement.writer';
 import { CreateScript, Domain, domain, merchant, mobileRequest } from '../support/domain';
 
 /** Issue #35: a payout a client retries while the provider refuses it the same way stays small, and says how often. */
@@ -132,6 +133,39 @@ describe('an audit entry repeated in a burst', () => {
     const sent = (await trail(d, request.referenceId)).filter((e) => e.action === 'SENT');
     expect(sent).toHaveLength(3);
     expect(d.provider.creates).toHaveLength(3);
+  });
+});
+
+describe('the writer', () => {
+  it('summarises the repeats counted on a record before the record goes', async () => {
+    const d = domain();
+    const writer = new RecordWriter(d.store);
+    const claim = { ...newClaim(merchant.id, mobileRequest(), 'fp', new Date(T0).toISOString()), sending: false };
+    await writer.insert(claim);
+    const refused: AuditRule = (_before, after) => [
+      auditOf(after, AuditAction.PROVIDER_ANSWERED, new Date(T0 + after.checkAttempts).toISOString(), {
+        detail: 'refused',
+      }),
+    ];
+    for (let i = 1; i <= 3; i += 1)
+      await writer.change(merchant.id, claim.referenceId, (c) => ({ ...c, checkAttempts: i }), refused);
+    await writer.remove(
+      merchant.id,
+      claim.referenceId,
+      () => true,
+      (c) => [
+        auditOf(c, AuditAction.STATUS_CHECKED, new Date(T0 + 10).toISOString(), { status: null, detail: 'gone' }),
+      ],
+    );
+    expect((await trail(d, claim.referenceId)).map((e) => [e.action, e.at, e.detail])).toEqual([
+      ['PROVIDER_ANSWERED', new Date(T0 + 1).toISOString(), 'refused'],
+      [
+        'PROVIDER_ANSWERED',
+        new Date(T0 + 3).toISOString(),
+        `the same again 2 more times, from ${new Date(T0 + 2).toISOString()} to ${new Date(T0 + 3).toISOString()}: refused`,
+      ],
+      ['STATUS_CHECKED', new Date(T0 + 10).toISOString(), 'gone'],
+    ]);
   });
 });
 
