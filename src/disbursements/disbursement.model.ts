@@ -70,6 +70,12 @@ export interface StatusEvent {
   at: string;
   /** Who did it (the actor's name); unset for the provider's and the gateway's own steps. */
   actor?: string;
+  /**
+   * How many times in a row this same step happened, when more than once (a retry refused the same
+   * way again): counted here instead of repeated; `at` is the first time, `lastAt` the last.
+   */
+  repeated?: number;
+  lastAt?: string;
 }
 
 /** Who asked for a payout and what became of its approval (see payout.controls.ts). */
@@ -157,6 +163,24 @@ export interface Disbursement {
   approval?: ApprovalState;
   /** Set when it counts against daily limits. */
   reservation?: Reservation;
+  /** The last audit entry written about it, and the identical ones since that were only counted (audit.repeats.ts). */
+  auditTail?: AuditTail;
+}
+
+/**
+ * The content of the last audit entry written about a payout (`at`: when), and how many identical
+ * entries followed within its burst that were counted instead of written (`count`, from `firstAt`
+ * to `lastAt`). Bookkeeping: never shown, never a new version.
+ */
+export interface AuditTail {
+  action: string;
+  actor: string | null;
+  status: DisbursementStatus | null;
+  detail: string | null;
+  at: string;
+  count: number;
+  firstAt?: string;
+  lastAt?: string;
 }
 
 export interface RelayAttempt {

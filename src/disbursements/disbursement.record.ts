@@ -1,18 +1,12 @@
 import { canonicalDecimal } from './decimal.parse';
-import {
-  Disbursement,
-  DisbursementRequest,
-  EventSource,
-  ProviderRecord,
-  RelayAttempt,
-  StatusEvent,
-} from './disbursement.model';
+import { Disbursement, DisbursementRequest, ProviderRecord, RelayAttempt, StatusEvent } from './disbursement.model';
 
 /**
  * Pure changes of one record. The `version` rule lives here: a change a client can see (a status,
- * a provider field, a history entry) goes through `changed`, which bumps `version` and `updatedAt`
- * and is published; bookkeeping (claims, leases, check schedules, the relay audit, attaching a
- * request to a record the provider confirmed) keeps `version`, and is not published.
+ * a provider field, a new history entry) goes through `changed`, which bumps `version` and
+ * `updatedAt` and is published; bookkeeping (claims, leases, check schedules, the relay audit,
+ * attaching a request to a record the provider confirmed, a repeated step counted on the last
+ * history entry, the audit's count of repeats) keeps `version`, and is not published.
  */
 export function changed(current: Disbursement, next: Disbursement, at: string): Disbursement {
   return { ...next, updatedAt: at, version: current.version + 1 };
@@ -128,8 +122,29 @@ export function contentDiffers(
   });
 }
 
-function noted(current: Disbursement, message: string, source: EventSource, at: string): StatusEvent[] {
-  return [...current.history, { status: current.status, message, source, at }];
+/** The same step as the last one: same status, source, message, provider status and actor. */
+function repeats(last: StatusEvent | undefined, event: StatusEvent): last is StatusEvent {
+  return (
+    last !== undefined &&
+    last.status === event.status &&
+    last.source === event.source &&
+    last.message === event.message &&
+    last.providerStatus === event.providerStatus &&
+    last.actor === event.actor
+  );
+}
+
+/**
+ * `next` with `event` noted in its history, as a change a client sees. An event that repeats the
+ * last one (a retry refused the same way again) is counted on it instead (`repeated`, `lastAt`):
+ * the history stays bounded however often a client retries, and the write is bookkeeping: no new
+ * version, nothing published or logged.
+ */
+function noted(current: Disbursement, next: Disbursement, event: StatusEvent): Disbursement {
+  const last = current.history.at(-1);
+  if (!repeats(last, event)) return changed(current, { ...next, history: [...current.history, event] }, event.at);
+  const counted = { ...last, repeated: (last.repeated ?? 1) + 1, lastAt: event.at };
+  return { ...next, history: [...current.history.slice(0, -1), counted] };
 }
 
 /**
@@ -139,11 +154,8 @@ function noted(current: Disbursement, message: string, source: EventSource, at: 
 export function markUnknown(current: Disbursement, reason: string, at: string): Disbursement {
   // A callback may have settled it meanwhile: then only the claim ends, which no client sees.
   if (current.status !== 'UNKNOWN') return { ...current, sending: false };
-  return changed(
-    current,
-    { ...current, sending: false, sentAt: at, history: noted(current, `Outcome unknown: ${reason}`, 'CREATE', at) },
-    at,
-  );
+  const event: StatusEvent = { status: current.status, message: `Outcome unknown: ${reason}`, source: 'CREATE', at };
+  return noted(current, { ...current, sending: false, sentAt: at }, event);
 }
 
 export const NEVER_RECEIVED =
@@ -154,17 +166,8 @@ export const NEVER_RECEIVED =
  * way in: say so, and stop asking. No send is outstanding, so the next one waits for nothing.
  */
 export function markNeverReceived(current: Disbursement, at: string): Disbursement {
-  return changed(
-    current,
-    {
-      ...current,
-      sending: false,
-      sentAt: undefined,
-      nextCheckAt: undefined,
-      history: noted(current, NEVER_RECEIVED, 'STATUS_CHECK', at),
-    },
-    at,
-  );
+  const event: StatusEvent = { status: current.status, message: NEVER_RECEIVED, source: 'STATUS_CHECK', at };
+  return noted(current, { ...current, sending: false, sentAt: undefined, nextCheckAt: undefined }, event);
 }
 
 /** A confirmed orphan becomes this request's record: the request is attached, nothing a client sees changes. */

@@ -1,5 +1,6 @@
 import { Disbursement, isFinal } from './disbursement.model';
 import { AuditDraft } from './audit.entry';
+import { burstSummary, countRepeats } from './audit.repeats';
 import { AuditRule, DisbursementStore } from './disbursement.ports';
 import { isPublished } from './disbursement.record';
 import { LimitRefusal, ReservationCaps } from './payout.controls';
@@ -21,7 +22,8 @@ export interface Inserted {
 /**
  * The one way a record is written: stored atomically with the audit entries that record it (the
  * store logs and publishes a change a client can see), then reported once to `onFinal` when it has
- * just become final. Use cases never write through the store themselves.
+ * just become final. Use cases never write through the store themselves. Identical audit entries
+ * about a payout in a burst are counted on it and summarised once (audit.repeats.ts).
  */
 export class RecordWriter {
   constructor(
@@ -37,15 +39,19 @@ export class RecordWriter {
   ): Promise<Written> {
     let before: Disbursement | undefined;
     let after: Disbursement | undefined;
+    // Set with each run of the change, which the store may repeat: the entries of the run it stores.
+    let entries: readonly AuditDraft[] = [];
     const stored = await this.store.update(
       merchantId,
       referenceId,
       (current) => {
         before = current;
         after = change(current);
+        entries = [];
+        if (after && audit) ({ record: after, entries } = countRepeats(current, after, audit(current, after)));
         return after;
       },
-      audit,
+      audit && (() => entries),
     );
     const changed = after !== undefined && stored !== undefined && isPublished(before, stored);
     if (changed && stored && before && !isFinal(before.status) && isFinal(stored.status)) this.onFinal?.(stored);
@@ -69,7 +75,11 @@ export class RecordWriter {
     expected: (current: Disbursement) => boolean,
     audit?: (current: Disbursement) => readonly AuditDraft[],
   ): Promise<void> {
-    return this.store.remove(merchantId, referenceId, expected, audit);
+    // Repeats counted on the record are summarised before it goes.
+    return this.store.remove(merchantId, referenceId, expected, (current) => [
+      ...burstSummary(current, current.auditTail),
+      ...(audit?.(current) ?? []),
+    ]);
   }
 
   /** Entries that record no write of a payout (a refusal before anything was stored, an export). */

@@ -7,12 +7,15 @@ import { migratePostgres, migrateSqlite } from '../../src/database/schema.migrat
 import { openPostgres, postgresPool } from '../../src/database/postgres.open';
 import { openSqlite } from '../../src/database/sqlite.open';
 import { DisbursementEvents, DisbursementStore, RecordsReader } from '../../src/disbursements/disbursement.ports';
+import { ReconciliationStore } from '../../src/disbursements/reconciliation.model';
 import { PostgresEvents } from '../../src/events/postgres.events';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { PostgresRelayQueue } from '../../src/relay/postgres.relay-queue';
 import { RelayQueue } from '../../src/relay/relay.queue';
 import { SqliteRelayQueue } from '../../src/relay/sqlite.relay-queue';
+import { PostgresReconciliations } from '../../src/store/postgres.reconciliations';
 import { PostgresStore } from '../../src/store/postgres.store';
+import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
 import { SqliteStore } from '../../src/store/sqlite.store';
 import { PostgresBudgetLedger } from '../../src/upstream/postgres.budget';
 import { BudgetLedger } from '../../src/upstream/provider.budget';
@@ -42,6 +45,9 @@ export interface TestDatabase {
   relayQueue(): RelayQueue;
   budget(): BudgetLedger;
   rateLimit(perMinute: number): ClientRateLimit;
+  runs(): ReconciliationStore;
+  /** The database's size on disk in bytes (the embedded file after a checkpoint of its WAL). */
+  bytes(): Promise<number>;
   /** Applies the migrations the database lacks; the versions applied. */
   migrate(): Promise<number[]>;
   /** Runs SQL behind the ports' back. */
@@ -71,6 +77,12 @@ async function openSqliteDatabase(): Promise<TestDatabase> {
     relayQueue: () => new SqliteRelayQueue(handle.db),
     budget: () => new SqliteBudgetLedger(handle.db),
     rateLimit: (perMinute) => ClientRateLimit.inMemory(perMinute),
+    runs: () => new SqliteReconciliations(handle.db),
+    bytes: async () => {
+      handle.db.pragma('wal_checkpoint(TRUNCATE)');
+      const pages = handle.db.pragma('page_count', { simple: true }) as number;
+      return pages * (handle.db.pragma('page_size', { simple: true }) as number);
+    },
     migrate: async () => migrateSqlite(handle.db),
     exec: async (sql) => void handle.db.exec(sql),
     close: async () => {
@@ -101,6 +113,11 @@ async function openPostgresDatabase(): Promise<TestDatabase> {
     relayQueue: () => new PostgresRelayQueue(pool()),
     budget: () => new PostgresBudgetLedger(pool()),
     rateLimit: (perMinute) => ClientRateLimit.inPostgres(pool(), perMinute),
+    runs: () => new PostgresReconciliations(pool()),
+    bytes: async () => {
+      const { rows } = await pools[0].query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
+      return Number(rows[0].bytes);
+    },
     migrate: () => migratePostgres(pools[0]),
     exec: async (sql) => void (await pools[0].query(sql)),
     close: async () => {

@@ -31,6 +31,18 @@ export class DisbursementEvent {
       "Who did it (a JWT's sub, or a shared token's name); null for the provider's and the gateway's own steps.",
   })
   actor?: string;
+
+  @Field(() => Int, {
+    description:
+      'How many times in a row this same step happened: 1 once; a retry refused the same way again is counted here, not listed again.',
+  })
+  repeated!: number;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When it last happened, when more than once; `at` is the first time.',
+  })
+  lastAt?: Date;
 }
 
 @ObjectType({ description: 'A payout held by the payout controls until a second person decides.' })

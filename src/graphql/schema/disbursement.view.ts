@@ -15,7 +15,12 @@ export function toView(record: domain.Disbursement): Disbursement {
     ...publicFields(record),
     createdAt: date(record.createdAt),
     updatedAt: new Date(record.updatedAt),
-    history: record.history.map((e) => ({ ...e, at: new Date(e.at) })),
+    history: record.history.map((e) => ({
+      ...e,
+      at: new Date(e.at),
+      repeated: e.repeated ?? 1,
+      lastAt: date(e.lastAt),
+    })),
     relay: record.relay && {
       ...record.relay,
       attempts: record.relay.attempts.map((a) => ({ ...a, at: new Date(a.at) })),
