@@ -1,8 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { get, IncomingMessage } from 'node:http';
 import { createInterface } from 'node:readline';
 import { describeEachEngine } from '../support/modes';
 import { seedPayouts } from '../support/seed';
-import { capturedLogs, CREATE_MOBILE, gql, mobileInput, Stack, startStack } from '../support/stack';
+import { capturedLogs, CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack } from '../support/stack';
 
 jest.setTimeout(60_000);
 
@@ -28,6 +29,7 @@ describeEachEngine('long exports', (env) => {
   let stack: Stack;
   let exportUrl: string;
   const children: ChildProcess[] = [];
+  const responses: IncomingMessage[] = [];
 
   beforeAll(async () => {
     stack = await startStack({ env: env() });
@@ -37,6 +39,7 @@ describeEachEngine('long exports', (env) => {
   });
 
   afterEach(async () => {
+    for (const response of responses.splice(0)) response.destroy();
     await Promise.all(
       children.splice(0).map(
         (child) =>
@@ -54,6 +57,17 @@ describeEachEngine('long exports', (env) => {
   });
 
   const exportedLines = () => capturedLogs.filter((line) => line.includes('payouts exported')).length;
+
+  /** A download in this process whose body nobody reads yet: its export waits, holding its place. */
+  function held(): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      get(exportUrl, (response) => {
+        response.pause();
+        responses.push(response);
+        resolve(response);
+      }).once('error', reject);
+    });
+  }
 
   /** The fast reader's lines, in order, as they come. */
   function fastReader(): AsyncIterator<string> {
@@ -94,5 +108,24 @@ describeEachEngine('long exports', (env) => {
     expect(statement.data?.payoutStatement.lines).toEqual([
       { currency: 'ZMW', status: 'SUCCESSFUL', count: ROWS, amount: (ROWS * 10.5).toFixed(2) },
     ]);
+  });
+
+  it('runs two exports per merchant at once, refuses a third with RATE_LIMITED, and frees a place when a client leaves', async () => {
+    const first = await held();
+    const second = await held();
+    expect([first.statusCode, second.statusCode]).toEqual([200, 200]);
+
+    const refused = await fetch(exportUrl);
+    expect(refused.status).toBe(429);
+    const body = (await refused.json()) as { errors: { message: string; extensions: { code: string } }[] };
+    expect(body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    expect(body.errors[0].message).toMatch(/at most 2 exports at once/i);
+
+    // The first client goes away: its place is free once the gateway has ended that export.
+    const before = exportedLines();
+    first.destroy();
+    await eventually(() => (exportedLines() > before ? true : undefined));
+    const third = await held();
+    expect(third.statusCode).toBe(200);
   });
 });
