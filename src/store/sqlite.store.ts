@@ -247,7 +247,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
       // step over every row before it (pages ever slower, an export's time growing with its square).
       const rows = this.q.createdBetween.all(
         merchantId,
-        after?.at ?? window.from,
+        Math.max(window.from, after?.at ?? window.from),
         window.to,
         after?.at ?? window.from - 1,
         after?.referenceId ?? '',
