@@ -10,7 +10,7 @@ import { checkHistory } from './database/sqlite.mark';
 import { postgresLatestRewind, sqliteFacts } from './database/history.rewinds';
 import { PostgresEvents } from './events/postgres.events';
 import { PubSubEvents } from './events/pubsub.events';
-import { throttle } from './observability/log.throttle';
+import { repeatedLine } from './observability/log.throttle';
 import { Logger } from './observability/pino.logger';
 import { GatewayMetrics } from './observability/gateway.metrics';
 import { PostgresRelayQueue } from './relay/postgres.relay-queue';
@@ -40,8 +40,6 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-/** Outage lines: at most 5 a minute, however many requests meet the outage. */
-const OUTAGE_LOG = { max: 5, windowMs: 60_000 };
 /** How often retention and expired quotas are swept. */
 const HOUSEKEEPING_MS = 60_000;
 /** How often the embedded file's high-water mark is saved, and replicas look for a new rewind (db:restored). */
@@ -88,15 +86,10 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
       },
     };
   }
-  const outageLine = throttle(OUTAGE_LOG.max, OUTAGE_LOG.windowMs);
+  const outageLine = repeatedLine(logger, 'warn', 'database unavailable: answering SERVICE_UNAVAILABLE');
   const onOutage = (error: unknown) => {
     metrics.storeErrors.inc({ kind: 'outage' });
-    const { pass, suppressed } = outageLine();
-    if (pass)
-      logger.warn(
-        { err: error, ...(suppressed > 0 && { suppressed }) },
-        'database unavailable: answering SERVICE_UNAVAILABLE',
-      );
+    outageLine({ err: error });
   };
   const pool = await openPostgres(database.url, { onError: onOutage });
   const events = new PostgresEvents({ url: database.url, pool, onError: onOutage });
@@ -129,10 +122,11 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
   };
 }
 
-/** A timer that never keeps the process alive, whose failures are logged, not thrown. */
+/** A timer that never keeps the process alive, whose failures are logged (as repeated lines), not thrown. */
 function every(ms: number, work: () => Promise<void>, logger: Logger): NodeJS.Timeout {
+  const failed = repeatedLine(logger, 'warn', 'housekeeping failed; tried again later');
   const timer = setInterval(() => {
-    work().catch((error: unknown) => logger.warn({ err: error }, 'housekeeping failed; tried again later'));
+    work().catch((error: unknown) => failed({ err: error }));
   }, ms);
   timer.unref();
   return timer;

@@ -9,6 +9,7 @@ import { ReconciliationRunner } from './disbursements/reconciliation.runner';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { clientText } from './observability/client-text.limit';
 import { createLogger, Logger } from './observability/pino.logger';
+import { repeatedLine } from './observability/log.throttle';
 import { GatewayMetrics } from './observability/gateway.metrics';
 import { currentTraceparent } from './observability/tracing.spans';
 import type { TracingSdk } from './observability/tracing.sdk';
@@ -203,6 +204,10 @@ async function startGateway(
     timeoutMs: config.relay.timeoutMs,
     allowPrivateNetworks: config.relay.allowPrivateNetworks,
   });
+  // Lines a database outage repeats on every round: each at most five a minute (docs/operations.md).
+  const roundFailed = repeatedLine(logger, 'error', 'reconciler round failed');
+  const stepFailed = repeatedLine(logger, 'error', 'reconciliation run step failed');
+  const notQueued = repeatedLine(logger, 'error', 'relay could not be queued');
   const relay = new RelayWorker({
     queue: relayQueue,
     sender: relaySender,
@@ -232,11 +237,7 @@ async function startGateway(
     },
     onFinal: (record) => {
       metrics.finalPayouts.inc({ status: record.status });
-      relay
-        .enqueue(record)
-        .catch((error: unknown) =>
-          logger.error({ err: error, referenceId: record.referenceId }, 'relay could not be queued'),
-        );
+      relay.enqueue(record).catch((error: unknown) => notQueued({ err: error, referenceId: record.referenceId }));
     },
     payoutDayTimeZone: config.payoutDayTimeZone,
     onControl: (event) => {
@@ -264,13 +265,13 @@ async function startGateway(
     store,
     merchantById: (id) => merchants.byId(id),
     intervalMs: config.reconcile.intervalMs,
-    onError: (error) => logger.error({ err: error }, 'reconciler round failed'),
+    onError: (error) => roundFailed({ err: error }),
   });
   const reconciliations = new ReconciliationRunner({
     ...service.reconciliation,
     merchantById: (id) => merchants.byId(id),
     intervalMs: config.reconcile.intervalMs,
-    onError: (error) => logger.error({ err: error }, 'reconciliation run step failed'),
+    onError: (error) => stepFailed({ err: error }),
   });
   const callbacks = new CallbackReceiver({
     service,

@@ -24,6 +24,7 @@ import { HttpError } from './http/http.body';
 import { applyCors } from './http/http.cors';
 import { limitConnectionsPerAddress } from './http/http.connections';
 import { sendGraphQLError, sendJson } from './http/http.reply';
+import { repeatedLine } from './observability/log.throttle';
 import { Logger } from './observability/pino.logger';
 import { GatewayMetrics } from './observability/gateway.metrics';
 import { Storage } from './app.storage';
@@ -193,13 +194,16 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
     sendJson(res, 404, { error: 'Not found' });
   }
 
+  // A database outage fails every callback (and any request that meets it unexpectedly): at most five lines a minute.
+  const requestFailed = repeatedLine(logger, 'error', 'request failed');
+  const metricsFailed = repeatedLine(logger, 'error', 'metrics request failed');
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       if (error instanceof HttpError) {
         if (!res.headersSent) sendGraphQLError(res, error.status, badRequest(error.message));
         return;
       }
-      logger.error({ err: error }, 'request failed');
+      requestFailed({ err: error });
       if (!res.headersSent) sendGraphQLError(res, 500, internalError());
       else res.destroy();
     });
@@ -213,7 +217,7 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
         if (!served) sendJson(res, 404, { error: 'Not found' });
       })
       .catch((error: unknown) => {
-        logger.error({ err: error }, 'metrics request failed');
+        metricsFailed({ err: error });
         if (!res.headersSent) sendJson(res, 500, { error: 'Internal server error' });
       });
   });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { forbidden, GatewayError } from '../disbursements/disbursement.errors';
 import { credentialsUncheckable, unauthenticated } from './auth.errors';
 import { Actor, ANONYMOUS } from '../disbursements/payout.controls';
-import { throttle } from '../observability/log.throttle';
+import { REPEATED_LINES, throttle } from '../observability/log.throttle';
 import { Logger } from '../observability/pino.logger';
 import { clientKey } from './client.rate-limit';
 import { JwtRefusal, JwtVerifier, looksLikeJwt } from './jwt.verifier';
@@ -52,7 +52,7 @@ const refusedAs = (error: GatewayError): Authentication => ({ refused: error });
  */
 export class ClientAuth {
   /** A key set outage meets every JWT request: a few lines a minute say so. */
-  private readonly outageLine = throttle(5, 60_000);
+  private readonly outageLine = throttle(REPEATED_LINES.max, REPEATED_LINES.windowMs);
 
   constructor(private readonly opts: ClientAuthOptions) {}
 

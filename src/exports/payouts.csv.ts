@@ -19,8 +19,11 @@ export const PAYOUT_COLUMNS = [
   'updatedAt',
 ] as const;
 
-/** What a spreadsheet would read as a formula (OWASP CSV injection): `=`, `+`, `-`, `@`, a tab or a CR first. */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * What a spreadsheet may read as a formula (OWASP CSV injection): `=`, `+`, `-`, `@`, a tab, a CR,
+ * `;` or `|` first, or after leading spaces, which spreadsheets skip.
+ */
+const FORMULA_START = /^ *[=+\-@\t\r;|]/;
 /** What RFC 4180 says must be quoted: a comma, a double quote, a CR or a LF anywhere. */
 const NEEDS_QUOTES = /[",\r\n]/;
 

@@ -2,7 +2,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { ClientAuth, SCOPES } from '../auth/client.auth';
 import { ClientRateLimit } from '../auth/client.rate-limit';
 import { badInput, forbidden, GatewayError, storeUnavailable } from '../disbursements/disbursement.errors';
-import { clientRateLimited, gatewayStopping } from '../graphql/request.errors';
+import { clientRateLimited, gatewayStopping, tooManyExports } from '../graphql/request.errors';
 import { HistoryEntry, Merchant, StoreUnavailableError } from '../disbursements/disbursement.ports';
 import { Actor } from '../disbursements/payout.controls';
 import { StatementWindow } from '../disbursements/payout.statement';
@@ -13,6 +13,13 @@ import { PAYOUT_HEADER, payoutLine } from './payouts.csv';
 
 export const PAYOUTS_CSV_PATH = '/exports/payouts.csv';
 
+/**
+ * Exports written at once, per merchant and on the whole gateway: each reads the database for as
+ * long as its client downloads, so one merchant's exports must leave room for everyone else's
+ * requests and for other merchants' exports. Another one is refused RATE_LIMITED, never queued.
+ */
+export const EXPORT_LIMITS = { perMerchant: 2, inAll: 4 };
+
 export interface PayoutExportsOptions {
   /** The same credentials as GraphQL over HTTP: shared client tokens and JWTs. */
   auth: ClientAuth;
@@ -22,6 +29,8 @@ export interface PayoutExportsOptions {
     exportPayouts(merchant: Merchant, actor: Actor, window: StatementWindow): AsyncGenerator<HistoryEntry>;
   };
   logger: Logger;
+  /** EXPORT_LIMITS unless a test sets others. */
+  limits?: { perMerchant: number; inAll: number };
 }
 
 /** An ISO 8601 date-time with its offset: a bare local time would mean another window on every machine. */
@@ -71,9 +80,14 @@ function writable(res: ServerResponse): Promise<void> {
 export class PayoutExports {
   /** Exports being written, cut at shutdown: each settles once its audit entry is written. */
   private readonly open = new Map<ServerResponse, Promise<void>>();
+  /** Exports being written per merchant id, counted from acceptance until their reading has ended. */
+  private readonly perMerchant = new Map<string, number>();
   private closed = false;
+  private readonly limits: { perMerchant: number; inAll: number };
 
-  constructor(private readonly opts: PayoutExportsOptions) {}
+  constructor(private readonly opts: PayoutExportsOptions) {
+    this.limits = opts.limits ?? EXPORT_LIMITS;
+  }
 
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     if (req.method !== 'GET') return sendJson(res, 405, { error: 'Use GET on this path' }, { allow: 'GET' });
@@ -93,6 +107,13 @@ export class PayoutExports {
     if (to instanceof GatewayError) return sendRefusal(res, 400, to);
     // Past close() nothing would cut it, and its audit entry could meet a closed database.
     if (this.closed) return sendGraphQLError(res, 503, gatewayStopping());
+    const merchantId = principal.merchant.id;
+    // Counted and taken with no await in between: two requests cannot both take the last place.
+    const running = this.perMerchant.get(merchantId) ?? 0;
+    if (running >= this.limits.perMerchant)
+      return sendGraphQLError(res, 429, tooManyExports(this.limits.perMerchant, 'merchant'));
+    if (this.open.size >= this.limits.inAll)
+      return sendGraphQLError(res, 429, tooManyExports(this.limits.inAll, 'gateway'));
     let rows: AsyncGenerator<HistoryEntry>;
     try {
       rows = this.opts.exporter.exportPayouts(principal.merchant, principal.actor, { from, to });
@@ -100,12 +121,17 @@ export class PayoutExports {
       if (error instanceof GatewayError) return sendRefusal(res, 400, error);
       throw error;
     }
-    const written = this.write(rows, res, { from, to }, principal.merchant.id);
+    const written = this.write(rows, res, { from, to }, merchantId);
     this.open.set(res, written);
+    this.perMerchant.set(merchantId, running + 1);
     try {
       await written;
     } finally {
+      // Freed once the reading has ended: a client that went away, shutdown, or the last row.
       this.open.delete(res);
+      const left = (this.perMerchant.get(merchantId) ?? 1) - 1;
+      if (left > 0) this.perMerchant.set(merchantId, left);
+      else this.perMerchant.delete(merchantId);
     }
   }
 

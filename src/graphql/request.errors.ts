@@ -31,6 +31,15 @@ export function tooManyClientOperations(max: number): GatewayError {
   );
 }
 
+/** GET /exports/payouts.csv while `max` exports already run for the caller's merchant, or on this gateway. */
+export function tooManyExports(max: number, where: 'merchant' | 'gateway'): GatewayError {
+  const whose = where === 'merchant' ? 'for one merchant' : 'on this gateway';
+  return new GatewayError(
+    ErrorCode.RATE_LIMITED,
+    `At most ${max} exports at once ${whose}: send this one again once another has finished`,
+  );
+}
+
 /** TRUSTED_DOCUMENTS: an operation sent by an id the manifest does not hold (Apollo Router's code). */
 export function persistedQueryNotInList(): GatewayError {
   return new GatewayError(

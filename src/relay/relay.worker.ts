@@ -1,5 +1,6 @@
 import { linksTo, ROOT_CONTEXT, SpanKind, traced } from '../observability/tracing.spans';
 import { Disbursement, RelayAttempt } from '../disbursements/disbursement.model';
+import { repeatedLine } from '../observability/log.throttle';
 import { Logger } from '../observability/pino.logger';
 import { LeasedRelayJob, RelayQueue, relayJobFor } from './relay.queue';
 import { RelaySender } from './relay.sender';
@@ -48,7 +49,14 @@ export class RelayWorker {
   private readonly running = new Set<Promise<void>>();
   private readonly busy = new Map<string, number>();
 
-  constructor(private readonly opts: RelayWorkerOptions) {}
+  /** A database outage fails every poll and every attempt's record: each line at most five a minute. */
+  private readonly leaseFailed: (fields: Record<string, unknown>) => void;
+  private readonly notRecorded: (fields: Record<string, unknown>) => void;
+
+  constructor(private readonly opts: RelayWorkerOptions) {
+    this.leaseFailed = repeatedLine(opts.logger, 'warn', 'relay lease failed');
+    this.notRecorded = repeatedLine(opts.logger, 'error', 'relay attempt could not be recorded');
+  }
 
   start(): void {
     this.stopped = false;
@@ -127,7 +135,7 @@ export class RelayWorker {
       .then(
         (taken) => taken,
         (error: unknown) => {
-          this.opts.logger.warn({ err: error }, 'relay lease failed');
+          this.leaseFailed({ err: error });
           return 0;
         },
       )
@@ -187,7 +195,7 @@ export class RelayWorker {
       this.wake(backoff);
     } catch (error) {
       // The lease runs out and the job comes due again: one more attempt, never one fewer.
-      logger.error({ err: error, referenceId: job.referenceId }, 'relay attempt could not be recorded');
+      this.notRecorded({ err: error, referenceId: job.referenceId });
     }
   }
 }

@@ -43,8 +43,14 @@ export function sqliteStatements(db: Database) {
     setAuditHead: prepare(`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
       VALUES (?, 0, ?, ?) ON CONFLICT (merchant_id) DO UPDATE SET audit_sequence = excluded.audit_sequence,
       audit_hash = excluded.audit_hash`),
-    statement: prepare(`SELECT currency, status, count(*) AS count, sum(amount_minor) AS minor FROM payouts
-      WHERE merchant_id = ? AND created_at >= ? AND created_at < ? GROUP BY currency, status ORDER BY currency, status`),
+    // A statement sums its window a slice at a time: where the slice after (?, ?) ends, then the sums
+    // of the rows in (after, end], whose created_at lie in [?, ?] (the range SQLite seeks the index on).
+    statementSliceEnd: prepare(`SELECT created_at, reference_id FROM payouts
+      WHERE merchant_id = ? AND created_at >= ? AND created_at < ? AND (created_at, reference_id) > (?, ?)
+      ORDER BY created_at, reference_id LIMIT 1 OFFSET ?`),
+    statementSlice: prepare(`SELECT currency, status, count(*) AS count, sum(amount_minor) AS minor FROM payouts
+      WHERE merchant_id = ? AND created_at BETWEEN ? AND ? AND (created_at, reference_id) > (?, ?)
+      AND (created_at, reference_id) <= (?, ?) GROUP BY currency, status`),
     createdBetween: prepare(`SELECT created_at, reference_id, record FROM payouts
       WHERE merchant_id = ? AND created_at >= ? AND created_at < ? AND (created_at, reference_id) > (?, ?)
       ORDER BY created_at, reference_id LIMIT ?`),

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AuditDraft } from '../disbursements/audit.entry';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import {
@@ -43,6 +44,9 @@ export interface SqliteStoreOptions {
   eventRetentionMs?: number;
   now?: () => number;
 }
+
+/** Rows a statement sums per slice: a few milliseconds of the event loop each. */
+const STATEMENT_SLICE = 5000;
 
 /** SQLite's answer when the file cannot be written or read (full disk, I/O error, a broken file). */
 const UNAVAILABLE = /^SQLITE_(FULL|IOERR|CANTOPEN|CORRUPT|NOTADB|READONLY|BUSY|LOCKED|PROTOCOL)/;
@@ -183,7 +187,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
   }
 
   async auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage> {
-    return this.run(() => {
+    return this.page(() => {
       this.reads += 1;
       const where = auditCondition(merchantId, query, () => '?');
       const rows = this.db
@@ -193,17 +197,41 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
     });
   }
 
+  /**
+   * Summed a slice of STATEMENT_SLICE rows at a time (keyset slices, each its own statement, the
+   * event loop free between them): one statement over a large window would hold the process for
+   * as long as it reads. A payout written while it runs is counted once, with its status then.
+   */
   async statement(merchantId: string, from: number, to: number): Promise<StatementLine[]> {
-    return this.run(() => {
-      this.reads += 1;
-      const rows = this.q.statement.all(merchantId, from, to) as {
-        currency: string;
-        status: StatementLine['status'];
-        count: number;
-        minor: number;
-      }[];
-      return rows.map((r) => ({ currency: r.currency, status: r.status, count: r.count, amountMinor: r.minor }));
-    });
+    const lines = new Map<string, StatementLine>();
+    let after: [number, string] = [from - 1, ''];
+    for (let done = false; !done;) {
+      done = await this.page(() => {
+        this.reads += 1;
+        // Each slice's range starts where the last ended, as createdBetween's pages do.
+        const start = Math.max(from, after[0]);
+        const end = this.q.statementSliceEnd.get(merchantId, start, to, ...after, STATEMENT_SLICE - 1) as
+          { created_at: number; reference_id: string } | undefined;
+        // The last slice reaches the window's end: every row left is before (to, ''), at to - 1 ms at the latest.
+        const until: [number, string] = end ? [end.created_at, end.reference_id] : [to, ''];
+        const last = end ? end.created_at : to - 1;
+        const rows = this.q.statementSlice.all(merchantId, start, last, ...after, ...until) as {
+          currency: string;
+          status: StatementLine['status'];
+          count: number;
+          minor: number;
+        }[];
+        for (const r of rows) {
+          const key = `${r.currency}\n${r.status}`;
+          const line = lines.get(key) ?? { currency: r.currency, status: r.status, count: 0, amountMinor: 0 };
+          lines.set(key, { ...line, count: line.count + r.count, amountMinor: line.amountMinor + r.minor });
+        }
+        after = until;
+        return end === undefined;
+      });
+    }
+    const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    return [...lines.values()].sort((a, b) => byText(a.currency, b.currency) || byText(a.status, b.status));
   }
 
   async createdBetween(
@@ -212,11 +240,14 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
     after: HistoryPosition | undefined,
     limit: number,
   ): Promise<HistoryEntry[]> {
-    return this.run(() => {
+    return this.page(() => {
       this.reads += 1;
+      // The range starts at the page's first possible row: SQLite seeks the index on the
+      // created_at range, not on the row value, so from the window's start each page would first
+      // step over every row before it (pages ever slower, an export's time growing with its square).
       const rows = this.q.createdBetween.all(
         merchantId,
-        window.from,
+        Math.max(window.from, after?.at ?? window.from),
         window.to,
         after?.at ?? window.from - 1,
         after?.referenceId ?? '',
@@ -232,7 +263,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
     after: HistoryPosition | undefined,
     limit: number,
   ): Promise<HistoryEntry[]> {
-    return this.run(() => {
+    return this.page(() => {
       this.reads += 1;
       const rows = this.q.writtenSince.all(
         merchantId,
@@ -374,6 +405,16 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
     const { result, logged } = this.run(() => this.transaction(work) as ReturnType<typeof work>);
     if (logged) this.opts.onChange?.(logged);
     return result;
+  }
+
+  /**
+   * One page of a scan (exports, statements, the audit trail, reconciliation): the event loop turns
+   * first. better-sqlite3 answers synchronously, so a scan that never waited would hold every other
+   * request until its last page; each page is its own short statement, so no read outlives it.
+   */
+  private async page<T>(work: () => T): Promise<T> {
+    await nextTurn();
+    return this.run(work);
   }
 
   private run<T>(work: () => T): T {

@@ -13,18 +13,39 @@ describe('payouts as CSV (RFC 4180, OWASP CSV injection)', () => {
     expect(csvLine(['a', 'b,c', '"'])).toBe('a,"b,c",""""\r\n');
   });
 
-  it.each(['=1+2', '+260971234567', '-3', '@SUM(A1)', '\tx', '\rx', '=HYPERLINK("http://evil","click")'])(
-    'neutralises %j: prefixed with a single quote, quoted',
-    (value) => {
-      const cell = csvCell(value);
-      expect(cell).toBe(`"'${value.replaceAll('"', '""')}"`);
-      expect(parseCsv(`${cell}\r\n`)).toEqual([[`'${value}`]]);
-    },
-  );
+  // OWASP's CSV-injection list: what a spreadsheet may run when it starts a cell, first or after spaces.
+  it.each([
+    ['=1+2', 'equals'],
+    ['+260971234567', 'plus'],
+    ['-3', 'minus'],
+    ['@SUM(A1)', 'at'],
+    ['\tx', 'tab'],
+    ['\rx', 'carriage return'],
+    [';=1+2', 'semicolon'],
+    ['|calc', 'pipe'],
+    ['=HYPERLINK("http://evil","click")', 'a formula with quotes'],
+    [' =1+2', 'equals after a space'],
+    ['   @SUM(A1)', 'at after spaces'],
+    ['  +1', 'plus after spaces'],
+    [' -3', 'minus after a space'],
+    [' ;=1+2', 'semicolon after a space'],
+    ['  |calc', 'pipe after spaces'],
+    [' \tx', 'tab after a space'],
+    [' \rx', 'carriage return after a space'],
+  ])('neutralises %j (%s): prefixed with a single quote, quoted', (value) => {
+    const cell = csvCell(value);
+    expect(cell).toBe(`"'${value.replaceAll('"', '""')}"`);
+    expect(parseCsv(`${cell}\r\n`)).toEqual([[`'${value}`]]);
+  });
 
-  it('leaves a formula character that is not first alone', () => {
-    expect(csvCell('a=b')).toBe('a=b');
-    expect(csvCell('ref-1')).toBe('ref-1');
+  it.each([
+    ['a=b', 'a formula character not first'],
+    ['a;b|c', 'a semicolon and a pipe inside'],
+    ['ref-1', 'a minus inside'],
+    ['  ref 1', 'leading spaces before plain text'],
+    ['   ', 'spaces alone'],
+  ])('leaves %j (%s) as it is', (value) => {
+    expect(csvCell(value)).toBe(value);
   });
 
   it('writes a header row, then one row per payout that reads back as the payout', () => {

@@ -64,6 +64,8 @@ describe('GET /exports/payouts.csv streaming', () => {
       rateLimit: ClientRateLimit.inMemory(0),
       exporter: { exportPayouts: () => source.rows() },
       logger,
+      // Fewer in all than per merchant, so the gateway's own bound shows with the one open-access merchant.
+      limits: { perMerchant: 3, inAll: 2 },
     });
     server = createServer((req, res) => void exports.handle(req, res, new URL(req.url ?? '/', 'http://gateway')));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -113,6 +115,37 @@ describe('GET /exports/payouts.csv streaming', () => {
     await eventually(() => (source.ended ? true : undefined));
     const last = source.read;
     expect(await settledAt(() => source.read)).toBe(last);
+  });
+
+  it('runs at most the gateway-wide number of exports at once, refusing another with RATE_LIMITED until one ends', async () => {
+    const first = await open();
+    const second = await open();
+    expect([first.statusCode, second.statusCode]).toEqual([200, 200]);
+    const refused = await open();
+    expect(refused.statusCode).toBe(429);
+    const body = await new Promise<string>((resolve) => {
+      let text = '';
+      refused.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      refused.on('end', () => resolve(text));
+      refused.resume();
+    });
+    expect(JSON.parse(body)).toEqual({
+      errors: [
+        {
+          message: 'At most 2 exports at once on this gateway: send this one again once another has finished',
+          extensions: { code: 'RATE_LIMITED' },
+        },
+      ],
+    });
+    // The first client leaves: its place is free once the gateway has ended its reading.
+    first.destroy();
+    const again = await eventually(async () => {
+      const next = await open();
+      if (next.statusCode === 200) return next;
+      next.destroy();
+      return undefined;
+    });
+    expect(again.statusCode).toBe(200);
   });
 
   it('cuts an open export at shutdown, ending its reading first, and starts none after', async () => {

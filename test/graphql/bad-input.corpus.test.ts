@@ -1,4 +1,21 @@
+import {
+  buildSchema,
+  getNamedType,
+  getNullableType,
+  GraphQLEnumType,
+  GraphQLField,
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLInputType,
+  GraphQLList,
+  GraphQLString,
+  isLeafType,
+  isNonNullType,
+} from 'graphql';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import WebSocket from 'ws';
+import { describeEachEngine } from '../support/modes';
 import {
   bankInput,
   CREATE_BANK,
@@ -318,5 +335,126 @@ describe('callbackUrls aimed inside the network (SSRF)', () => {
     const res = await gql(stack.graphqlUrl, CREATE_BANK, { input: bankInput({ callbackUrl }) }, AUTH);
     expect(res.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
     expect(res.errors?.[0].extensions?.fields).toEqual(['input.callbackUrl']);
+  });
+});
+
+/** Every String or ID a client can send, found by walking schema.graphql: a root field, its argument, the input path. */
+interface TextArgument {
+  operation: 'query' | 'mutation' | 'subscription';
+  field: GraphQLField<unknown, unknown>;
+  argument: string;
+  /** Input fields and list indexes below the argument. */
+  path: string[];
+}
+
+/** The paths below `type` that end at a String or an ID (a list's item as its index 0). */
+function textPaths(type: GraphQLInputType): string[][] {
+  const named = getNullableType(type);
+  if (named instanceof GraphQLList) return textPaths(named.ofType).map((p) => ['0', ...p]);
+  if (named instanceof GraphQLInputObjectType)
+    return Object.values(named.getFields()).flatMap((f) => textPaths(f.type).map((p) => [f.name, ...p]));
+  return named === GraphQLString || named === GraphQLID ? [[]] : [];
+}
+
+/** A value of `type` the schema accepts, with `nul` at `path` (when given): only what is required, besides. */
+function sampleOf(type: GraphQLInputType, path?: string[]): unknown {
+  const named = getNullableType(type);
+  if (path?.length === 0) return 'a\u0000b';
+  if (named instanceof GraphQLList) return [sampleOf(named.ofType, path?.slice(1))];
+  if (named instanceof GraphQLInputObjectType)
+    return Object.fromEntries(
+      Object.values(named.getFields())
+        .filter((f) => f.name === path?.[0] || (isNonNullType(f.type) && f.defaultValue === undefined))
+        .map((f) => [f.name, sampleOf(f.type, f.name === path?.[0] ? path.slice(1) : undefined)]),
+    );
+  if (named instanceof GraphQLEnumType) return named.getValues()[0].value;
+  const samples: Record<string, unknown> = { Int: 1, Float: 1, Boolean: false, Decimal: '1.00' };
+  return samples[named.name] ?? (named.name === 'DateTimeISO' ? '2026-01-01T00:00:00Z' : 'x');
+}
+
+function textArguments(): TextArgument[] {
+  const schema = buildSchema(readFileSync(join(__dirname, '..', '..', 'schema.graphql'), 'utf8'));
+  const roots = [
+    ['query', schema.getQueryType()],
+    ['mutation', schema.getMutationType()],
+    ['subscription', schema.getSubscriptionType()],
+  ] as const;
+  return roots.flatMap(([operation, root]) =>
+    Object.values(root?.getFields() ?? {}).flatMap((field) =>
+      field.args.flatMap((arg) => textPaths(arg.type).map((path) => ({ operation, field, argument: arg.name, path }))),
+    ),
+  );
+}
+
+/** The operation sending `nul` in one argument's path by variables, every required argument given a fine value. */
+function operationOf({ operation, field, argument, path }: TextArgument) {
+  const args = field.args.filter((a) => a.name === argument || (isNonNullType(a.type) && a.defaultValue === undefined));
+  const definitions = args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
+  const uses = args.map((a) => `${a.name}: $${a.name}`).join(', ');
+  const selection = isLeafType(getNamedType(field.type)) ? '' : '{ __typename }';
+  return {
+    query: `${operation} Nul(${definitions}) { ${field.name}(${uses}) ${selection} }`,
+    variables: Object.fromEntries(args.map((a) => [a.name, sampleOf(a.type, a.name === argument ? path : undefined)])),
+  };
+}
+
+const TEXT_ARGUMENTS = textArguments();
+
+describeEachEngine('a NUL character in any text argument', (env) => {
+  let own: Stack;
+  beforeAll(async () => {
+    own = await startStack({ env: { ...env(), CLIENT_TOKENS: TOKEN, CLIENT_RATE_LIMIT_PER_MIN: '0' } });
+  });
+  afterAll(() => own.close());
+
+  it('covers every String and ID argument of the schema, input fields and lists included', () => {
+    const named = TEXT_ARGUMENTS.map((t) => [t.field.name, t.argument, ...t.path].join('.'));
+    expect(named).toEqual(
+      expect.arrayContaining(['disbursement.referenceId', 'createBankDisbursements.inputs.0.narration']),
+    );
+    expect(new Set(TEXT_ARGUMENTS.map((t) => t.operation))).toEqual(new Set(['query', 'mutation', 'subscription']));
+  });
+
+  it.each(TEXT_ARGUMENTS.map((t) => [[t.field.name, t.argument, ...t.path].join('.'), t] as const))(
+    '%s: BAD_USER_INPUT naming the field, and nothing sent',
+    async (_name, text) => {
+      const creates = own.sandbox.stats().createRequests;
+      const { query, variables } = operationOf(text);
+      // Subscriptions over server-sent events: the refusal is the stream's one event, and it ends.
+      const stream = text.operation === 'subscription';
+      const res = await fetch(`${own.graphqlUrl}${stream ? '/stream' : ''}`, {
+        method: 'POST',
+        headers: {
+          ...AUTH,
+          'content-type': 'application/json',
+          accept: stream ? 'text/event-stream' : 'application/json',
+        },
+        body: JSON.stringify({ query, variables }),
+      });
+      const answer = await res.text();
+      const body = JSON.parse(stream ? (/^data: (.*)$/m.exec(answer)?.[1] ?? '') : answer) as {
+        errors?: { extensions?: Record<string, unknown> }[];
+      };
+      expect(res.status).toBe(stream ? 200 : 400);
+      expect(body.errors?.[0].extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        fields: [[text.argument, ...text.path].join('.')],
+      });
+      expect(own.sandbox.stats().createRequests).toBe(creates);
+    },
+  );
+
+  it.each([
+    ['an argument', '{ disbursement(referenceId: "a\\u0000b") { referenceId } }', 'referenceId'],
+    ['a list item', '{ disbursements(referenceIds: ["a", "b\\u0000"]) { referenceId } }', 'referenceIds.1'],
+    [
+      'an input field',
+      'mutation { createMobileMoneyDisbursement(input: { referenceId: "r-nul", amount: "1.00", accountNumber: "260971234567", currency: "ZMW", narration: "x\\u0000" }) { status } }',
+      'input.narration',
+    ],
+  ])('written in the document, in %s: BAD_USER_INPUT naming it', async (_name, query, field) => {
+    const res = await gql(own.graphqlUrl, query, {}, AUTH);
+    expect(res.status).toBe(400);
+    expect(res.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: [field] });
   });
 });

@@ -21,6 +21,7 @@ import { formatError, refusalError } from '../gateway.errors';
 import { OperationChecker } from './operation.armor';
 import { atTime } from './token.expiry';
 import { payoutRefusal } from './operation.payouts';
+import { nulRefusal } from './operation.text';
 import { scopeRefusal } from './operation.scopes';
 import { noteClientTrace, tracedRun } from './operation.tracing';
 
@@ -247,6 +248,8 @@ export class OperationConnection {
     if (notCarried) return { errors: refusal(notCarried) };
     const scope = scopeRefusal(operation, checked.document, this.principal.scopes);
     if (scope) return { errors: refusal(scope) };
+    const nul = nulRefusal(checked.document, request.variables);
+    if (nul) return { errors: refusal(nul) };
     const payouts = await payoutRefusal(
       rateLimit,
       this.principal.quotaKey,

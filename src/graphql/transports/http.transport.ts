@@ -16,6 +16,7 @@ import { armorPlugins, requestValidationRules } from '../operations/operation.ar
 import { BODY_LIMIT, principalOf } from './http.request';
 import { PARSE_OPTIONS } from '../operations/operation.parse';
 import { useOperationLog } from '../operations/operation.log';
+import { useNulRefusal } from '../operations/operation.text';
 import { usePayoutQuota } from '../operations/operation.payouts';
 import { useScopes } from '../operations/operation.scopes';
 import { DocumentRequest, TrustedDocuments, withTrustedQuery } from '../operations/trusted-documents.gate';
@@ -99,6 +100,7 @@ export class GraphQLHttpHandler {
         ...armorPlugins,
         useOperationLog(opts.logger, opts.metrics),
         useScopes(),
+        useNulRefusal(),
         usePayoutQuota(opts.rateLimit),
         ...opts.plugins,
         opts.landingPage
