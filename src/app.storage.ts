@@ -81,7 +81,12 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
         clearInterval(housekeeping);
         clearInterval(marking);
         await events.close();
-        history.mark.save();
+        // A mark that cannot be written (its folder gone) must not stop a shutdown: the next start says so.
+        try {
+          history.mark.save();
+        } catch (error) {
+          logger.warn({ err: error }, 'the high-water mark of the database file could not be saved');
+        }
         handle.close();
       },
     };

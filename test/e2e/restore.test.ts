@@ -41,7 +41,7 @@ async function create(gateway: GatewayProcess, input: Record<string, unknown>): 
 /** Retries a payout until it has an answer other than OUTCOME_UNKNOWN; every answer seen, in order. */
 async function retryUntilKnown(gateway: GatewayProcess, input: Record<string, unknown>): Promise<string[]> {
   const seen: string[] = [];
-  for (let i = 0; i < 100; i += 1) {
+  for (let i = 0; i < 150; i += 1) {
     const answer = (await create(gateway, input)) ?? 'NONE';
     seen.push(answer);
     if (answer !== 'OUTCOME_UNKNOWN') return seen;
@@ -176,7 +176,8 @@ function restoreSuite(make: () => Engine) {
       const before = { ...env, RESTORE_CHECK_SECONDS: '0' };
       gateway = await launchGateway(before);
       await engine.backup(restartable(before));
-      provider.sandbox.setFaults({ intakeMs: 4000, payDuplicates });
+      // Longer than a restore and a restart take on a loaded machine, shorter than RESEND_AFTER_SECONDS.
+      provider.sandbox.setFaults({ intakeMs: 12_000, payDuplicates });
       const input = mobileInput();
       const ref = input.referenceId as string;
       // The create reaches the provider, then the gateway dies before the answer: it never learns of it.
