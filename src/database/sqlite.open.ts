@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, Stats, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { flockSync } from 'fs-ext';
 import { migrateSqlite } from './schema.migrate';
 
 /** Another process holds the file: one process per SQLite file (replicas share PostgreSQL instead). */
@@ -19,16 +20,23 @@ export interface SqliteHandle {
 }
 
 /**
- * Opens (creating it and its folder when absent) the embedded file, holding its lock for as long
- * as it is open, and migrates it. The lock is a second file in SQLite's exclusive locking mode: the
- * operating system drops it when the process ends however it ends, and the data file stays in
- * ordinary WAL mode, so a reader such as `npm run audit:verify` can read while the gateway runs.
+ * Files this process holds, by device and inode. A second open of one of them is refused here,
+ * before any descriptor is opened: closing a descriptor of the file would drop every POSIX lock
+ * the process holds on it, SQLite's own included.
+ */
+const held = new Set<string>();
+
+/**
+ * Opens (creating it and its folder when absent) the embedded file, holding it for as long as it
+ * is open, and migrates it. The hold is flock(2) on the database file itself, so it follows the
+ * file whatever names it (a hard link, a symbolic link, another spelling of the path), leaves no
+ * lock file behind, and the operating system releases it when the process ends however it ends.
+ * Readers take no flock, so `npm run audit:verify` can read while the gateway runs.
  * WAL with synchronous=NORMAL: a committed write survives the process crashing; a power cut may
  * lose the last moment's writes but never corrupts the file.
  */
 export function openSqlite(path: string): SqliteHandle {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const lock = path === ':memory:' ? undefined : takeLock(`${path}.lock`, path);
+  const hold = path === ':memory:' ? undefined : holdFile(path);
   let db: Database.Database | undefined;
   try {
     db = new Database(path);
@@ -40,31 +48,49 @@ export function openSqlite(path: string): SqliteHandle {
     return {
       db: opened,
       close() {
+        // The database first: the hold's descriptor, closed, drops the process's locks on the file.
         if (opened.open) opened.close();
-        lock?.close();
+        hold?.release();
       },
     };
   } catch (error) {
     db?.close();
-    lock?.close();
+    hold?.release();
     throw error;
   }
 }
 
-/** Opens a file only to read it (the audit verifier): no lock, no migration. */
+/** Opens a file only to read it (the audit verifier): no hold, no migration. */
 export function readSqlite(path: string): Database.Database {
   return new Database(path, { readonly: true, fileMustExist: true });
 }
 
-function takeLock(lockPath: string, path: string): Database.Database {
-  const lock = new Database(lockPath, { timeout: 0 });
+const identity = (stats: Stats) => `${stats.dev}:${stats.ino}`;
+
+/**
+ * Takes LOCK_EX|LOCK_NB on the file (created empty on first start: SQLite reads an empty file as a
+ * new database) through a descriptor kept open until release. flock belongs to the open file
+ * description, so another descriptor of the same file fails with EAGAIN, in this process or another.
+ */
+function holdFile(path: string): { release(): void } {
+  mkdirSync(dirname(path), { recursive: true });
+  const existing = statSync(path, { throwIfNoEntry: false });
+  if (existing && held.has(identity(existing))) throw new DatabaseInUseError(path);
+  const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+  const id = identity(fstatSync(fd));
   try {
-    lock.pragma('locking_mode = EXCLUSIVE');
-    lock.exec('BEGIN EXCLUSIVE; COMMIT;');
-    return lock;
+    flockSync(fd, 'exnb');
   } catch (error) {
-    lock.close();
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new DatabaseInUseError(path);
+    closeSync(fd);
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EAGAIN' || code === 'EWOULDBLOCK') throw new DatabaseInUseError(path);
     throw error;
   }
+  held.add(id);
+  return {
+    release() {
+      held.delete(id);
+      closeSync(fd);
+    },
+  };
 }
