@@ -38,6 +38,8 @@ export interface Storage {
 const OUTAGE_LOG = { max: 5, windowMs: 60_000 };
 /** How often retention and expired quotas are swept. */
 const HOUSEKEEPING_MS = 60_000;
+/** How often the embedded file's WAL is looked at, and truncated when past its limit. */
+const CHECKPOINT_MS = 5_000;
 
 /**
  * The system of record from DATABASE_URL: the embedded SQLite file (one process; its events, quotas
@@ -52,6 +54,7 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
     const events = new PubSubEvents();
     const store = new SqliteStore({ db: handle.db, onChange: (record) => void events.publish(record), ...retention });
     const housekeeping = every(HOUSEKEEPING_MS, async () => void store.prune(), logger);
+    const checkpoints = every(CHECKPOINT_MS, async () => handle.checkpoint(), logger);
     return {
       store,
       runs: new SqliteReconciliations(handle.db),
@@ -61,6 +64,7 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
       relayQueue: new SqliteRelayQueue(handle.db),
       async close() {
         clearInterval(housekeeping);
+        clearInterval(checkpoints);
         await events.close();
         handle.close();
       },

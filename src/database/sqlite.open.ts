@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { closeSync, constants, fstatSync, mkdirSync, openSync, Stats, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, realpathSync, Stats, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { flockSync } from 'fs-ext';
 import { migrateSqlite } from './schema.migrate';
@@ -14,8 +14,21 @@ export class DatabaseInUseError extends Error {
   }
 }
 
+/**
+ * The WAL's size limit (journal_size_limit): SQLite cuts the WAL back to it whenever a checkpoint
+ * lets it start over, and past it the housekeeping truncates it. About what 1000 pages (SQLite's
+ * automatic checkpoint) take, so a WAL no reader holds stays under it but for a very large write.
+ */
+export const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
+
 export interface SqliteHandle {
   db: Database.Database;
+  /**
+   * Folds the WAL into the file and truncates it, when it has grown past WAL_LIMIT_BYTES (a reader
+   * held an old snapshot while writes went on). Never waits: while a reader still holds it, it
+   * folds what it can and the next call tries again.
+   */
+  checkpoint(): void;
   close(): void;
 }
 
@@ -43,10 +56,24 @@ export function openSqlite(path: string): SqliteHandle {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
     migrateSqlite(db);
     const opened = db;
+    // SQLite names the WAL after the file's real path, symbolic links resolved.
+    const wal = hold && `${realpathSync(path)}-wal`;
     return {
       db: opened,
+      checkpoint() {
+        if (!wal || (statSync(wal, { throwIfNoEntry: false })?.size ?? 0) <= WAL_LIMIT_BYTES) return;
+        // TRUNCATE waits for readers through the busy handler; with the timeout at 0 it never blocks.
+        const timeout = opened.pragma('busy_timeout', { simple: true }) as number;
+        opened.pragma('busy_timeout = 0');
+        try {
+          opened.pragma('wal_checkpoint(TRUNCATE)');
+        } finally {
+          opened.pragma(`busy_timeout = ${timeout}`);
+        }
+      },
       close() {
         // The database first: the hold's descriptor, closed, drops the process's locks on the file.
         if (opened.open) opened.close();
