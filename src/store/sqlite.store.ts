@@ -46,6 +46,13 @@ export interface SqliteStoreOptions {
 
 /** SQLite's answer when the file cannot be written or read (full disk, I/O error, a broken file). */
 const UNAVAILABLE = /^SQLITE_(FULL|IOERR|CANTOPEN|CORRUPT|NOTADB|READONLY|BUSY|LOCKED|PROTOCOL)/;
+/** A write the disk refused: full, or an I/O error. */
+const DISK_REFUSED = /^SQLITE_(FULL|IOERR)/;
+
+const codeOf = (error: unknown): string => {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : '';
+};
 
 type Row = { record: string };
 
@@ -63,6 +70,8 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
   /** Runs its argument in one IMMEDIATE transaction (better-sqlite3 wraps the function once). */
   private readonly transaction: (work: () => unknown) => unknown;
   reads = 0;
+  /** The last write was refused by the disk and none has succeeded since: not ready. */
+  private diskRefused = false;
 
   constructor(private readonly opts: SqliteStoreOptions) {
     this.db = opts.db;
@@ -315,9 +324,22 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
     });
   }
 
+  /**
+   * Ready while the file answers and its writes go through. After the disk refused a write, each
+   * check is itself a write (one page: the header's user_version, which the schema does not use),
+   * so the gateway finds out that space came back even when no create arrives.
+   */
   async healthy(): Promise<boolean> {
     try {
-      this.q.ping.get();
+      if (!this.diskRefused) {
+        this.q.ping.get();
+        return true;
+      }
+      this.write(() => {
+        const probes = this.db.pragma('user_version', { simple: true }) as number;
+        this.db.pragma(`user_version = ${(probes + 1) % 0x7fffffff}`);
+        return { result: undefined };
+      });
       return true;
     } catch {
       return false;
@@ -371,7 +393,16 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
 
   /** A write in one transaction; the change it logged is told once committed. */
   private write<T>(work: () => { result: T; logged?: Disbursement }): T {
-    const { result, logged } = this.run(() => this.transaction(work) as ReturnType<typeof work>);
+    const { result, logged } = this.run(() => {
+      try {
+        const done = this.transaction(work) as ReturnType<typeof work>;
+        this.diskRefused = false;
+        return done;
+      } catch (error) {
+        if (DISK_REFUSED.test(codeOf(error))) this.diskRefused = true;
+        throw error;
+      }
+    });
     if (logged) this.opts.onChange?.(logged);
     return result;
   }
@@ -380,8 +411,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
     try {
       return work();
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code === 'string' && UNAVAILABLE.test(code))
+      if (UNAVAILABLE.test(codeOf(error)))
         throw new StoreUnavailableError('the SQLite file cannot be used right now', { cause: error });
       throw error;
     }
