@@ -38,7 +38,7 @@ export interface Storage {
 const OUTAGE_LOG = { max: 5, windowMs: 60_000 };
 /** How often retention and expired quotas are swept. */
 const HOUSEKEEPING_MS = 60_000;
-/** How often the embedded file's WAL is looked at, and truncated when past its limit. */
+/** How often the embedded file's WAL is looked at, and truncated when past its limit or the disk's free space. */
 const CHECKPOINT_MS = 5_000;
 
 /**

@@ -1,5 +1,15 @@
 import Database from 'better-sqlite3';
-import { closeSync, constants, fstatSync, mkdirSync, openSync, realpathSync, Stats, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  Stats,
+  statfsSync,
+  statSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { flockSync } from 'fs-ext';
 import { migrateSqlite } from './schema.migrate';
@@ -25,8 +35,9 @@ export interface SqliteHandle {
   db: Database.Database;
   /**
    * Folds the WAL into the file and truncates it, when it has grown past WAL_LIMIT_BYTES (a reader
-   * held an old snapshot while writes went on). Never waits: while a reader still holds it, it
-   * folds what it can and the next call tries again.
+   * held an old snapshot while writes went on) or past the space left on its disk (a disk smaller
+   * than the limit, where the WAL's own space is what there is to give back). Never waits: while a
+   * reader still holds the WAL, it folds what it can and the next call tries again.
    */
   checkpoint(): void;
   close(): void;
@@ -64,7 +75,11 @@ export function openSqlite(path: string): SqliteHandle {
     return {
       db: opened,
       checkpoint() {
-        if (!wal || (statSync(wal, { throwIfNoEntry: false })?.size ?? 0) <= WAL_LIMIT_BYTES) return;
+        if (!wal) return;
+        const size = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
+        if (size === 0) return;
+        const { bavail, bsize } = statfsSync(dirname(wal));
+        if (size <= Math.min(WAL_LIMIT_BYTES, bavail * bsize)) return;
         // TRUNCATE waits for readers through the busy handler; with the timeout at 0 it never blocks.
         const timeout = opened.pragma('busy_timeout', { simple: true }) as number;
         opened.pragma('busy_timeout = 0');

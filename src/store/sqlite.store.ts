@@ -1,4 +1,6 @@
 import type { Database } from 'better-sqlite3';
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { AuditDraft } from '../disbursements/audit.entry';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import {
@@ -48,6 +50,8 @@ export interface SqliteStoreOptions {
 const UNAVAILABLE = /^SQLITE_(FULL|IOERR|CANTOPEN|CORRUPT|NOTADB|READONLY|BUSY|LOCKED|PROTOCOL)/;
 /** A write the disk refused: full, or an I/O error. */
 const DISK_REFUSED = /^SQLITE_(FULL|IOERR)/;
+/** Free space the file's file system needs, after a refused write, before the store says ready again. */
+const FREE_TO_RESUME_BYTES = 1024 * 1024;
 
 const codeOf = (error: unknown): string => {
   const code = (error as { code?: unknown }).code;
@@ -70,8 +74,8 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
   /** Runs its argument in one IMMEDIATE transaction (better-sqlite3 wraps the function once). */
   private readonly transaction: (work: () => unknown) => unknown;
   reads = 0;
-  /** The last write was refused by the disk and none has succeeded since: not ready. */
-  private diskRefused = false;
+  /** The last write was refused by the disk (full, I/O error) and none has succeeded since: not ready. */
+  private writesRefused = false;
 
   constructor(private readonly opts: SqliteStoreOptions) {
     this.db = opts.db;
@@ -325,15 +329,20 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
   }
 
   /**
-   * Ready while the file answers and its writes go through. After the disk refused a write, each
-   * check is itself a write (one page: the header's user_version, which the schema does not use),
-   * so the gateway finds out that space came back even when no create arrives.
+   * Ready while the file answers and its writes go through. After the disk refused a write, ready
+   * again once its file system has FREE_TO_RESUME_BYTES free (a one-page write could pass where a
+   * payout's would not) and a write succeeds: each check is then itself a write (the header's
+   * user_version, which the schema does not use), so space coming back is seen with no traffic.
    */
   async healthy(): Promise<boolean> {
     try {
-      if (!this.diskRefused) {
+      if (!this.writesRefused) {
         this.q.ping.get();
         return true;
+      }
+      if (!this.db.memory) {
+        const { bavail, bsize } = statfsSync(dirname(this.db.name));
+        if (bavail * bsize < FREE_TO_RESUME_BYTES) return false;
       }
       this.write(() => {
         const probes = this.db.pragma('user_version', { simple: true }) as number;
@@ -396,10 +405,10 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
     const { result, logged } = this.run(() => {
       try {
         const done = this.transaction(work) as ReturnType<typeof work>;
-        this.diskRefused = false;
+        this.writesRefused = false;
         return done;
       } catch (error) {
-        if (DISK_REFUSED.test(codeOf(error))) this.diskRefused = true;
+        if (DISK_REFUSED.test(codeOf(error))) this.writesRefused = true;
         throw error;
       }
     });

@@ -1,5 +1,6 @@
+import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SandboxHandle } from '../../src/sandbox/sandbox.server';
@@ -9,6 +10,8 @@ import { sharedProvider } from '../support/replicas';
 import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
 
 type Readiness = { checks: Record<string, boolean> };
+/** Space an operator frees on the full disk: enough for the file to take in what the WAL holds. */
+const SPARE_BYTES = 1536 * 1024;
 const TOKEN = 'tok_db_disk_full_client_0123456789abcdef';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 
@@ -101,5 +104,41 @@ describeOnSmallDisk('the embedded file on a disk that fills up', () => {
     const retried = await create(refused[0]);
     expect(retried.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
     expect(sandbox.stats().createRequestsByReferenceId[String(refused[0].referenceId)]).toBe(1);
+  });
+
+  it('serves again when its own WAL filled the disk while an outside reader pinned it, once the reader lets go and a little space returns', async () => {
+    const spare = join(dir, 'spare');
+    writeFileSync(spare, Buffer.alloc(SPARE_BYTES));
+    const reader = new Database(join(dir, 'gateway.sqlite'), { readonly: true });
+    let refused: Record<string, unknown> | undefined;
+    try {
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM payouts').get();
+      // The write that meets the full disk may be the one after the provider answered: that payout
+      // is OUTCOME_UNKNOWN (sent once, reconciled later). A create refused before sending says so.
+      for (let i = 0; i < 2000 && !refused; i += 1) {
+        const input = mobileInput();
+        const code = (await create(input)).errors?.[0]?.extensions?.code;
+        if (code === 'SERVICE_UNAVAILABLE') refused = input;
+        else if (code !== undefined) expect(code).toBe('OUTCOME_UNKNOWN');
+      }
+      expect(refused).toBeDefined();
+      expect(sandbox.stats().createRequestsByReferenceId[String(refused!.referenceId)]).toBeUndefined();
+      expect((await readiness()).status).toBe(503);
+      reader.exec('COMMIT');
+    } finally {
+      reader.close();
+    }
+    rmSync(spare);
+
+    await eventually(async () => ((await readiness()).status === 200 ? true : undefined), 200, 100);
+    // The WAL gives back the space the reader had pinned, beyond what was freed by hand.
+    const wal = join(dir, 'gateway.sqlite-wal');
+    await eventually(() => (statSync(wal).size < SPARE_BYTES / 2 ? true : undefined), 200, 100);
+    for (let i = 0; i < 20; i += 1) {
+      const answer = await create(i === 0 ? refused! : mobileInput());
+      expect(answer.errors).toBeUndefined();
+    }
+    expect(sandbox.stats().createRequestsByReferenceId[String(refused!.referenceId)]).toBe(1);
   });
 });
