@@ -44,6 +44,8 @@ export interface Storage {
 const HOUSEKEEPING_MS = 60_000;
 /** How often the embedded file's high-water mark is saved, and replicas look for a new rewind (db:restored). */
 const HISTORY_MS = 1000;
+/** How often the embedded file's WAL is looked at, and truncated when past its limit or the disk's free space. */
+const CHECKPOINT_MS = 5_000;
 
 /**
  * The system of record from DATABASE_URL: the embedded SQLite file (one process; its events, quotas
@@ -68,6 +70,7 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
     const store = new SqliteStore({ db: handle.db, onChange: (record) => void events.publish(record), ...retention });
     const housekeeping = every(HOUSEKEEPING_MS, async () => void store.prune(), logger);
     const marking = every(HISTORY_MS, async () => history.mark.save(), logger);
+    const checkpoints = every(CHECKPOINT_MS, async () => handle.checkpoint(), logger);
     return {
       store,
       runs: new SqliteReconciliations(handle.db),
@@ -80,6 +83,7 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
       async close() {
         clearInterval(housekeeping);
         clearInterval(marking);
+        clearInterval(checkpoints);
         await events.close();
         // A mark that cannot be written (its folder gone) must not stop a shutdown: the next start says so.
         try {

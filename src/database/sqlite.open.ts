@@ -1,6 +1,17 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  Stats,
+  statfsSync,
+  statSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
+import { flockSync } from 'fs-ext';
 import { migrateSqlite } from './schema.migrate';
 
 /** Another process holds the file: one process per SQLite file (replicas share PostgreSQL instead). */
@@ -13,58 +24,115 @@ export class DatabaseInUseError extends Error {
   }
 }
 
+/**
+ * The WAL's size limit (journal_size_limit): SQLite cuts the WAL back to it whenever a checkpoint
+ * lets it start over, and past it the housekeeping truncates it. About what 1000 pages (SQLite's
+ * automatic checkpoint) take, so a WAL no reader holds stays under it but for a very large write.
+ */
+export const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
+
 export interface SqliteHandle {
   db: Database.Database;
+  /**
+   * Folds the WAL into the file and truncates it, when it has grown past WAL_LIMIT_BYTES (a reader
+   * held an old snapshot while writes went on) or past the space left on its disk (a disk smaller
+   * than the limit, where the WAL's own space is what there is to give back). Never waits: while a
+   * reader still holds the WAL, it folds what it can and the next call tries again.
+   */
+  checkpoint(): void;
   close(): void;
 }
 
 /**
- * Opens (creating it and its folder when absent) the embedded file, holding its lock for as long
- * as it is open, and migrates it. The lock is a second file in SQLite's exclusive locking mode: the
- * operating system drops it when the process ends however it ends, and the data file stays in
- * ordinary WAL mode, so a reader such as `npm run audit:verify` can read while the gateway runs.
+ * Files this process holds, by device and inode. A second open of one of them is refused here,
+ * before any descriptor is opened: closing a descriptor of the file would drop every POSIX lock
+ * the process holds on it, SQLite's own included.
+ */
+const held = new Set<string>();
+
+/**
+ * Opens (creating it and its folder when absent) the embedded file, holding it for as long as it
+ * is open, and migrates it. The hold is flock(2) on the database file itself, so it follows the
+ * file whatever names it (a hard link, a symbolic link, another spelling of the path), leaves no
+ * lock file behind, and the operating system releases it when the process ends however it ends.
+ * Readers take no flock, so `npm run audit:verify` can read while the gateway runs.
  * WAL with synchronous=NORMAL: a committed write survives the process crashing; a power cut may
  * lose the last moment's writes but never corrupts the file.
  */
 export function openSqlite(path: string): SqliteHandle {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const lock = path === ':memory:' ? undefined : takeLock(`${path}.lock`, path);
+  const hold = path === ':memory:' ? undefined : holdFile(path);
   let db: Database.Database | undefined;
   try {
     db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
     migrateSqlite(db);
     const opened = db;
+    // SQLite names the WAL after the file's real path, symbolic links resolved.
+    const wal = hold && `${realpathSync(path)}-wal`;
     return {
       db: opened,
+      checkpoint() {
+        if (!wal) return;
+        const size = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
+        if (size === 0) return;
+        const { bavail, bsize } = statfsSync(dirname(wal));
+        if (size <= Math.min(WAL_LIMIT_BYTES, bavail * bsize)) return;
+        // TRUNCATE waits for readers through the busy handler; with the timeout at 0 it never blocks.
+        const timeout = opened.pragma('busy_timeout', { simple: true }) as number;
+        opened.pragma('busy_timeout = 0');
+        try {
+          opened.pragma('wal_checkpoint(TRUNCATE)');
+        } finally {
+          opened.pragma(`busy_timeout = ${timeout}`);
+        }
+      },
       close() {
+        // The database first: the hold's descriptor, closed, drops the process's locks on the file.
         if (opened.open) opened.close();
-        lock?.close();
+        hold?.release();
       },
     };
   } catch (error) {
     db?.close();
-    lock?.close();
+    hold?.release();
     throw error;
   }
 }
 
-/** Opens a file only to read it (the audit verifier): no lock, no migration. */
+/** Opens a file only to read it (the audit verifier): no hold, no migration. */
 export function readSqlite(path: string): Database.Database {
   return new Database(path, { readonly: true, fileMustExist: true });
 }
 
-function takeLock(lockPath: string, path: string): Database.Database {
-  const lock = new Database(lockPath, { timeout: 0 });
+const identity = (stats: Stats) => `${stats.dev}:${stats.ino}`;
+
+/**
+ * Takes LOCK_EX|LOCK_NB on the file (created empty on first start: SQLite reads an empty file as a
+ * new database) through a descriptor kept open until release. flock belongs to the open file
+ * description, so another descriptor of the same file fails with EAGAIN, in this process or another.
+ */
+function holdFile(path: string): { release(): void } {
+  mkdirSync(dirname(path), { recursive: true });
+  const existing = statSync(path, { throwIfNoEntry: false });
+  if (existing && held.has(identity(existing))) throw new DatabaseInUseError(path);
+  const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+  const id = identity(fstatSync(fd));
   try {
-    lock.pragma('locking_mode = EXCLUSIVE');
-    lock.exec('BEGIN EXCLUSIVE; COMMIT;');
-    return lock;
+    flockSync(fd, 'exnb');
   } catch (error) {
-    lock.close();
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new DatabaseInUseError(path);
+    closeSync(fd);
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EAGAIN' || code === 'EWOULDBLOCK') throw new DatabaseInUseError(path);
     throw error;
   }
+  held.add(id);
+  return {
+    release() {
+      held.delete(id);
+      closeSync(fd);
+    },
+  };
 }

@@ -1,5 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { AuditDraft } from '../disbursements/audit.entry';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import {
@@ -50,6 +52,15 @@ const STATEMENT_SLICE = 5000;
 
 /** SQLite's answer when the file cannot be written or read (full disk, I/O error, a broken file). */
 const UNAVAILABLE = /^SQLITE_(FULL|IOERR|CANTOPEN|CORRUPT|NOTADB|READONLY|BUSY|LOCKED|PROTOCOL)/;
+/** A write the disk refused: full, or an I/O error. */
+const DISK_REFUSED = /^SQLITE_(FULL|IOERR)/;
+/** Free space the file's file system needs, after a refused write, before the store says ready again. */
+const FREE_TO_RESUME_BYTES = 1024 * 1024;
+
+const codeOf = (error: unknown): string => {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : '';
+};
 
 type Row = { record: string };
 
@@ -67,6 +78,8 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
   /** Runs its argument in one IMMEDIATE transaction (better-sqlite3 wraps the function once). */
   private readonly transaction: (work: () => unknown) => unknown;
   reads = 0;
+  /** The last write was refused by the disk (full, I/O error) and none has succeeded since: not ready. */
+  private writesRefused = false;
 
   constructor(private readonly opts: SqliteStoreOptions) {
     this.db = opts.db;
@@ -346,9 +359,27 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
     });
   }
 
+  /**
+   * Ready while the file answers and its writes go through. After the disk refused a write, ready
+   * again once its file system has FREE_TO_RESUME_BYTES free (a one-page write could pass where a
+   * payout's would not) and a write succeeds: each check is then itself a write (the header's
+   * user_version, which the schema does not use), so space coming back is seen with no traffic.
+   */
   async healthy(): Promise<boolean> {
     try {
-      this.q.ping.get();
+      if (!this.writesRefused) {
+        this.q.ping.get();
+        return true;
+      }
+      if (!this.db.memory) {
+        const { bavail, bsize } = statfsSync(dirname(this.db.name));
+        if (bavail * bsize < FREE_TO_RESUME_BYTES) return false;
+      }
+      this.write(() => {
+        const probes = this.db.pragma('user_version', { simple: true }) as number;
+        this.db.pragma(`user_version = ${(probes + 1) % 0x7fffffff}`);
+        return { result: undefined };
+      });
       return true;
     } catch {
       return false;
@@ -402,7 +433,16 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
 
   /** A write in one transaction; the change it logged is told once committed. */
   private write<T>(work: () => { result: T; logged?: Disbursement }): T {
-    const { result, logged } = this.run(() => this.transaction(work) as ReturnType<typeof work>);
+    const { result, logged } = this.run(() => {
+      try {
+        const done = this.transaction(work) as ReturnType<typeof work>;
+        this.writesRefused = false;
+        return done;
+      } catch (error) {
+        if (DISK_REFUSED.test(codeOf(error))) this.writesRefused = true;
+        throw error;
+      }
+    });
     if (logged) this.opts.onChange?.(logged);
     return result;
   }
@@ -421,8 +461,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
     try {
       return work();
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code === 'string' && UNAVAILABLE.test(code))
+      if (UNAVAILABLE.test(codeOf(error)))
         throw new StoreUnavailableError('the SQLite file cannot be used right now', { cause: error });
       throw error;
     }

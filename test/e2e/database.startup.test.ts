@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { linkSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { launchGateway, runToExit, workingFolder } from '../support/process';
 import { capturedLogs, knownSecrets } from '../support/stack';
 
@@ -75,5 +78,33 @@ describe('one process per SQLite file', () => {
     // Once the first has stopped, the file is free again.
     const next = await launchGateway({ PORT: '0', SANDBOX_PORT: '0' }, cwd);
     expect(await next.stop()).toBe(0);
+  });
+
+  it.each([
+    ['a hard link', linkSync],
+    ['a symbolic link', symlinkSync],
+  ])('a second gateway on the same file through %s refuses to start while the first serves', async (_name, link) => {
+    const cwd = workingFolder();
+    const file = join(cwd, 'payouts.sqlite');
+    const other = join(cwd, 'other.sqlite');
+    const first = await launchGateway({ PORT: '0', SANDBOX_PORT: '0', DATABASE_URL: `sqlite:${file}` }, cwd);
+    try {
+      link(file, other);
+      const { status, stderr } = runToExit({ DATABASE_URL: `sqlite:${other}` }, cwd);
+      expect(status).toBe(1);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(stderr).toContain(`SQLite file ${other} is in use by another process: one gateway per file`);
+      const created = await fetch(first.graphqlUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: `mutation { createMobileMoneyDisbursement(input: { referenceId: "${randomUUID()}", amount: "10.00", currency: "ZMW", accountNumber: "260971234567" }) { status } }`,
+        }),
+      });
+      expect(await created.json()).toEqual({ data: { createMobileMoneyDisbursement: { status: 'PENDING' } } });
+      expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { linkSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -30,8 +30,8 @@ interface Opener {
   line(): Promise<string>;
 }
 
-function opener(path: string): Opener {
-  const child = spawn(process.execPath, ['-e', OPENER, COMPILED, path], { stdio: ['pipe', 'pipe', 'inherit'] });
+function opener(path: string, cwd?: string): Opener {
+  const child = spawn(process.execPath, ['-e', OPENER, COMPILED, path], { cwd, stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   return {
     child,
@@ -46,12 +46,13 @@ describe('one process per SQLite file', () => {
   let dir: string;
   let path: string;
   const children: ChildProcess[] = [];
-  const open = (file: string) => {
-    const made = opener(file);
+  const open = (file: string, cwd?: string) => {
+    const made = opener(file, cwd);
     children.push(made.child);
     return made;
   };
-  const refusal = () => JSON.stringify({ name: 'DatabaseInUseError', message: new DatabaseInUseError(path).message });
+  const refusal = (file = path) =>
+    JSON.stringify({ name: 'DatabaseInUseError', message: new DatabaseInUseError(file).message });
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'payout-gateway-'));
@@ -91,5 +92,59 @@ describe('one process per SQLite file', () => {
     holder.child.kill('SIGKILL');
     await once(holder.child, 'exit');
     openSqlite(path).close();
+  });
+
+  it.each([
+    ['a hard link', (file: string, other: string) => linkSync(file, other)],
+    ['a symbolic link', (file: string, other: string) => symlinkSync(file, other)],
+  ])('refuses the same file opened through %s, in another process and in the same one', async (_name, link) => {
+    const first = open(path);
+    expect(await first.line()).toBe('open');
+    const other = join(dir, 'other-name.sqlite');
+    link(path, other);
+    expect(await open(other).line()).toBe(refusal(other));
+    expect(() => openSqlite(other)).toThrow(new DatabaseInUseError(other));
+
+    first.child.stdin!.end();
+    expect(await first.line()).toBe('closed');
+    const handle = openSqlite(other);
+    try {
+      expect(await open(path).line()).toBe(refusal());
+    } finally {
+      handle.close();
+    }
+  });
+
+  it('refuses `./x` while `x` is open, the path written either way', async () => {
+    const first = open('gateway.sqlite', dir);
+    expect(await first.line()).toBe('open');
+    expect(await open('./gateway.sqlite', dir).line()).toBe(refusal('./gateway.sqlite'));
+    expect(await open(`${dir}/./gateway.sqlite`).line()).toBe(refusal(`${dir}/./gateway.sqlite`));
+  });
+
+  it('refuses a second open in the same process, and the first keeps its file and its writes', async () => {
+    const handle = openSqlite(path);
+    try {
+      expect(() => openSqlite(path)).toThrow(new DatabaseInUseError(path));
+      expect(() => openSqlite(path)).toThrow(new DatabaseInUseError(path));
+      handle.db.exec('CREATE TABLE kept (n INTEGER)');
+      handle.db.prepare('INSERT INTO kept VALUES (1)').run();
+      expect(await open(path).line()).toBe(refusal());
+    } finally {
+      handle.close();
+    }
+    const again = openSqlite(path);
+    try {
+      expect(again.db.prepare('SELECT n FROM kept').all()).toEqual([{ n: 1 }]);
+    } finally {
+      again.close();
+    }
+  });
+
+  it('leaves no lock file beside the database that an operator could delete as stale', async () => {
+    const first = open(path);
+    expect(await first.line()).toBe('open');
+    expect(readdirSync(dir).filter((name) => !/^gateway\.sqlite(-wal|-shm)?$/.test(name))).toEqual([]);
+    expect(await open(path).line()).toBe(refusal());
   });
 });

@@ -1,0 +1,144 @@
+import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SandboxHandle } from '../../src/sandbox/sandbox.server';
+import { PayoutRow } from '../support/fixtures';
+import { GatewayProcess, launchGateway } from '../support/process';
+import { sharedProvider } from '../support/replicas';
+import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
+
+type Readiness = { checks: Record<string, boolean> };
+/** Space an operator frees on the full disk: enough for the file to take in what the WAL holds. */
+const SPARE_BYTES = 1536 * 1024;
+const TOKEN = 'tok_db_disk_full_client_0123456789abcdef';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+
+/**
+ * A 4 MB tmpfs of the test's own, so the disk can really be filled. Mounting needs root (CI runs as
+ * root); elsewhere the file is skipped and says why.
+ */
+function smallDisk(): { dir: string } | { skipped: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'payout-gateway-disk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', dir], { stdio: 'pipe' });
+    return { dir };
+  } catch (error) {
+    rmdirSync(dir);
+    return { skipped: (error as { stderr?: Buffer }).stderr?.toString().trim() || String(error) };
+  }
+}
+
+const disk = smallDisk();
+if ('skipped' in disk) console.log(`database.disk.test.ts skipped: cannot mount a small tmpfs (${disk.skipped})`);
+const describeOnSmallDisk = 'dir' in disk ? describe : describe.skip;
+
+/** Writes zeros until the file system refuses, leaving it full; returns the filler's path. */
+function fill(dir: string): string {
+  const path = join(dir, 'filler');
+  const fd = openSync(path, 'w');
+  try {
+    for (const size of [65_536, 4096, 512]) {
+      try {
+        for (;;) writeSync(fd, Buffer.alloc(size));
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'ENOSPC') throw error;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+describeOnSmallDisk('the embedded file on a disk that fills up', () => {
+  const dir = 'dir' in disk ? disk.dir : '';
+  let sandbox: SandboxHandle;
+  let gateway: GatewayProcess;
+
+  beforeAll(async () => {
+    knownSecrets.add(TOKEN);
+    const shared = await sharedProvider(`sqlite:${join(dir, 'gateway.sqlite')}`, {
+      settleMs: 300,
+      callbackRetryBaseMs: 50,
+    });
+    sandbox = shared.sandbox;
+    gateway = await launchGateway({ ...shared.env, PORT: '0', CLIENT_TOKENS: TOKEN, CLIENT_RATE_LIMIT_PER_MIN: '0' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await sandbox?.close();
+    execFileSync('umount', [dir]);
+    rmdirSync(dir);
+  });
+
+  const create = (input: Record<string, unknown>) =>
+    gql<{ createMobileMoneyDisbursement: PayoutRow }>(gateway.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
+  const readiness = async () => {
+    const res = await fetch(`${gateway.url}/readyz`);
+    return { status: res.status, body: (await res.json()) as Readiness };
+  };
+
+  it('answers SERVICE_UNAVAILABLE and sends nothing while full, reports not ready, and serves again once space returns, without a restart', async () => {
+    expect((await create(mobileInput())).data?.createMobileMoneyDisbursement.status).toBe('PENDING');
+    expect((await readiness()).status).toBe(200);
+
+    const filler = fill(dir);
+    const sentBefore = sandbox.stats().createRequests;
+    const refused = [mobileInput(), mobileInput(), mobileInput()];
+    for (const input of refused) {
+      const answer = await create(input);
+      expect(answer.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
+      expect(answer.data?.createMobileMoneyDisbursement ?? null).toBeNull();
+    }
+    expect(sandbox.stats().createRequests).toBe(sentBefore);
+    const down = await readiness();
+    expect(down.status).toBe(503);
+    expect(down.body.checks.store).toBe(false);
+
+    rmSync(filler);
+    // No create arrives while it says not ready: it finds out by itself that writes work again.
+    await eventually(async () => ((await readiness()).status === 200 ? true : undefined), 100, 100);
+    const retried = await create(refused[0]);
+    expect(retried.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
+    expect(sandbox.stats().createRequestsByReferenceId[String(refused[0].referenceId)]).toBe(1);
+  });
+
+  it('serves again when its own WAL filled the disk while an outside reader pinned it, once the reader lets go and a little space returns', async () => {
+    const spare = join(dir, 'spare');
+    writeFileSync(spare, Buffer.alloc(SPARE_BYTES));
+    const reader = new Database(join(dir, 'gateway.sqlite'), { readonly: true });
+    let refused: Record<string, unknown> | undefined;
+    try {
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM payouts').get();
+      // The write that meets the full disk may be the one after the provider answered: that payout
+      // is OUTCOME_UNKNOWN (sent once, reconciled later). A create refused before sending says so.
+      for (let i = 0; i < 2000 && !refused; i += 1) {
+        const input = mobileInput();
+        const code = (await create(input)).errors?.[0]?.extensions?.code;
+        if (code === 'SERVICE_UNAVAILABLE') refused = input;
+        else if (code !== undefined) expect(code).toBe('OUTCOME_UNKNOWN');
+      }
+      expect(refused).toBeDefined();
+      expect(sandbox.stats().createRequestsByReferenceId[String(refused!.referenceId)]).toBeUndefined();
+      expect((await readiness()).status).toBe(503);
+      reader.exec('COMMIT');
+    } finally {
+      reader.close();
+    }
+    rmSync(spare);
+
+    await eventually(async () => ((await readiness()).status === 200 ? true : undefined), 200, 100);
+    // The WAL gives back the space the reader had pinned, beyond what was freed by hand.
+    const wal = join(dir, 'gateway.sqlite-wal');
+    await eventually(() => (statSync(wal).size < SPARE_BYTES / 2 ? true : undefined), 200, 100);
+    for (let i = 0; i < 20; i += 1) {
+      const answer = await create(i === 0 ? refused! : mobileInput());
+      expect(answer.errors).toBeUndefined();
+    }
+    expect(sandbox.stats().createRequestsByReferenceId[String(refused!.referenceId)]).toBe(1);
+  });
+});
