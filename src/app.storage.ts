@@ -34,7 +34,7 @@ export interface Storage {
   /** Relays to clients' own callbackUrl, in the same database. */
   relayQueue: RelayQueue;
   /** The latest moment the database went back in time (ms), if it ever did. */
-  rewoundAt(): number | undefined;
+  rewoundAt: () => number | undefined;
   /** Why the database was found at start to have gone back in time, when it was. */
   rewoundAtStart?: string;
   close(): Promise<void>;
