@@ -1,5 +1,6 @@
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import type { Pool } from 'pg';
+import { numbered } from './sql.dialect';
 
 /*
  * The moments the database went back in time (a restore, a failover to a standby that lacked the last
@@ -13,12 +14,6 @@ const RECORD = 'INSERT INTO history_rewinds (at, reason) VALUES (?, ?)';
 const FACT = 'SELECT value FROM database_facts WHERE name = ?';
 const SET_FACT = 'INSERT INTO database_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = ?';
 const DROP_FACT = 'DELETE FROM database_facts WHERE name = ?';
-
-/** `?` placeholders as PostgreSQL's `$1, $2, …`. */
-const numbered = (sql: string) => {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${(n += 1)}`);
-};
 
 /** Fact names: the database's own id (made by the migration), and on a copy made by db:backup, when. */
 export const DATABASE_ID = 'database_id';
