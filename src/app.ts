@@ -1,5 +1,8 @@
 import { redactSecrets, secretForms } from './observability/secret.redaction';
+import { AuditCheckpointer } from './audit/audit.checkpointer';
+import { loadAuditKeys } from './audit/audit.keys.load';
 import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
+import { AuditSigningKeys } from './disbursements/audit.keys';
 import { randomBytes } from 'node:crypto';
 import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
@@ -76,13 +79,20 @@ export async function startApp(opts: AppOptions): Promise<App> {
     : opts.config.webhookSecret;
   const merchants = MerchantRegistry.fromConfig(opts.config, embedded || opts.trustedProvider === true);
   const dbPassword = databasePassword(opts.config.database);
+  const audit = await loadAuditKeys(opts.config);
   const secrets = [
     ...merchants.secrets(),
+    ...audit.secrets,
     ...(dbPassword ? [dbPassword] : []),
     ...webhookSecretForms(webhookSecret),
     ...webhookSecretForms(opts.config.relay.secret),
   ];
   const logger = createLogger({ level: opts.config.logLevel, secrets, destination: opts.logDestination });
+  if (audit.developmentFile) {
+    const line = `audit checkpoints signed with the development key in ${audit.developmentFile}`;
+    if (embedded) logger.info(line);
+    else logger.warn(`AUDIT_SIGNING_KEY is unset: ${line}; set it to a key kept outside the database`);
+  }
   // The embedded sandbox doubles as a development identity provider: `npm run token` signs with this key.
   const devKey = embedded ? await loadOrCreateDevKey() : undefined;
   const sandbox = embedded
@@ -101,6 +111,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       merchants,
       logger,
       secrets,
+      audit.keys,
       opts.createGraceMs ?? CREATE_GRACE_MS,
       developmentJwksUrl,
     );
@@ -128,11 +139,16 @@ export async function startApp(opts: AppOptions): Promise<App> {
  * The database of DATABASE_URL, opened and migrated, named in the log. One that cannot be opened
  * stops startup with one line naming the setting (never its value, which may hold a password).
  */
-async function openStorage(config: Config, logger: Logger, metrics: GatewayMetrics): Promise<Storage> {
+async function openStorage(
+  config: Config,
+  logger: Logger,
+  metrics: GatewayMetrics,
+  chainKey: Buffer,
+): Promise<Storage> {
   const shown = shownTarget(config.database);
   let storage: Storage;
   try {
-    storage = await createStorage(config, logger, metrics);
+    storage = await createStorage(config, logger, metrics, chainKey);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // Written and percent-encoded: a driver message may echo the URL.
@@ -149,6 +165,7 @@ async function startGateway(
   merchants: MerchantRegistry,
   logger: Logger,
   secrets: readonly string[],
+  auditKeys: AuditSigningKeys,
   createGraceMs: number,
   developmentJwksUrl?: string,
 ): Promise<Gateway> {
@@ -156,7 +173,7 @@ async function startGateway(
   // Read before the port is bound: a manifest that cannot be used stops startup with nothing to close.
   const trustedOperations = config.trustedDocuments && loadManifest(config.trustedDocuments.path);
   const metrics = new GatewayMetrics();
-  const storage = await openStorage(config, logger, metrics);
+  const storage = await openStorage(config, logger, metrics, auditKeys.chainKey);
   let listening: Listening;
   try {
     listening = await listen(config);
@@ -284,6 +301,13 @@ async function startGateway(
     developmentJwksUrl,
     trustedOperations,
   });
+  const checkpointer = new AuditCheckpointer({
+    store,
+    keys: auditKeys,
+    intervalMs: config.audit.checkpointSeconds * 1000,
+    logger,
+  });
+  await checkpointer.start();
   reconciler.start();
   reconciliations.start();
   relay.start();
@@ -309,6 +333,8 @@ async function startGateway(
       await relaySender.close();
       breaking.shutdown();
       await upstream.close();
+      // After every write: the last entries are signed too.
+      await checkpointer.stop();
       await storage.close();
     },
   };

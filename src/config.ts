@@ -1,4 +1,5 @@
 import { DatabaseTarget, databaseTarget, DEFAULT_SQLITE_PATH } from './database/database.target';
+import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { isTimeZone } from './disbursements/payout.controls';
 
@@ -17,6 +18,14 @@ const list = z
       .map((s) => s.trim())
       .filter((s) => s.length > 0),
   );
+
+function isEd25519PrivateKey(pem: string): boolean {
+  try {
+    return createPrivateKey(pem).asymmetricKeyType === 'ed25519';
+  } catch {
+    return false;
+  }
+}
 
 /** A setting's meaning, and what being unset means when that is not simply its default. */
 const doc = <T extends z.ZodType>(schema: T, description: string, unset?: string): T =>
@@ -208,6 +217,24 @@ const reconcileAndRelay = {
   ),
 };
 
+/** An Ed25519 private key in PKCS#8 PEM; a written backslash-n stands for a line break, as one-line secret stores keep it. */
+const ed25519Pem = z
+  .string()
+  .transform((v) => v.replaceAll('\\n', '\n').trim())
+  .refine(isEd25519PrivateKey, 'must be an Ed25519 private key in PKCS#8 PEM (openssl genpkey -algorithm ed25519)');
+
+const audit = {
+  AUDIT_SIGNING_KEY: doc(
+    ed25519Pem.optional(),
+    "Ed25519 private key (PKCS#8 PEM) that signs each merchant's audit checkpoints; the key of each entry's HMAC is derived from it. Keep it out of the database",
+    'a development key in `.dev/audit-key.pem`, made at first start (a warning says so when a provider is configured)',
+  ),
+  AUDIT_CHECKPOINT_SECONDS: doc(
+    z.coerce.number().int().min(1).max(3600).default(60),
+    "how often each merchant's audit chain head is signed when it moved (and always at shutdown), 1 s to 1 h",
+  ),
+};
+
 const controls = {
   PAYOUT_CONTROLS: doc(
     optionalText,
@@ -310,6 +337,7 @@ export const SETTINGS = {
   'Payout controls': controls,
   'Storage and replicas': storage,
   'Reconciliation and relays': reconcileAndRelay,
+  'Audit trail': audit,
   'Traces and trusted documents': operations,
   'The embedded sandbox': sandbox,
 };
@@ -321,6 +349,7 @@ const envSchema = z.object({
   ...controls,
   ...storage,
   ...reconcileAndRelay,
+  ...audit,
   ...operations,
   ...sandbox,
 });
@@ -420,6 +449,7 @@ function toConfig(e: z.infer<typeof envSchema>) {
     /** How long each merchant's change log keeps a change, for `disbursementEvents(after:)` to replay. */
     eventRetentionSeconds: e.EVENT_RETENTION_SECONDS,
     logLevel: e.LOG_LEVEL,
+    audit: { signingKey: e.AUDIT_SIGNING_KEY, checkpointSeconds: e.AUDIT_CHECKPOINT_SECONDS },
     reconcile: {
       intervalMs: e.RECONCILE_INTERVAL_MS,
       unknownAfterMs: e.RECONCILE_UNKNOWN_AFTER_MS,

@@ -240,6 +240,65 @@ CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log FOR EACH
 CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION audit_log_refuse();
 `;
 
+/** Both engines: each entry's keyed value, and the signed checkpoints of each merchant's chain. */
+const keyedAudit = (text: string, bigint: string) => `
+-- hex HMAC-SHA256 of the entry's hash under a key only the gateway holds; NULL for entries written
+-- before this version, which a signed checkpoint covers instead.
+ALTER TABLE audit_log ADD COLUMN mac TEXT;
+
+-- Signed chain heads (Ed25519 over merchant, sequence, hash, at), append-only like the log.
+CREATE TABLE audit_checkpoints (
+  merchant_id ${text} NOT NULL,
+  sequence ${bigint} NOT NULL,
+  hash TEXT NOT NULL,
+  at TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  PRIMARY KEY (merchant_id, sequence)
+);
+`;
+
+const sqliteCheckpointGuards = `
+CREATE TRIGGER audit_checkpoints_no_update BEFORE UPDATE ON audit_checkpoints
+  BEGIN SELECT RAISE(ABORT, 'audit_checkpoints is append-only'); END;
+CREATE TRIGGER audit_checkpoints_no_delete BEFORE DELETE ON audit_checkpoints
+  BEGIN SELECT RAISE(ABORT, 'audit_checkpoints is append-only'); END;
+`;
+
+const postgresKeyedChain = `
+-- The gateway now numbers, links and keys each entry (it holds the key, under the merchant's
+-- advisory lock); the database only checks that the entry follows the head, that its hash is its
+-- content's, and moves the head.
+CREATE OR REPLACE FUNCTION audit_chain() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  previous TEXT;
+  last_sequence BIGINT;
+BEGIN
+  INSERT INTO merchant_heads (merchant_id, change_position) VALUES (NEW.merchant_id, 0)
+    ON CONFLICT (merchant_id) DO NOTHING;
+  SELECT audit_sequence, audit_hash INTO last_sequence, previous
+    FROM merchant_heads WHERE merchant_id = NEW.merchant_id FOR UPDATE;
+  IF NEW.sequence IS DISTINCT FROM last_sequence + 1 OR NEW.previous_hash IS DISTINCT FROM previous THEN
+    RAISE EXCEPTION 'audit entry % of merchant % does not follow its head (%)', NEW.sequence, NEW.merchant_id,
+      last_sequence;
+  END IF;
+  IF NEW.hash IS DISTINCT FROM
+    encode(sha256(convert_to(previous || E'\\n' || '[' || ${CANONICAL} || ']', 'UTF8')), 'hex') THEN
+    RAISE EXCEPTION 'audit entry % of merchant %: its hash is not its content''s', NEW.sequence, NEW.merchant_id;
+  END IF;
+  UPDATE merchant_heads SET audit_sequence = NEW.sequence, audit_hash = NEW.hash WHERE merchant_id = NEW.merchant_id;
+  RETURN NEW;
+END $$;
+
+CREATE FUNCTION audit_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP;
+END $$;
+CREATE TRIGGER audit_checkpoints_no_change BEFORE UPDATE OR DELETE ON audit_checkpoints
+  FOR EACH ROW EXECUTE FUNCTION audit_refuse();
+CREATE TRIGGER audit_checkpoints_no_truncate BEFORE TRUNCATE ON audit_checkpoints
+  FOR EACH STATEMENT EXECUTE FUNCTION audit_refuse();
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -252,6 +311,13 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'audit trail, reconciliation runs',
     sqlite: auditTables('TEXT', 'INTEGER') + sqliteAuditGuards,
     postgres: auditTables('TEXT COLLATE "C"', 'BIGINT') + postgresAuditGuards,
+  },
+  // Versions 3 and 4 are other branches' (the runner applies whatever is missing, in order).
+  {
+    version: 5,
+    name: 'keyed audit chain, signed checkpoints',
+    sqlite: keyedAudit('TEXT', 'INTEGER') + sqliteCheckpointGuards,
+    postgres: keyedAudit('TEXT COLLATE "C"', 'BIGINT') + postgresKeyedChain,
   },
 ];
 

@@ -1,4 +1,4 @@
-import { AuditDraft } from '../disbursements/audit.entry';
+import { AuditEntry } from '../disbursements/audit.entry';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import { shownOnInsert } from '../disbursements/disbursement.record';
 import { createdAtOf, payoutColumns } from './payout.row';
@@ -48,9 +48,13 @@ function released(v: Values, held: Reservation, after: string): string {
 )`;
 }
 
-/** Appends the entries to the merchant's audit chain (its trigger numbers and links them) when the write `after` named happened. */
-function audited(v: Values, drafts: readonly AuditDraft[], after: string): string {
-  const rows = drafts.map((d) => ({
+/**
+ * Appends the entries, numbered, linked and keyed by the store, to the merchant's audit chain when the
+ * write `after` named happened (its trigger checks they follow the head and moves it).
+ */
+function audited(v: Values, entries: readonly AuditEntry[], after: string): string {
+  const rows = entries.map((d) => ({
+    sequence: d.sequence,
     at: d.at,
     actor: d.actor,
     action: d.action,
@@ -59,13 +63,19 @@ function audited(v: Values, drafts: readonly AuditDraft[], after: string): strin
     amount: d.amount,
     currency: d.currency,
     detail: d.detail,
+    hash: d.hash,
+    previous_hash: d.previousHash,
+    mac: d.mac,
   }));
   return `, audited AS (
-  INSERT INTO audit_log (merchant_id, at, actor, action, reference_id, status, amount, currency, detail)
-  SELECT $1, a.at, a.actor, a.action, a.reference_id, a.status, a.amount, a.currency, a.detail
-  FROM ROWS FROM (json_to_recordset(${v.add(JSON.stringify(rows))}::json) AS (at text, actor text, action text,
-    reference_id text, status text, amount text, currency text, detail text)) WITH ORDINALITY
-    AS a(at, actor, action, reference_id, status, amount, currency, detail, n)
+  INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount, currency, detail, hash,
+    previous_hash, mac)
+  SELECT $1, a.sequence, a.at, a.actor, a.action, a.reference_id, a.status, a.amount, a.currency, a.detail, a.hash,
+    a.previous_hash, a.mac
+  FROM ROWS FROM (json_to_recordset(${v.add(JSON.stringify(rows))}::json) AS (sequence bigint, at text, actor text,
+    action text, reference_id text, status text, amount text, currency text, detail text, hash text,
+    previous_hash text, mac text)) WITH ORDINALITY
+    AS a(sequence, at, actor, action, reference_id, status, amount, currency, detail, hash, previous_hash, mac, n)
   WHERE EXISTS (SELECT 1 FROM ${after}) ORDER BY a.n
 )`;
 }
@@ -75,7 +85,7 @@ function logged(record: string, at: string, after: string): string {
   return `, logged AS (INSERT INTO payout_changes (merchant_id, at, record) SELECT merchant_id, ${at}, ${record} FROM ${after})`;
 }
 
-export function insertStatement(record: Disbursement, writtenAt: number, audit: readonly AuditDraft[]): Statement {
+export function insertStatement(record: Disbursement, writtenAt: number, audit: readonly AuditEntry[]): Statement {
   const v = new Values();
   v.add(record.merchantId);
   v.add(record.referenceId);
@@ -100,7 +110,7 @@ export function updateStatement(
   keys: { merchantId: string; referenceId: string; revision: string },
   record: Disbursement,
   writtenAt: number,
-  extra: { release?: Reservation; published: boolean; audit: readonly AuditDraft[] },
+  extra: { release?: Reservation; published: boolean; audit: readonly AuditEntry[] },
 ): Statement {
   const v = new Values();
   v.add(keys.merchantId);
@@ -124,7 +134,7 @@ SELECT count(*)::int AS done FROM updated`;
 
 export function removeStatement(
   keys: { merchantId: string; referenceId: string; revision: string },
-  extra: { release?: Reservation; audit: readonly AuditDraft[] },
+  extra: { release?: Reservation; audit: readonly AuditEntry[] },
 ): Statement {
   const v = new Values();
   v.add(keys.merchantId);
@@ -140,7 +150,7 @@ SELECT count(*)::int AS done FROM removed`;
   return { name: `remove-${extra.release ? 'r' : ''}${extra.audit.length > 0 ? 'a' : ''}`, text, values: v.list };
 }
 
-export function appendStatement(merchantId: string, drafts: readonly AuditDraft[]): Statement {
+export function appendStatement(merchantId: string, drafts: readonly AuditEntry[]): Statement {
   const v = new Values();
   v.add(merchantId);
   const text = `WITH always AS (SELECT 1)${audited(v, drafts, 'always')} SELECT 1`;
