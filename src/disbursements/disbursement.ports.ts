@@ -267,12 +267,12 @@ export interface AuditCheckpointStore {
   unsignedHeads(): Promise<MerchantChainHead[]>;
   /** Keeps them; one already kept for that merchant and sequence (another replica signed it) stays. */
   addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void>;
-  /** The merchant's newest `limit` checkpoints, newest first. */
-  latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]>;
 }
 
 export interface RecordsReader {
   auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage>;
+  /** The merchant's newest `limit` signed checkpoints, newest first. */
+  latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]>;
   /** Payouts created at or after `from` and before `to` (ms). */
   statement(merchantId: string, from: number, to: number): Promise<StatementLine[]>;
   /**

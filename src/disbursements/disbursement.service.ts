@@ -27,6 +27,8 @@ import { expireStep } from './disbursement.expire';
 import { rejectDisbursement } from './disbursement.reject';
 import { Allowance, payoutAllowance } from './payout.allowance';
 import { Actor, ControlEvent } from './payout.controls';
+import { auditCheckpoints } from './audit.checkpoint-list';
+import { AuditCheckpoint } from './audit.keys';
 import { AuditRequest, auditTrail } from './audit.trail';
 import { AuditPage, HistoryEntry, RecordsReader } from './disbursement.ports';
 import { exportPayouts } from './payout.export';
@@ -153,6 +155,11 @@ export class DisbursementService {
   /** The merchant's audit chain, a page at a time (audit.trail.ts). */
   auditTrail(merchant: Merchant, request: AuditRequest): Promise<AuditPage> {
     return auditTrail(this.reconciliation.records, merchant, request);
+  }
+
+  /** The merchant's latest signed chain heads (audit.checkpoint-list.ts). */
+  auditCheckpoints(merchant: Merchant): Promise<AuditCheckpoint[]> {
+    return auditCheckpoints(this.reconciliation.records, merchant);
   }
 
   /** Counts and exact sums of the payouts created in a window (payout.statement.ts). */

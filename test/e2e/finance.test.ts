@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readDevAuditKey } from '../../src/audit/audit.dev-key';
+import { auditPublicKey, auditSigningKeys, checkpointVerifies, publicKeyPem } from '../../src/disbursements/audit.keys';
 import { PAYOUT_COLUMNS } from '../../src/exports/payouts.csv';
 import { alterAuditAmount, auditVerify, withPassword } from '../support/audit';
 import { parseCsv } from '../support/csv';
@@ -24,6 +26,15 @@ const START = `mutation Start($from: DateTimeISO!, $to: DateTimeISO!) { startRec
 const RUN = `query Run($id: ID!) { reconciliationRun(id: $id) { state checked total failure
   discrepancies { referenceId kind gatewayStatus providerStatus resolved }
   balance { currency opening closing explained unexplained } } }`;
+
+const CHECKPOINTS = 'query Checkpoints { auditCheckpoints { sequence hash at signature } }';
+
+interface Checkpoint {
+  sequence: number;
+  hash: string;
+  at: string;
+  signature: string;
+}
 
 interface Entry {
   sequence: number;
@@ -106,6 +117,7 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
         JWT_ISSUER: idp.issuer,
         JWT_AUDIENCE: idp.audience,
         RECONCILE_INTERVAL_MS: '100',
+        AUDIT_CHECKPOINT_SECONDS: '1',
         WALLET_BALANCE_CACHE_MS: '0',
         ...env(),
       },
@@ -165,6 +177,26 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
     expect(await trail(stranger, { referenceId: approved })).toEqual([]);
     expect((await trail(stranger)).filter((e) => e.referenceId !== null)).toEqual([]);
     expect(await statusOf(stranger, approved)).toBeUndefined();
+  });
+
+  it('hands an auditor its merchant’s signed chain heads, each verifiable with the public key alone', async () => {
+    const auditor = await as('acme', 'auditor', 'audit:read');
+    const last = (await trail(auditor)).at(-1)!;
+    // Signed within AUDIT_CHECKPOINT_SECONDS of the head moving.
+    const checkpoints = await eventually(async () => {
+      const { auditCheckpoints } = ok(await call<{ auditCheckpoints: Checkpoint[] }>(auditor, CHECKPOINTS));
+      return auditCheckpoints[0]?.sequence >= last.sequence ? auditCheckpoints : undefined;
+    }, 200);
+    // The development key the gateway made, as an auditor given its public half would check it.
+    const keys = auditPublicKey(publicKeyPem(auditSigningKeys((await readDevAuditKey())!)));
+    for (const c of checkpoints) expect(checkpointVerifies(keys, { ...c, merchantId: 'acme' })).toBe(true);
+    expect(checkpoints.map((c) => c.sequence)).toEqual([...checkpoints.map((c) => c.sequence)].sort((a, b) => b - a));
+    const theirs = ok(
+      await call<{ auditCheckpoints: Checkpoint[] }>(await as('other', 'auditor', 'audit:read'), CHECKPOINTS),
+    ).auditCheckpoints;
+    for (const c of theirs) expect(checkpointVerifies(keys, { ...c, merchantId: 'acme' })).toBe(false);
+    const refused = await call(await as('acme', 'reader', 'payouts:read'), CHECKPOINTS);
+    expect(refused.status).toBe(403);
   });
 
   it('answers 401 without a credential and 400 naming the field of a bad window', async () => {

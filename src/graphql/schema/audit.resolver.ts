@@ -1,7 +1,8 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
+import { CHECKPOINTS_LISTED } from '../../disbursements/audit.checkpoint-list';
 import { MAX_AUDIT_PAGE } from '../../disbursements/audit.trail';
 import { badInput } from '../../disbursements/disbursement.errors';
-import { AuditConnection, AuditFilter } from './audit.type';
+import { AuditCheckpoint, AuditConnection, AuditFilter } from './audit.type';
 import { GatewayContext } from '../gateway.context';
 
 /** base64url of `audit:<sequence>`: opaque to clients. */
@@ -40,5 +41,13 @@ export class AuditResolver {
       node: { ...entry, at: new Date(entry.at) },
     }));
     return { edges, pageInfo: { hasNextPage: page.hasMore, endCursor: edges.at(-1)?.cursor } };
+  }
+
+  @Query(() => [AuditCheckpoint], {
+    description: `Your latest ${CHECKPOINTS_LISTED} signed audit chain heads, newest first. Needs the scope audit:read.`,
+  })
+  async auditCheckpoints(@Ctx() ctx: GatewayContext): Promise<AuditCheckpoint[]> {
+    const checkpoints = await ctx.service.auditCheckpoints(ctx.merchant);
+    return checkpoints.map((c) => ({ sequence: c.sequence, hash: c.hash, at: new Date(c.at), signature: c.signature }));
   }
 }

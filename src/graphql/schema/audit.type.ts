@@ -51,6 +51,24 @@ export class AuditEntry {
   previousHash!: string;
 }
 
+@ObjectType({
+  description:
+    'A signed chain head: the gateway\'s Ed25519 signature over the JSON array ["payout-gateway audit checkpoint v1", merchantId, sequence, hash, at]. `npm run audit:verify` checks the chain still passes through it; keep them outside the database with `npm run audit:checkpoint`.',
+})
+export class AuditCheckpoint {
+  @Field(() => Int, { description: 'The last entry it signs.' })
+  sequence!: number;
+
+  @Field(() => String, { description: "That entry's hash." })
+  hash!: string;
+
+  @Field(() => Date, { description: 'When it was signed.' })
+  at!: Date;
+
+  @Field(() => String, { description: 'base64url Ed25519 signature.' })
+  signature!: string;
+}
+
 @ObjectType()
 export class AuditEdge {
   @Field(() => String, { description: 'Opaque; pass it as `after` for the entries after this one.' })
