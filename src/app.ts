@@ -79,11 +79,14 @@ export async function startApp(opts: AppOptions): Promise<App> {
     : opts.config.webhookSecret;
   const merchants = MerchantRegistry.fromConfig(opts.config, embedded || opts.trustedProvider === true);
   const dbPassword = databasePassword(opts.config.database);
+  const ownerPassword =
+    opts.config.databaseOwnerUrl && databasePassword({ engine: 'postgres', url: opts.config.databaseOwnerUrl });
   const audit = await loadAuditKeys(opts.config);
   const secrets = [
     ...merchants.secrets(),
     ...audit.secrets,
     ...(dbPassword ? [dbPassword] : []),
+    ...(ownerPassword ? [ownerPassword] : []),
     ...webhookSecretForms(webhookSecret),
     ...webhookSecretForms(opts.config.relay.secret),
   ];
@@ -152,7 +155,8 @@ async function openStorage(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // Written and percent-encoded: a driver message may echo the URL.
-    const reason = redactSecrets(message, secretForms([databasePassword(config.database) ?? '']));
+    const owner = config.databaseOwnerUrl && databasePassword({ engine: 'postgres', url: config.databaseOwnerUrl });
+    const reason = redactSecrets(message, secretForms([databasePassword(config.database) ?? '', owner || '']));
     throw new ConfigError(`Cannot open the database of DATABASE_URL (${shown}): ${reason}`);
   }
   logger.info(`records kept in the ${shown}`);

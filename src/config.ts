@@ -157,6 +157,11 @@ const storage = {
     '`postgres://user:password@host:5432/db` (any number of replicas share it) or `sqlite:<path>` (an embedded file, one process): payouts, their history, claims, the change log, reservations, relay jobs and provider budgets',
     `the embedded SQLite file \`${DEFAULT_SQLITE_PATH}\` in the working folder`,
   ),
+  DATABASE_OWNER_URL: doc(
+    optionalText,
+    "PostgreSQL only: the role that runs the migrations and owns the schema; the gateway then runs as DATABASE_URL's role with only what the migrations grant it, so it cannot lift the audit trail's guards",
+    "DATABASE_URL's role is both (development; the gateway says so at start)",
+  ),
   RECORD_RETENTION_SECONDS: doc(
     z.coerce
       .number()
@@ -394,6 +399,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const database = databaseTarget(e.DATABASE_URL);
   // The value is never repeated: it may hold a password.
   if (!database) throw new ConfigError('Invalid setting DATABASE_URL: must be postgres://... or sqlite:<path>');
+  const owner = e.DATABASE_OWNER_URL === undefined ? undefined : databaseTarget(e.DATABASE_OWNER_URL);
+  if (e.DATABASE_OWNER_URL !== undefined && (owner?.engine !== 'postgres' || database.engine !== 'postgres'))
+    throw new ConfigError(
+      'Invalid setting DATABASE_OWNER_URL: must be postgres://... on the same database as a postgres:// DATABASE_URL',
+    );
   if (e.UPSTREAM_BASE_URL && !e.MERCHANT_API_KEY && !e.MERCHANTS_FILE) {
     throw new ConfigError('Missing setting MERCHANT_API_KEY: required when UPSTREAM_BASE_URL is set');
   }
@@ -413,7 +423,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Invalid setting PAYOUT_CONTROLS: with MERCHANTS_FILE, give each merchant its "controls" in that file',
     );
   }
-  return { ...toConfig(e), database, retiredSettings: retiredRedis(blanksRemoved, database) };
+  return {
+    ...toConfig(e),
+    database,
+    databaseOwnerUrl: owner?.engine === 'postgres' ? owner.url : undefined,
+    retiredSettings: retiredRedis(blanksRemoved, database),
+  };
 }
 
 /** The settings arranged as the gateway's parts take them. */
@@ -500,6 +515,8 @@ function toConfig(e: z.infer<typeof envSchema>) {
 export type Config = ReturnType<typeof toConfig> & {
   /** DATABASE_URL, parsed. */
   database: DatabaseTarget;
+  /** DATABASE_OWNER_URL: the role that migrates, when not DATABASE_URL's. */
+  databaseOwnerUrl?: string;
   /** Said once at startup when a retired setting is still set, but harmless. */
   retiredSettings?: string;
 };

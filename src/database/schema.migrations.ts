@@ -289,6 +289,47 @@ BEGIN
   RETURN NEW;
 END $$;
 
+-- The one way the gateway's role writes the trail: entries the gateway chained, checked by the
+-- trigger above. It runs as the schema's owner; the gateway's role may not insert into audit_log.
+CREATE FUNCTION audit_append(p_merchant TEXT, p_entries JSON) RETURNS INTEGER LANGUAGE plpgsql
+  SECURITY DEFINER SET search_path = public AS $$
+DECLARE
+  appended INTEGER;
+BEGIN
+  INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount, currency, detail, hash,
+    previous_hash, mac)
+  SELECT p_merchant, a.sequence, a.at, a.actor, a.action, a.reference_id, a.status, a.amount, a.currency, a.detail,
+    a.hash, a.previous_hash, a.mac
+  FROM ROWS FROM (json_to_recordset(p_entries) AS (sequence bigint, at text, actor text, action text,
+    reference_id text, status text, amount text, currency text, detail text, hash text, previous_hash text,
+    mac text)) WITH ORDINALITY AS a(sequence, at, actor, action, reference_id, status, amount, currency, detail,
+    hash, previous_hash, mac, n)
+  ORDER BY a.n;
+  GET DIAGNOSTICS appended = ROW_COUNT;
+  RETURN appended;
+END $$;
+REVOKE ALL ON FUNCTION audit_append(TEXT, JSON) FROM PUBLIC;
+
+-- A change's position is taken from merchant_heads, which only the owner writes.
+ALTER FUNCTION payout_change_position() SECURITY DEFINER SET search_path = public;
+
+-- What the gateway's role (DATABASE_URL, when DATABASE_OWNER_URL names another) may do, granted at
+-- every start by the owner: read and write the payouts' tables; read the trail, its heads and
+-- checkpoints; add checkpoints (signed: a forged one fails verification); append entries only
+-- through audit_append. Not owning a table, it can neither alter, disable nor drop its triggers.
+-- A migration that adds a table replaces this function.
+CREATE FUNCTION grant_gateway_role(p_role TEXT) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('GRANT USAGE ON SCHEMA public TO %I', p_role);
+  EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON payouts, payout_changes, daily_reservations, relay_jobs,
+    provider_budgets, provider_claims, client_quotas, reconciliation_runs, reconciliation_discrepancies TO %I', p_role);
+  EXECUTE format('GRANT SELECT ON audit_log, merchant_heads, audit_checkpoints, schema_migrations TO %I', p_role);
+  EXECUTE format('GRANT INSERT ON audit_checkpoints TO %I', p_role);
+  EXECUTE format('GRANT EXECUTE ON FUNCTION audit_append(TEXT, JSON), provider_budget_take(TEXT, DOUBLE PRECISION,
+    BOOLEAN) TO %I', p_role);
+END $$;
+REVOKE ALL ON FUNCTION grant_gateway_role(TEXT) FROM PUBLIC;
+
 CREATE FUNCTION audit_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP;

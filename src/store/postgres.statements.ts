@@ -50,7 +50,8 @@ function released(v: Values, held: Reservation, after: string): string {
 
 /**
  * Appends the entries, numbered, linked and keyed by the store, to the merchant's audit chain when the
- * write `after` named happened (its trigger checks they follow the head and moves it).
+ * write `after` named happened, through audit_append (its trigger checks they follow the head and
+ * moves it). A SELECT in a WITH runs only when read: `appendedBy` reads it.
  */
 function audited(v: Values, entries: readonly AuditEntry[], after: string): string {
   const rows = entries.map((d) => ({
@@ -67,18 +68,12 @@ function audited(v: Values, entries: readonly AuditEntry[], after: string): stri
     previous_hash: d.previousHash,
     mac: d.mac,
   }));
-  return `, audited AS (
-  INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount, currency, detail, hash,
-    previous_hash, mac)
-  SELECT $1, a.sequence, a.at, a.actor, a.action, a.reference_id, a.status, a.amount, a.currency, a.detail, a.hash,
-    a.previous_hash, a.mac
-  FROM ROWS FROM (json_to_recordset(${v.add(JSON.stringify(rows))}::json) AS (sequence bigint, at text, actor text,
-    action text, reference_id text, status text, amount text, currency text, detail text, hash text,
-    previous_hash text, mac text)) WITH ORDINALITY
-    AS a(sequence, at, actor, action, reference_id, status, amount, currency, detail, hash, previous_hash, mac, n)
-  WHERE EXISTS (SELECT 1 FROM ${after}) ORDER BY a.n
-)`;
+  return `, audited AS (SELECT audit_append($1, ${v.add(JSON.stringify(rows))}::json) AS appended FROM ${after})`;
 }
+
+/** The column that makes the audited WITH run (its rows are appended by then). */
+const appendedBy = (audit: readonly AuditEntry[]) =>
+  audit.length > 0 ? ', (SELECT coalesce(sum(appended), 0) FROM audited)::int AS appended' : '';
 
 /** Adds the record to the change log (its triggers number and notify) when the write `after` named happened. */
 function logged(record: string, at: string, after: string): string {
@@ -101,7 +96,7 @@ WITH inserted AS (
   ON CONFLICT (merchant_id, reference_id) DO NOTHING
   RETURNING merchant_id
 )${shown ? logged(c.record, c.written_at, 'inserted') : ''}${audit.length > 0 ? audited(v, audit, 'inserted') : ''}
-SELECT count(*)::int AS done FROM inserted`;
+SELECT count(*)::int AS done${appendedBy(audit)} FROM inserted`;
   return { name: `insert-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list };
 }
 
@@ -127,7 +122,7 @@ WITH updated AS (
 )${extra.release ? released(v, extra.release, 'updated') : ''}${
     extra.published ? logged(c.record, c.written_at, 'updated') : ''
   }${extra.audit.length > 0 ? audited(v, extra.audit, 'updated') : ''}
-SELECT count(*)::int AS done FROM updated`;
+SELECT count(*)::int AS done${appendedBy(extra.audit)} FROM updated`;
   const shape = `${extra.release ? 'r' : ''}${extra.published ? 'l' : ''}${extra.audit.length > 0 ? 'a' : ''}`;
   return { name: `update-${shape}`, text, values: v.list };
 }
@@ -146,13 +141,13 @@ WITH removed AS (
 )${extra.release ? released(v, extra.release, 'removed') : ''}${
     extra.audit.length > 0 ? audited(v, extra.audit, 'removed') : ''
   }
-SELECT count(*)::int AS done FROM removed`;
+SELECT count(*)::int AS done${appendedBy(extra.audit)} FROM removed`;
   return { name: `remove-${extra.release ? 'r' : ''}${extra.audit.length > 0 ? 'a' : ''}`, text, values: v.list };
 }
 
 export function appendStatement(merchantId: string, drafts: readonly AuditEntry[]): Statement {
   const v = new Values();
   v.add(merchantId);
-  const text = `WITH always AS (SELECT 1)${audited(v, drafts, 'always')} SELECT 1`;
+  const text = `WITH always AS (SELECT 1)${audited(v, drafts, 'always')} SELECT (SELECT appended FROM audited)`;
   return { name: 'append-audit', text, values: v.list };
 }
