@@ -232,6 +232,7 @@ async function startGateway(
   const service = new DisbursementService({
     store,
     records: store,
+    auditKeys,
     runs,
     events,
     provider,

@@ -273,6 +273,8 @@ export interface RecordsReader {
   auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage>;
   /** The merchant's newest `limit` signed checkpoints, newest first. */
   latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]>;
+  /** Where the merchant's chain ends, as its head row records it (undefined: no entry yet). */
+  auditHead(merchantId: string): Promise<{ sequence: number; hash: string } | undefined>;
   /** Payouts created at or after `from` and before `to` (ms). */
   statement(merchantId: string, from: number, to: number): Promise<StatementLine[]>;
   /**

@@ -28,7 +28,8 @@ import { rejectDisbursement } from './disbursement.reject';
 import { Allowance, payoutAllowance } from './payout.allowance';
 import { Actor, ControlEvent } from './payout.controls';
 import { auditCheckpoints } from './audit.checkpoint-list';
-import { AuditCheckpoint } from './audit.keys';
+import { AuditCheckpoint, AuditVerifyingKeys } from './audit.keys';
+import { TrailVerification, verifyTrail } from './audit.verification';
 import { AuditRequest, auditTrail } from './audit.trail';
 import { AuditPage, HistoryEntry, RecordsReader } from './disbursement.ports';
 import { exportPayouts } from './payout.export';
@@ -40,6 +41,8 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   store: DisbursementStore;
   /** The audit chain, statements and exports: the store, read for finance. */
   records: RecordsReader;
+  /** What checks the audit chain on demand: the gateway's own keys. */
+  auditKeys: AuditVerifyingKeys;
   runs: ReconciliationStore;
   events: DisbursementEvents;
   provider: ProviderPort;
@@ -79,8 +82,10 @@ export class DisbursementService {
   private readonly sharedReads: SharedChangeReads;
   /** What reconciliation runs work with (also handed to the ReconciliationRunner). */
   readonly reconciliation: ReconciliationParts;
+  private readonly auditKeys: AuditVerifyingKeys;
 
   constructor(opts: DisbursementServiceOptions) {
+    this.auditKeys = opts.auditKeys;
     this.ctx = {
       store: opts.store,
       events: opts.events,
@@ -160,6 +165,11 @@ export class DisbursementService {
   /** The merchant's latest signed chain heads (audit.checkpoint-list.ts). */
   auditCheckpoints(merchant: Merchant): Promise<AuditCheckpoint[]> {
     return auditCheckpoints(this.reconciliation.records, merchant);
+  }
+
+  /** The merchant's whole chain checked with the gateway's keys (audit.verification.ts). */
+  verifyAuditTrail(merchant: Merchant): Promise<TrailVerification> {
+    return verifyTrail(this.reconciliation.records, this.auditKeys, merchant);
   }
 
   /** Counts and exact sums of the payouts created in a window (payout.statement.ts). */

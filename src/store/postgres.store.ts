@@ -258,6 +258,15 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     );
   }
 
+  async auditHead(merchantId: string): Promise<{ sequence: number; hash: string } | undefined> {
+    const [head] = await this.query<{ audit_sequence: string; audit_hash: string }>(
+      'audit-head-read',
+      'SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = $1 AND audit_sequence > 0',
+      [merchantId],
+    );
+    return head && { sequence: Number(head.audit_sequence), hash: head.audit_hash };
+  }
+
   async latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]> {
     const rows = await this.query<CheckpointRow>(
       'latest-checkpoints',

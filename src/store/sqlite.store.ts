@@ -215,6 +215,13 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
     });
   }
 
+  async auditHead(merchantId: string): Promise<{ sequence: number; hash: string } | undefined> {
+    return this.run(() => {
+      const head = this.q.auditHead.get(merchantId) as { audit_sequence: number; audit_hash: string } | undefined;
+      return head && head.audit_sequence > 0 ? { sequence: head.audit_sequence, hash: head.audit_hash } : undefined;
+    });
+  }
+
   async latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]> {
     return this.run(() => (this.q.latestCheckpoints.all(merchantId, limit) as CheckpointRow[]).map(checkpointOf));
   }

@@ -29,6 +29,15 @@ const RUN = `query Run($id: ID!) { reconciliationRun(id: $id) { state checked to
 
 const CHECKPOINTS = 'query Checkpoints { auditCheckpoints { sequence hash at signature } }';
 
+const VERIFICATION = 'query Verify { auditVerification { verified entries brokenAt reason checkpoint { sequence } } }';
+
+interface Verification {
+  verified: boolean;
+  entries: number;
+  brokenAt: number | null;
+  checkpoint: { sequence: number } | null;
+}
+
 interface Checkpoint {
   sequence: number;
   hash: string;
@@ -197,6 +206,10 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
     for (const c of theirs) expect(checkpointVerifies(keys, { ...c, merchantId: 'acme' })).toBe(false);
     const refused = await call(await as('acme', 'reader', 'payouts:read'), CHECKPOINTS);
     expect(refused.status).toBe(403);
+
+    const { auditVerification } = ok(await call<{ auditVerification: Verification }>(auditor, VERIFICATION));
+    expect(auditVerification).toMatchObject({ verified: true, entries: (await trail(auditor)).length });
+    expect(auditVerification.checkpoint?.sequence).toBeGreaterThanOrEqual(last.sequence);
   });
 
   it('answers 401 without a credential and 400 naming the field of a bad window', async () => {
@@ -392,5 +405,8 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
     expect(broken.output).not.toContain(password);
     // Another merchant's chain is its own: it still verifies.
     expect((await auditVerify(url, ['--merchant', 'other'])).code).toBe(0);
+    // The gateway's own check on demand names the same entry.
+    const { auditVerification } = ok(await call<{ auditVerification: Verification }>(auditor, VERIFICATION));
+    expect(auditVerification).toMatchObject({ verified: false, brokenAt: target.sequence });
   });
 });

@@ -10,7 +10,7 @@ import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
 import { SqliteStore } from '../../src/store/sqlite.store';
 import { UpstreamClient } from '../../src/upstream/upstream.client';
 import { uniqueRef } from '../support/stack';
-import { TEST_CHAIN_KEY } from '../support/chain-key';
+import { TEST_AUDIT_KEYS, TEST_CHAIN_KEY } from '../support/chain-key';
 
 /**
  * A gateway process stored its claim and died before (or right after) calling the provider.
@@ -42,6 +42,7 @@ beforeEach(() => {
   service = new DisbursementService({
     store,
     records: store,
+    auditKeys: TEST_AUDIT_KEYS,
     runs: new SqliteReconciliations(handle.db),
     events: new PubSubEvents(),
     provider: upstream,

@@ -12,7 +12,7 @@ import { PubSubEvents } from '../../src/events/pubsub.events';
 import { openSqlite } from '../../src/database/sqlite.open';
 import { SqliteStore } from '../../src/store/sqlite.store';
 import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
-import { TEST_CHAIN_KEY } from './chain-key';
+import { TEST_AUDIT_KEYS, TEST_CHAIN_KEY } from './chain-key';
 
 /**
  * What the fake provider does with the next create:
@@ -160,6 +160,7 @@ export function domain(
   const service = new DisbursementService({
     store,
     records: store,
+    auditKeys: TEST_AUDIT_KEYS,
     runs: new SqliteReconciliations(db),
     events,
     provider,

@@ -46,6 +46,7 @@ const CONTROL_MUTATIONS: Readonly<Record<string, readonly Scope[]>> = {
 const AUDIT_FIELDS: ReadonlySet<string> = new Set([
   'auditTrail',
   'auditCheckpoints',
+  'auditVerification',
   'reconciliationRun',
   'startReconciliation',
 ]);

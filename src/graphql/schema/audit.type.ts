@@ -69,6 +69,27 @@ export class AuditCheckpoint {
   signature!: string;
 }
 
+@ObjectType({
+  description:
+    'Your whole audit chain checked by the gateway with its own keys, as `npm run audit:verify` checks it (links, hashes, keyed values, the head, the newest checkpoints); payouts are compared by audit:verify only.',
+})
+export class AuditVerification {
+  @Field(() => Boolean)
+  verified!: boolean;
+
+  @Field(() => Int, { description: 'Entries that verified: all of them when verified.' })
+  entries!: number;
+
+  @Field(() => Int, { nullable: true, description: 'The sequence where the chain first fails.' })
+  brokenAt?: number;
+
+  @Field(() => String, { nullable: true, description: 'Why it fails there.' })
+  reason?: string;
+
+  @Field(() => AuditCheckpoint, { nullable: true, description: 'The newest signed head.' })
+  checkpoint?: AuditCheckpoint;
+}
+
 @ObjectType()
 export class AuditEdge {
   @Field(() => String, { description: 'Opaque; pass it as `after` for the entries after this one.' })
