@@ -91,10 +91,6 @@ export async function createStorage(
         'database unavailable: answering SERVICE_UNAVAILABLE',
       );
   };
-  if (!config.databaseOwnerUrl)
-    logger.warn(
-      "DATABASE_OWNER_URL is unset: DATABASE_URL's role both owns the schema and runs the gateway, so it could lift the audit trail's guards; give the gateway a role of its own in production",
-    );
   const pool = await openPostgres(database.url, { onError: onOutage, ownerUrl: config.databaseOwnerUrl });
   const events = new PostgresEvents({ url: database.url, pool, onError: onOutage });
   const store = new PostgresStore({ pool, chainKey, onOutage, ...retention });

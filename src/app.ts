@@ -1,8 +1,7 @@
 import { redactSecrets, secretForms } from './observability/secret.redaction';
 import { AuditCheckpointer } from './audit/audit.checkpointer';
-import { loadAuditKeys } from './audit/audit.keys.load';
+import { LoadedAuditKeys, loadAuditKeys } from './audit/audit.keys.load';
 import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
-import { AuditSigningKeys } from './disbursements/audit.keys';
 import { randomBytes } from 'node:crypto';
 import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
@@ -91,11 +90,6 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ...webhookSecretForms(opts.config.relay.secret),
   ];
   const logger = createLogger({ level: opts.config.logLevel, secrets, destination: opts.logDestination });
-  if (audit.developmentFile) {
-    const line = `audit checkpoints signed with the development key in ${audit.developmentFile}`;
-    if (embedded) logger.info(line);
-    else logger.warn(`AUDIT_SIGNING_KEY is unset: ${line}; set it to a key kept outside the database`);
-  }
   // The embedded sandbox doubles as a development identity provider: `npm run token` signs with this key.
   const devKey = embedded ? await loadOrCreateDevKey() : undefined;
   const sandbox = embedded
@@ -114,7 +108,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       merchants,
       logger,
       secrets,
-      audit.keys,
+      audit,
       opts.createGraceMs ?? CREATE_GRACE_MS,
       developmentJwksUrl,
     );
@@ -160,6 +154,10 @@ async function openStorage(
     throw new ConfigError(`Cannot open the database of DATABASE_URL (${shown}): ${reason}`);
   }
   logger.info(`records kept in the ${shown}`);
+  if (config.database.engine === 'postgres' && !config.databaseOwnerUrl)
+    logger.warn(
+      "DATABASE_OWNER_URL is unset: DATABASE_URL's role both owns the schema and runs the gateway, so it could lift the audit trail's guards; give the gateway a role of its own in production",
+    );
   if (config.retiredSettings) logger.warn(config.retiredSettings);
   return storage;
 }
@@ -169,7 +167,7 @@ async function startGateway(
   merchants: MerchantRegistry,
   logger: Logger,
   secrets: readonly string[],
-  auditKeys: AuditSigningKeys,
+  audit: LoadedAuditKeys,
   createGraceMs: number,
   developmentJwksUrl?: string,
 ): Promise<Gateway> {
@@ -177,7 +175,14 @@ async function startGateway(
   // Read before the port is bound: a manifest that cannot be used stops startup with nothing to close.
   const trustedOperations = config.trustedDocuments && loadManifest(config.trustedDocuments.path);
   const metrics = new GatewayMetrics();
+  const auditKeys = audit.keys;
   const storage = await openStorage(config, logger, metrics, auditKeys.chainKey);
+  if (audit.developmentFile) {
+    const line = `audit checkpoints signed with the development key in ${audit.developmentFile}`;
+    // With the embedded sandbox this is development; with a real provider, say it louder.
+    if (developmentJwksUrl) logger.info(line);
+    else logger.warn(`AUDIT_SIGNING_KEY is unset: ${line}; set it to a key kept outside the database`);
+  }
   let listening: Listening;
   try {
     listening = await listen(config);
