@@ -43,12 +43,12 @@ async function payoutBreak(reader: AuditLogReader, merchantId: string): Promise<
   let after = '';
   for (;;) {
     const page = await reader.payouts(merchantId, after, BATCH);
-    for (const payout of page) {
-      const why = payoutAgainstTrail(payout, await reader.lastEntryAbout(merchantId, payout.referenceId));
+    for (const { payout, last } of page) {
+      const why = payoutAgainstTrail(payout, last);
       if (why) return `payout ${payout.referenceId} does not match its audit trail: ${why}`;
     }
     if (page.length < BATCH) return undefined;
-    after = page[page.length - 1].referenceId;
+    after = page[page.length - 1].payout.referenceId;
   }
 }
 

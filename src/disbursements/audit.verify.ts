@@ -98,13 +98,16 @@ export interface StoredPayout {
   record: Pick<Disbursement, 'status' | 'amount' | 'currency'>;
 }
 
+/** What the payout check reads of the last entry about a payout. */
+export type LastEntry = Pick<AuditEntry, 'sequence' | 'status' | 'amount' | 'currency'>;
+
 /**
  * Why a stored payout disagrees with the last audit entry about it (the last that gave its status),
  * or undefined when it agrees. Amount and currency never change after a create, so every entry
  * about a payout must carry its amount and currency; a final status is final, so once either the
  * payout or that entry holds one, both must hold the same.
  */
-export function payoutAgainstTrail(payout: StoredPayout, last: AuditEntry | undefined): string | undefined {
+export function payoutAgainstTrail(payout: StoredPayout, last: LastEntry | undefined): string | undefined {
   if (!last) return 'no audit entry records it';
   const { record } = payout;
   if (record.status !== payout.status) return `its record says ${record.status} but its row ${payout.status}`;

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { Pool } from 'pg';
 import { AuditEntry } from '../disbursements/audit.entry';
 import { AuditCheckpoint } from '../disbursements/audit.keys';
-import { StoredPayout } from '../disbursements/audit.verify';
+import { LastEntry, StoredPayout } from '../disbursements/audit.verify';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { AuditRow, checkpointOf, CheckpointRow, entryOf } from './payout.row';
 import { dollar } from './postgres.statements';
@@ -29,10 +29,12 @@ export interface AuditLogReader {
   entries(merchantId: string, sequence: number, limit: number): Promise<AuditEntry[]>;
   /** Every checkpoint kept for the merchant, oldest first. */
   checkpoints(merchantId: string): Promise<AuditCheckpoint[]>;
-  /** Up to `limit` of the merchant's payouts whose referenceId sorts after `after`, in that order. */
-  payouts(merchantId: string, after: string, limit: number): Promise<StoredPayout[]>;
-  /** The last entry about the payout that gave its status. */
-  lastEntryAbout(merchantId: string, referenceId: string): Promise<AuditEntry | undefined>;
+  /**
+   * Up to `limit` of the merchant's payouts whose referenceId sorts after `after`, in that order,
+   * each with the last entry about it that gave its status, read in the same statement: a write
+   * committing meanwhile changes both or neither.
+   */
+  payouts(merchantId: string, after: string, limit: number): Promise<{ payout: StoredPayout; last?: LastEntry }[]>;
   close(): Promise<void>;
 }
 
@@ -45,11 +47,12 @@ const PAGE = (p: (index: number) => string) =>
   `SELECT * FROM audit_log WHERE merchant_id = ${p(1)} AND sequence > ${p(2)} ORDER BY sequence LIMIT ${p(3)}`;
 const CHECKPOINTS = 'SELECT * FROM audit_checkpoints WHERE merchant_id = ';
 const PAYOUTS = (p: (index: number) => string) =>
-  `SELECT reference_id, status, currency, amount_minor, record FROM payouts
-   WHERE merchant_id = ${p(1)} AND reference_id > ${p(2)} ORDER BY reference_id LIMIT ${p(3)}`;
-const LAST_ABOUT = (p: (index: number) => string) =>
-  `SELECT * FROM audit_log WHERE merchant_id = ${p(1)} AND reference_id = ${p(2)} AND status IS NOT NULL
-   ORDER BY sequence DESC LIMIT 1`;
+  `SELECT p.reference_id, p.status, p.currency, p.amount_minor, p.record, a.sequence AS last_sequence,
+     a.status AS last_status, a.amount AS last_amount, a.currency AS last_currency
+   FROM payouts p LEFT JOIN audit_log a ON a.merchant_id = p.merchant_id AND a.sequence = (
+     SELECT max(l.sequence) FROM audit_log l
+     WHERE l.merchant_id = p.merchant_id AND l.reference_id = p.reference_id AND l.status IS NOT NULL)
+   WHERE p.merchant_id = ${p(1)} AND p.reference_id > ${p(2)} ORDER BY p.reference_id LIMIT ${p(3)}`;
 
 interface PayoutRow {
   reference_id: string;
@@ -57,14 +60,29 @@ interface PayoutRow {
   currency: string;
   amount_minor: number | string;
   record: string;
+  last_sequence: number | string | null;
+  last_status: string | null;
+  last_amount: string | null;
+  last_currency: string | null;
 }
 
-const payoutOf = (row: PayoutRow): StoredPayout => ({
-  referenceId: row.reference_id,
-  status: row.status,
-  currency: row.currency,
-  amountMinor: Number(row.amount_minor),
-  record: JSON.parse(row.record) as Disbursement,
+const payoutOf = (row: PayoutRow): { payout: StoredPayout; last?: LastEntry } => ({
+  payout: {
+    referenceId: row.reference_id,
+    status: row.status,
+    currency: row.currency,
+    amountMinor: Number(row.amount_minor),
+    record: JSON.parse(row.record) as Disbursement,
+  },
+  last:
+    row.last_sequence === null
+      ? undefined
+      : {
+          sequence: Number(row.last_sequence),
+          status: row.last_status as LastEntry['status'],
+          amount: row.last_amount,
+          currency: row.last_currency,
+        },
 });
 
 /** The embedded file, opened read-only: the gateway may keep running and writing beside it. */
@@ -74,17 +92,12 @@ export function sqliteAuditLog(db: Database.Database): AuditLogReader {
   const page = db.prepare(PAGE(() => '?'));
   const checkpoints = db.prepare(`${CHECKPOINTS}? ORDER BY sequence`);
   const payouts = db.prepare(PAYOUTS(() => '?'));
-  const lastAbout = db.prepare(LAST_ABOUT(() => '?'));
   return {
     merchantAfter: async (after) => (merchant.get({ after: after ?? '' }) as { id: string | null }).id ?? undefined,
     head: async (merchantId) => head.get(merchantId) as ChainHead | undefined,
     entries: async (merchantId, sequence, limit) => (page.all(merchantId, sequence, limit) as AuditRow[]).map(entryOf),
     checkpoints: async (merchantId) => (checkpoints.all(merchantId) as CheckpointRow[]).map(checkpointOf),
     payouts: async (merchantId, after, limit) => (payouts.all(merchantId, after, limit) as PayoutRow[]).map(payoutOf),
-    lastEntryAbout: async (merchantId, referenceId) => {
-      const row = lastAbout.get(merchantId, referenceId) as AuditRow | undefined;
-      return row && entryOf(row);
-    },
     close: async () => void db.close(),
   };
 }
@@ -111,10 +124,6 @@ export function postgresAuditLog(pool: Pool): AuditLogReader {
     async payouts(merchantId, after, limit) {
       const { rows } = await pool.query<PayoutRow>(PAYOUTS(dollar), [merchantId, after, limit]);
       return rows.map(payoutOf);
-    },
-    async lastEntryAbout(merchantId, referenceId) {
-      const { rows } = await pool.query<AuditRow>(LAST_ABOUT(dollar), [merchantId, referenceId]);
-      return rows[0] && entryOf(rows[0]);
     },
     close: () => pool.end(),
   };
