@@ -95,17 +95,26 @@ export interface StoredPayout {
   currency: string;
   amountMinor: number;
   /** The record, which the API serves. */
-  record: Pick<Disbursement, 'status' | 'amount' | 'currency'>;
+  record: Pick<Disbursement, 'status' | 'amount' | 'currency' | 'accountNumber'>;
 }
 
-/** What the payout check reads of the last entry about a payout. */
-export type LastEntry = Pick<AuditEntry, 'sequence' | 'status' | 'amount' | 'currency'>;
+/**
+ * What the payout check reads of the trail about a payout: the last entry that gave its status, and
+ * the detail of its CREATE_REQUESTED entry, which names the account it was asked for.
+ */
+export type LastEntry = Pick<AuditEntry, 'sequence' | 'status' | 'amount' | 'currency'> & {
+  requestedDetail: string | null;
+};
+
+/** How audit.rules.ts `requested` ends a CREATE_REQUESTED entry's detail: `… payout to <account>`. */
+const REQUESTED_TO = ' payout to ';
 
 /**
  * Why a stored payout disagrees with the last audit entry about it (the last that gave its status),
  * or undefined when it agrees. Amount and currency never change after a create, so every entry
- * about a payout must carry its amount and currency; a final status is final, so once either the
- * payout or that entry holds one, both must hold the same.
+ * about a payout must carry its amount and currency, and its account must be the one its request
+ * named; a final status is final, so once either the payout or that entry holds one, both must
+ * hold the same.
  */
 export function payoutAgainstTrail(payout: StoredPayout, last: LastEntry | undefined): string | undefined {
   if (!last) return 'no audit entry records it';
@@ -115,6 +124,9 @@ export function payoutAgainstTrail(payout: StoredPayout, last: LastEntry | undef
     return `its amount is ${record.amount} (row: ${payout.amountMinor} minor units) but the audit entry at sequence ${last.sequence} records ${String(last.amount)}`;
   if (record.currency !== last.currency || payout.currency !== last.currency)
     return `its currency is ${record.currency} but the audit entry at sequence ${last.sequence} records ${String(last.currency)}`;
+  const requested = last.requestedDetail;
+  if (requested !== null && !requested.endsWith(`${REQUESTED_TO}${record.accountNumber}`))
+    return `its account is ${record.accountNumber} but its CREATE_REQUESTED entry says "${requested}"`;
   const lastStatus = last.status;
   if (lastStatus !== null && (isFinal(record.status) || isFinal(lastStatus)) && record.status !== lastStatus)
     return `its status is ${record.status} but the audit entry at sequence ${last.sequence} records ${lastStatus}`;

@@ -48,7 +48,9 @@ const PAGE = (p: (index: number) => string) =>
 const CHECKPOINTS = 'SELECT * FROM audit_checkpoints WHERE merchant_id = ';
 const PAYOUTS = (p: (index: number) => string) =>
   `SELECT p.reference_id, p.status, p.currency, p.amount_minor, p.record, a.sequence AS last_sequence,
-     a.status AS last_status, a.amount AS last_amount, a.currency AS last_currency
+     a.status AS last_status, a.amount AS last_amount, a.currency AS last_currency,
+     (SELECT r.detail FROM audit_log r WHERE r.merchant_id = p.merchant_id AND r.reference_id = p.reference_id
+        AND r.action = 'CREATE_REQUESTED' ORDER BY r.sequence LIMIT 1) AS requested_detail
    FROM payouts p LEFT JOIN audit_log a ON a.merchant_id = p.merchant_id AND a.sequence = (
      SELECT max(l.sequence) FROM audit_log l
      WHERE l.merchant_id = p.merchant_id AND l.reference_id = p.reference_id AND l.status IS NOT NULL)
@@ -64,6 +66,7 @@ interface PayoutRow {
   last_status: string | null;
   last_amount: string | null;
   last_currency: string | null;
+  requested_detail: string | null;
 }
 
 const payoutOf = (row: PayoutRow): { payout: StoredPayout; last?: LastEntry } => ({
@@ -82,6 +85,7 @@ const payoutOf = (row: PayoutRow): { payout: StoredPayout; last?: LastEntry } =>
           status: row.last_status as LastEntry['status'],
           amount: row.last_amount,
           currency: row.last_currency,
+          requestedDetail: row.requested_detail,
         },
 });
 

@@ -366,6 +366,23 @@ describeEachEngine('audit:verify against someone who can write to the database',
         );
       },
     },
+    {
+      name: "a payout's account number changed in payouts",
+      merchant: 'acme',
+      covered: true,
+      async tamper(sql) {
+        const [row] = await sql.all<{ record: string }>(
+          "SELECT record FROM payouts WHERE merchant_id = 'acme' AND reference_id = ?",
+          paid,
+        );
+        const record = { ...JSON.parse(row.record), accountNumber: '260979999999' };
+        await sql.run(
+          "UPDATE payouts SET record = ? WHERE merchant_id = 'acme' AND reference_id = ?",
+          JSON.stringify(record),
+          paid,
+        );
+      },
+    },
   ];
 
   it.each(tamperings.map((t) => [t.name, t] as const))(
