@@ -22,7 +22,7 @@ export async function loadAuditKeys(config: Config): Promise<LoadedAuditKeys> {
 }
 
 /** Every form in which the key could leak: the PEM's body lines, and the chain key in hex and base64. */
-export function auditKeySecrets(pem: string, keys: AuditSigningKeys): string[] {
+function auditKeySecrets(pem: string, keys: AuditSigningKeys): string[] {
   const body = pem.split('\n').filter((line) => line.length > 0 && !line.startsWith('-----'));
   return [...body, body.join(''), keys.chainKey.toString('hex'), keys.chainKey.toString('base64')];
 }

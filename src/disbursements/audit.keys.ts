@@ -49,10 +49,6 @@ export function auditPublicKey(pem: string): AuditVerifyingKeys {
   return { publicKey };
 }
 
-/** The public key as a PEM, for whoever verifies without the secret. */
-export const publicKeyPem = (keys: AuditVerifyingKeys): string =>
-  keys.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-
 /** The exact text a checkpoint's signature covers: a JSON array, labelled so it signs nothing else. */
 export function checkpointText(c: Omit<AuditCheckpoint, 'signature'>): string {
   return JSON.stringify(['payout-gateway audit checkpoint v1', c.merchantId, c.sequence, c.hash, c.at]);

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
+import { createPublicKey, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDevAuditKey } from '../../src/audit/audit.dev-key';
-import { auditPublicKey, auditSigningKeys, checkpointVerifies, publicKeyPem } from '../../src/disbursements/audit.keys';
+import { auditPublicKey, checkpointVerifies } from '../../src/disbursements/audit.keys';
 import { PAYOUT_COLUMNS } from '../../src/exports/payouts.csv';
 import { alterAuditAmount, auditVerify, withPassword } from '../support/audit';
 import { parseCsv } from '../support/csv';
@@ -197,7 +197,8 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
       return auditCheckpoints[0]?.sequence >= last.sequence ? auditCheckpoints : undefined;
     }, 200);
     // The development key the gateway made, as an auditor given its public half would check it.
-    const keys = auditPublicKey(publicKeyPem(auditSigningKeys((await readDevAuditKey())!)));
+    const publicPem = createPublicKey((await readDevAuditKey())!).export({ type: 'spki', format: 'pem' });
+    const keys = auditPublicKey(publicPem.toString());
     for (const c of checkpoints) expect(checkpointVerifies(keys, { ...c, merchantId: 'acme' })).toBe(true);
     expect(checkpoints.map((c) => c.sequence)).toEqual([...checkpoints.map((c) => c.sequence)].sort((a, b) => b - a));
     const theirs = ok(
