@@ -5,7 +5,7 @@ import { postgresPool } from '../../src/database/postgres.open';
 import { MIGRATIONS } from '../../src/database/schema.migrations';
 import { AuditDraft, chainHash, GENESIS_HASH } from '../../src/disbursements/audit.entry';
 import { asInsider, auditVerify } from '../support/audit';
-import { describeEachEngine } from '../support/modes';
+import { describeEachEngine, ownerUrl } from '../support/modes';
 import { startStack } from '../support/stack';
 
 jest.setTimeout(60_000);
@@ -66,7 +66,7 @@ describeEachEngine('a trail written before the chain was keyed', (env) => {
   const signingKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
   it('verifies once the upgraded gateway has signed it, and an unkeyed entry after that signature fails', async () => {
-    await legacyTrail(env().DATABASE_URL);
+    await legacyTrail(ownerUrl(env()));
     // The upgraded gateway migrates to version 5 and signs every head at start.
     const stack = await startStack({ env: { ...env(), AUDIT_SIGNING_KEY: signingKey } });
     await stack.close();
@@ -75,7 +75,7 @@ describeEachEngine('a trail written before the chain was keyed', (env) => {
     expect(upgraded.output).toMatch(/^merchant legacy: 3 entries verified$/m);
     expect(upgraded.code).toBe(0);
 
-    await asInsider(env().DATABASE_URL, async (sql) => {
+    await asInsider(ownerUrl(env()), async (sql) => {
       const [head] = await sql.all<{ audit_hash: string }>(
         "SELECT audit_hash FROM merchant_heads WHERE merchant_id = 'legacy'",
       );

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditEntry, chainHash } from '../../src/disbursements/audit.entry';
 import { asInsider, auditCheckpoint, auditVerify, copyDatabase, InsiderSql } from '../support/audit';
-import { describeEachEngine } from '../support/modes';
+import { describeEachEngine, ownerUrl } from '../support/modes';
 import { eventually, gql, mobileInput, startStack } from '../support/stack';
 
 jest.setTimeout(120_000);
@@ -388,7 +388,7 @@ describeEachEngine('audit:verify against someone who can write to the database',
   it.each(tamperings.map((t) => [t.name, t] as const))(
     '%s: audit:verify exits non-zero naming the merchant',
     async (_name, t) => {
-      const copy = await copyDatabase(env().DATABASE_URL);
+      const copy = await copyDatabase(ownerUrl(env()));
       try {
         await asInsider(copy.url, t.tamper);
         const named = new RegExp(`merchant ${t.merchant}\\b.*${t.sequence ? `sequence ${t.sequence}\\b` : ''}`);

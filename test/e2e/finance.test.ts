@@ -9,7 +9,7 @@ import { PAYOUT_COLUMNS } from '../../src/exports/payouts.csv';
 import { alterAuditAmount, auditVerify, withPassword } from '../support/audit';
 import { parseCsv } from '../support/csv';
 import { TestIdp } from '../support/idp';
-import { describeEachEngine } from '../support/modes';
+import { describeEachEngine, ownerUrl } from '../support/modes';
 import { withClient } from '../support/postgres';
 import { eventually, gql, GraphQLResponse, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
 
@@ -118,7 +118,7 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
       file,
       JSON.stringify(MERCHANTS.map((id) => ({ id, apiKey: `key-${id}`, clientTokens: clientTokens(id), controls }))),
     );
-    databaseUrl = env().DATABASE_URL;
+    databaseUrl = ownerUrl(env());
     stack = await startStack({
       env: {
         MERCHANTS_FILE: file,
@@ -390,7 +390,7 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
     const count = (await trail(auditor)).length;
     // A password in the URL (the test server does not ask for one) is never printed.
     const password = `pw-${randomUUID()}`;
-    const url = databaseUrl.startsWith('sqlite:') ? databaseUrl : withPassword(databaseUrl, password);
+    const url = databaseUrl.startsWith('sqlite:') ? databaseUrl : withPassword(env().DATABASE_URL, password);
     const intact = await auditVerify(url);
     expect(intact.output).toContain(`merchant acme: ${count} entries verified`);
     expect(intact.code).toBe(0);
