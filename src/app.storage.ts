@@ -1,6 +1,11 @@
 import { ClientRateLimit } from './auth/client.rate-limit';
 import { Config } from './config';
-import { DisbursementEvents, DisbursementStore, RecordsReader } from './disbursements/disbursement.ports';
+import {
+  AuditCheckpointStore,
+  DisbursementEvents,
+  DisbursementStore,
+  RecordsReader,
+} from './disbursements/disbursement.ports';
 import { ReconciliationStore } from './disbursements/reconciliation.model';
 import { PostgresReconciliations } from './store/postgres.reconciliations';
 import { SqliteReconciliations } from './store/sqlite.reconciliations';
@@ -23,8 +28,8 @@ import { BudgetLedger } from './upstream/provider.budget';
 import { SqliteBudgetLedger } from './upstream/sqlite.budget';
 
 export interface Storage {
-  /** The system of record; also what finance reads (the audit chain, statements, exports). */
-  store: DisbursementStore & RecordsReader;
+  /** The system of record; also what finance reads (the audit chain and its checkpoints, statements, exports). */
+  store: DisbursementStore & RecordsReader & AuditCheckpointStore;
   runs: ReconciliationStore;
   events: DisbursementEvents & { pubSub: PubSubEvents['pubSub'] };
   /** Client quotas: in memory for the one process of the embedded file, in PostgreSQL for replicas. */
@@ -52,7 +57,12 @@ const CHECKPOINT_MS = 5_000;
  * in memory) or PostgreSQL (any number of replicas; events over LISTEN/NOTIFY). Opening migrates the
  * schema; it throws when the database cannot be opened (unreachable, in use, a schema too new).
  */
-export async function createStorage(config: Config, logger: Logger, metrics: GatewayMetrics): Promise<Storage> {
+export async function createStorage(
+  config: Config,
+  logger: Logger,
+  metrics: GatewayMetrics,
+  chainKey: Buffer,
+): Promise<Storage> {
   const { database, retentionSeconds, eventRetentionSeconds } = config;
   const retention = { retentionMs: retentionSeconds * 1000, eventRetentionMs: eventRetentionSeconds * 1000 };
   if (database.engine === 'sqlite') {
@@ -67,7 +77,12 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
     // One process per file: no rewind can be recorded while it runs.
     const rewoundAt = sqliteFacts(handle.db).latestRewind();
     const events = new PubSubEvents();
-    const store = new SqliteStore({ db: handle.db, onChange: (record) => void events.publish(record), ...retention });
+    const store = new SqliteStore({
+      db: handle.db,
+      chainKey,
+      onChange: (record) => void events.publish(record),
+      ...retention,
+    });
     const housekeeping = every(HOUSEKEEPING_MS, async () => void store.prune(), logger);
     const marking = every(HISTORY_MS, async () => history.mark.save(), logger);
     const checkpoints = every(CHECKPOINT_MS, async () => handle.checkpoint(), logger);
@@ -100,9 +115,9 @@ export async function createStorage(config: Config, logger: Logger, metrics: Gat
     metrics.storeErrors.inc({ kind: 'outage' });
     outageLine({ err: error });
   };
-  const pool = await openPostgres(database.url, { onError: onOutage });
+  const pool = await openPostgres(database.url, { onError: onOutage, ownerUrl: config.databaseOwnerUrl });
   const events = new PostgresEvents({ url: database.url, pool, onError: onOutage });
-  const store = new PostgresStore({ pool, onOutage, ...retention });
+  const store = new PostgresStore({ pool, chainKey, onOutage, ...retention });
   const rateLimit = ClientRateLimit.inPostgres(pool, config.clientRateLimitPerMin);
   const housekeeping = every(HOUSEKEEPING_MS, async () => void (await store.prune()), logger);
   // Read at start and then every second, so a db:restored run beside live replicas reaches them all.

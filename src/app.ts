@@ -1,4 +1,6 @@
 import { redactSecrets, secretForms } from './observability/secret.redaction';
+import { AuditCheckpointer } from './audit/audit.checkpointer';
+import { LoadedAuditKeys, loadAuditKeys } from './audit/audit.keys.load';
 import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
 import { randomBytes } from 'node:crypto';
 import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
@@ -77,9 +79,14 @@ export async function startApp(opts: AppOptions): Promise<App> {
     : opts.config.webhookSecret;
   const merchants = MerchantRegistry.fromConfig(opts.config, embedded || opts.trustedProvider === true);
   const dbPassword = databasePassword(opts.config.database);
+  const ownerPassword =
+    opts.config.databaseOwnerUrl && databasePassword({ engine: 'postgres', url: opts.config.databaseOwnerUrl });
+  const audit = await loadAuditKeys(opts.config);
   const secrets = [
     ...merchants.secrets(),
+    ...audit.secrets,
     ...(dbPassword ? [dbPassword] : []),
+    ...(ownerPassword ? [ownerPassword] : []),
     ...webhookSecretForms(webhookSecret),
     ...webhookSecretForms(opts.config.relay.secret),
   ];
@@ -102,6 +109,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       merchants,
       logger,
       secrets,
+      audit,
       opts.createGraceMs ?? CREATE_GRACE_MS,
       developmentJwksUrl,
     );
@@ -129,18 +137,28 @@ export async function startApp(opts: AppOptions): Promise<App> {
  * The database of DATABASE_URL, opened and migrated, named in the log. One that cannot be opened
  * stops startup with one line naming the setting (never its value, which may hold a password).
  */
-async function openStorage(config: Config, logger: Logger, metrics: GatewayMetrics): Promise<Storage> {
+async function openStorage(
+  config: Config,
+  logger: Logger,
+  metrics: GatewayMetrics,
+  chainKey: Buffer,
+): Promise<Storage> {
   const shown = shownTarget(config.database);
   let storage: Storage;
   try {
-    storage = await createStorage(config, logger, metrics);
+    storage = await createStorage(config, logger, metrics, chainKey);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // Written and percent-encoded: a driver message may echo the URL.
-    const reason = redactSecrets(message, secretForms([databasePassword(config.database) ?? '']));
+    const owner = config.databaseOwnerUrl && databasePassword({ engine: 'postgres', url: config.databaseOwnerUrl });
+    const reason = redactSecrets(message, secretForms([databasePassword(config.database) ?? '', owner || '']));
     throw new ConfigError(`Cannot open the database of DATABASE_URL (${shown}): ${reason}`);
   }
   logger.info(`records kept in the ${shown}`);
+  if (config.database.engine === 'postgres' && !config.databaseOwnerUrl)
+    logger.warn(
+      "DATABASE_OWNER_URL is unset: DATABASE_URL's role both owns the schema and runs the gateway, so it could lift the audit trail's guards; give the gateway a role of its own in production",
+    );
   if (config.retiredSettings) logger.warn(config.retiredSettings);
   if (storage.rewoundAtStart) logger.warn(`the database went back in time: ${storage.rewoundAtStart}`);
   const rewoundAt = storage.rewoundAt();
@@ -156,6 +174,7 @@ async function startGateway(
   merchants: MerchantRegistry,
   logger: Logger,
   secrets: readonly string[],
+  audit: LoadedAuditKeys,
   createGraceMs: number,
   developmentJwksUrl?: string,
 ): Promise<Gateway> {
@@ -163,7 +182,14 @@ async function startGateway(
   // Read before the port is bound: a manifest that cannot be used stops startup with nothing to close.
   const trustedOperations = config.trustedDocuments && loadManifest(config.trustedDocuments.path);
   const metrics = new GatewayMetrics();
-  const storage = await openStorage(config, logger, metrics);
+  const auditKeys = audit.keys;
+  const storage = await openStorage(config, logger, metrics, auditKeys.chainKey);
+  if (audit.developmentFile) {
+    const line = `audit checkpoints signed with the development key in ${audit.developmentFile}`;
+    // With the embedded sandbox this is development; with a real provider, say it louder.
+    if (developmentJwksUrl) logger.info(line);
+    else logger.warn(`AUDIT_SIGNING_KEY is unset: ${line}; set it to a key kept outside the database`);
+  }
   let listening: Listening;
   try {
     listening = await listen(config);
@@ -222,6 +248,7 @@ async function startGateway(
   const service = new DisbursementService({
     store,
     records: store,
+    auditKeys,
     runs,
     events,
     provider,
@@ -293,6 +320,13 @@ async function startGateway(
     developmentJwksUrl,
     trustedOperations,
   });
+  const checkpointer = new AuditCheckpointer({
+    store,
+    keys: auditKeys,
+    intervalMs: config.audit.checkpointSeconds * 1000,
+    logger,
+  });
+  await checkpointer.start();
   reconciler.start();
   reconciliations.start();
   relay.start();
@@ -318,6 +352,8 @@ async function startGateway(
       await relaySender.close();
       breaking.shutdown();
       await upstream.close();
+      // After every write: the last entries are signed too.
+      await checkpointer.stop();
       await storage.close();
     },
   };

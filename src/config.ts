@@ -1,4 +1,5 @@
 import { DatabaseTarget, databaseTarget, DEFAULT_SQLITE_PATH } from './database/database.target';
+import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { isTimeZone } from './disbursements/payout.controls';
 
@@ -17,6 +18,14 @@ const list = z
       .map((s) => s.trim())
       .filter((s) => s.length > 0),
   );
+
+function isEd25519PrivateKey(pem: string): boolean {
+  try {
+    return createPrivateKey(pem).asymmetricKeyType === 'ed25519';
+  } catch {
+    return false;
+  }
+}
 
 /** A setting's meaning, and what being unset means when that is not simply its default. */
 const doc = <T extends z.ZodType>(schema: T, description: string, unset?: string): T =>
@@ -152,6 +161,11 @@ const storage = {
     '`postgres://user:password@host:5432/db` (any number of replicas share it) or `sqlite:<path>` (an embedded file, one process): payouts, their history, claims, the change log, reservations, relay jobs and provider budgets',
     `the embedded SQLite file \`${DEFAULT_SQLITE_PATH}\` in the working folder`,
   ),
+  DATABASE_OWNER_URL: doc(
+    optionalText,
+    "PostgreSQL only: the role that runs the migrations and owns the schema; the gateway then runs as DATABASE_URL's role with only what the migrations grant it, so it cannot lift the audit trail's guards",
+    "DATABASE_URL's role is both (development; the gateway says so at start)",
+  ),
   RECORD_RETENTION_SECONDS: doc(
     z.coerce
       .number()
@@ -209,6 +223,24 @@ const reconcileAndRelay = {
     z.stringbool().optional(),
     'let relays reach loopback, private, link-local and other non-public addresses',
     'false; true with the embedded sandbox',
+  ),
+};
+
+/** An Ed25519 private key in PKCS#8 PEM; a written backslash-n stands for a line break, as one-line secret stores keep it. */
+const ed25519Pem = z
+  .string()
+  .transform((v) => v.replaceAll('\\n', '\n').trim())
+  .refine(isEd25519PrivateKey, 'must be an Ed25519 private key in PKCS#8 PEM (openssl genpkey -algorithm ed25519)');
+
+const audit = {
+  AUDIT_SIGNING_KEY: doc(
+    ed25519Pem.optional(),
+    "Ed25519 private key (PKCS#8 PEM) that signs each merchant's audit checkpoints; the key of each entry's HMAC is derived from it. Keep it out of the database",
+    'a development key in `.dev/audit-key.pem`, made at first start (a warning says so when a provider is configured)',
+  ),
+  AUDIT_CHECKPOINT_SECONDS: doc(
+    z.coerce.number().int().min(1).max(3600).default(60),
+    "how often each merchant's audit chain head is signed when it moved (and always at shutdown), 1 s to 1 h",
   ),
 };
 
@@ -314,6 +346,7 @@ export const SETTINGS = {
   'Payout controls': controls,
   'Storage and replicas': storage,
   'Reconciliation and relays': reconcileAndRelay,
+  'Audit trail': audit,
   'Traces and trusted documents': operations,
   'The embedded sandbox': sandbox,
 };
@@ -325,6 +358,7 @@ const envSchema = z.object({
   ...controls,
   ...storage,
   ...reconcileAndRelay,
+  ...audit,
   ...operations,
   ...sandbox,
 });
@@ -369,6 +403,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const database = databaseTarget(e.DATABASE_URL);
   // The value is never repeated: it may hold a password.
   if (!database) throw new ConfigError('Invalid setting DATABASE_URL: must be postgres://... or sqlite:<path>');
+  const owner = e.DATABASE_OWNER_URL === undefined ? undefined : databaseTarget(e.DATABASE_OWNER_URL);
+  if (e.DATABASE_OWNER_URL !== undefined && (owner?.engine !== 'postgres' || database.engine !== 'postgres'))
+    throw new ConfigError(
+      'Invalid setting DATABASE_OWNER_URL: must be postgres://... on the same database as a postgres:// DATABASE_URL',
+    );
   if (e.UPSTREAM_BASE_URL && !e.MERCHANT_API_KEY && !e.MERCHANTS_FILE) {
     throw new ConfigError('Missing setting MERCHANT_API_KEY: required when UPSTREAM_BASE_URL is set');
   }
@@ -388,7 +427,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Invalid setting PAYOUT_CONTROLS: with MERCHANTS_FILE, give each merchant its "controls" in that file',
     );
   }
-  return { ...toConfig(e), database, retiredSettings: retiredRedis(blanksRemoved, database) };
+  return {
+    ...toConfig(e),
+    database,
+    databaseOwnerUrl: owner?.engine === 'postgres' ? owner.url : undefined,
+    retiredSettings: retiredRedis(blanksRemoved, database),
+  };
 }
 
 /** The settings arranged as the gateway's parts take them. */
@@ -425,6 +469,7 @@ function toConfig(e: z.infer<typeof envSchema>) {
     /** How long each merchant's change log keeps a change, for `disbursementEvents(after:)` to replay. */
     eventRetentionSeconds: e.EVENT_RETENTION_SECONDS,
     logLevel: e.LOG_LEVEL,
+    audit: { signingKey: e.AUDIT_SIGNING_KEY, checkpointSeconds: e.AUDIT_CHECKPOINT_SECONDS },
     reconcile: {
       intervalMs: e.RECONCILE_INTERVAL_MS,
       unknownAfterMs: e.RECONCILE_UNKNOWN_AFTER_MS,
@@ -475,6 +520,8 @@ function toConfig(e: z.infer<typeof envSchema>) {
 export type Config = ReturnType<typeof toConfig> & {
   /** DATABASE_URL, parsed. */
   database: DatabaseTarget;
+  /** DATABASE_OWNER_URL: the role that migrates, when not DATABASE_URL's. */
+  databaseOwnerUrl?: string;
   /** Said once at startup when a retired setting is still set, but harmless. */
   retiredSettings?: string;
 };

@@ -152,6 +152,11 @@ export class MerchantRegistry {
     return this.entries.length === 1 && this.entries[0].tokenDigests.length === 0;
   }
 
+  /** Every merchant's id, in id order. */
+  ids(): string[] {
+    return [...this.byMerchantId.keys()].sort();
+  }
+
   byId(merchantId: string): MerchantAccount | undefined {
     return this.byMerchantId.get(merchantId);
   }

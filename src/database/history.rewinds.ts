@@ -14,6 +14,7 @@ const RECORD = 'INSERT INTO history_rewinds (at, reason) VALUES (?, ?)';
 const FACT = 'SELECT value FROM database_facts WHERE name = ?';
 const SET_FACT = 'INSERT INTO database_facts (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = ?';
 const DROP_FACT = 'DELETE FROM database_facts WHERE name = ?';
+const RECORD_PG = numbered(RECORD);
 
 /** Fact names: the database's own id (made by the migration), and on a copy made by db:backup, when. */
 export const DATABASE_ID = 'database_id';
@@ -50,5 +51,5 @@ export async function postgresLatestRewind(pool: Pool): Promise<number | undefin
 
 /** Records that a PostgreSQL database went back in time (`npm run db:restored`). */
 export async function postgresRecordRewind(pool: Pool, at: number, reason: string): Promise<void> {
-  await pool.query(numbered(RECORD), [at, reason]);
+  await pool.query(RECORD_PG, [at, reason]);
 }

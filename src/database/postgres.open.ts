@@ -27,14 +27,31 @@ export function postgresPool(url: string, opts: PostgresOptions = {}): Pool {
   return pool;
 }
 
-/** Connects and migrates; throws when the server cannot be reached or its schema is newer than this build. */
-export async function openPostgres(url: string, opts: PostgresOptions = {}): Promise<Pool> {
+/**
+ * Connects and migrates; throws when the server cannot be reached or its schema is newer than this
+ * build. With `ownerUrl` (DATABASE_OWNER_URL) the owner migrates, over a connection of its own
+ * closed after, and grants the role of `url` what the gateway needs and nothing more.
+ */
+export async function openPostgres(url: string, opts: PostgresOptions & { ownerUrl?: string } = {}): Promise<Pool> {
   const pool = postgresPool(url, opts);
   try {
-    await migratePostgres(pool);
+    if (opts.ownerUrl === undefined) await migratePostgres(pool);
+    else await migrateAsOwner(opts.ownerUrl, pool);
     return pool;
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw error;
+  }
+}
+
+async function migrateAsOwner(ownerUrl: string, gateway: Pool): Promise<void> {
+  const owner = postgresPool(ownerUrl, { maxConnections: 1 });
+  try {
+    await migratePostgres(owner);
+    const { rows } = await gateway.query<{ role: string }>('SELECT current_user AS role');
+    const { rows: same } = await owner.query<{ same: boolean }>('SELECT current_user = $1 AS same', [rows[0].role]);
+    if (!same[0].same) await owner.query('SELECT grant_gateway_role($1)', [rows[0].role]);
+  } finally {
+    await owner.end();
   }
 }

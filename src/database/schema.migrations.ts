@@ -256,6 +256,107 @@ CREATE TABLE database_facts (
 INSERT INTO database_facts (name, value) VALUES ('database_id', ${randomId});
 `;
 
+/** Both engines: each entry's keyed value, and the signed checkpoints of each merchant's chain. */
+const keyedAudit = (text: string, bigint: string) => `
+-- hex HMAC-SHA256 of the entry's hash under a key only the gateway holds; NULL for entries written
+-- before this version, which a signed checkpoint covers instead.
+ALTER TABLE audit_log ADD COLUMN mac TEXT;
+
+-- Signed chain heads (Ed25519 over merchant, sequence, hash, at), append-only like the log.
+CREATE TABLE audit_checkpoints (
+  merchant_id ${text} NOT NULL,
+  sequence ${bigint} NOT NULL,
+  hash TEXT NOT NULL,
+  at TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  PRIMARY KEY (merchant_id, sequence)
+);
+`;
+
+const sqliteCheckpointGuards = `
+CREATE TRIGGER audit_checkpoints_no_update BEFORE UPDATE ON audit_checkpoints
+  BEGIN SELECT RAISE(ABORT, 'audit_checkpoints is append-only'); END;
+CREATE TRIGGER audit_checkpoints_no_delete BEFORE DELETE ON audit_checkpoints
+  BEGIN SELECT RAISE(ABORT, 'audit_checkpoints is append-only'); END;
+`;
+
+const postgresKeyedChain = `
+-- The gateway now numbers, links and keys each entry (it holds the key, under the merchant's
+-- advisory lock); the database only checks that the entry follows the head, that its hash is its
+-- content's, and moves the head.
+CREATE OR REPLACE FUNCTION audit_chain() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  previous TEXT;
+  last_sequence BIGINT;
+BEGIN
+  INSERT INTO merchant_heads (merchant_id, change_position) VALUES (NEW.merchant_id, 0)
+    ON CONFLICT (merchant_id) DO NOTHING;
+  SELECT audit_sequence, audit_hash INTO last_sequence, previous
+    FROM merchant_heads WHERE merchant_id = NEW.merchant_id FOR UPDATE;
+  IF NEW.sequence IS DISTINCT FROM last_sequence + 1 OR NEW.previous_hash IS DISTINCT FROM previous THEN
+    RAISE EXCEPTION 'audit entry % of merchant % does not follow its head (%)', NEW.sequence, NEW.merchant_id,
+      last_sequence;
+  END IF;
+  IF NEW.hash IS DISTINCT FROM
+    encode(sha256(convert_to(previous || E'\\n' || '[' || ${CANONICAL} || ']', 'UTF8')), 'hex') THEN
+    RAISE EXCEPTION 'audit entry % of merchant %: its hash is not its content''s', NEW.sequence, NEW.merchant_id;
+  END IF;
+  UPDATE merchant_heads SET audit_sequence = NEW.sequence, audit_hash = NEW.hash WHERE merchant_id = NEW.merchant_id;
+  RETURN NEW;
+END $$;
+
+-- The one way the gateway's role writes the trail: entries the gateway chained, checked by the
+-- trigger above. It runs as the schema's owner; the gateway's role may not insert into audit_log.
+CREATE FUNCTION audit_append(p_merchant TEXT, p_entries JSON) RETURNS INTEGER LANGUAGE plpgsql
+  SECURITY DEFINER SET search_path = public AS $$
+DECLARE
+  appended INTEGER;
+BEGIN
+  INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount, currency, detail, hash,
+    previous_hash, mac)
+  SELECT p_merchant, a.sequence, a.at, a.actor, a.action, a.reference_id, a.status, a.amount, a.currency, a.detail,
+    a.hash, a.previous_hash, a.mac
+  FROM ROWS FROM (json_to_recordset(p_entries) AS (sequence bigint, at text, actor text, action text,
+    reference_id text, status text, amount text, currency text, detail text, hash text, previous_hash text,
+    mac text)) WITH ORDINALITY AS a(sequence, at, actor, action, reference_id, status, amount, currency, detail,
+    hash, previous_hash, mac, n)
+  ORDER BY a.n;
+  GET DIAGNOSTICS appended = ROW_COUNT;
+  RETURN appended;
+END $$;
+REVOKE ALL ON FUNCTION audit_append(TEXT, JSON) FROM PUBLIC;
+
+-- A change's position is taken from merchant_heads, which only the owner writes.
+ALTER FUNCTION payout_change_position() SECURITY DEFINER SET search_path = public;
+
+-- What the gateway's role (DATABASE_URL, when DATABASE_OWNER_URL names another) may do, granted at
+-- every start by the owner: read and write the payouts' tables; read the trail, its heads and
+-- checkpoints; add checkpoints (signed: a forged one fails verification); append entries only
+-- through audit_append. Not owning a table, it can neither alter, disable nor drop its triggers.
+-- A migration that adds a table replaces this function.
+CREATE FUNCTION grant_gateway_role(p_role TEXT) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('GRANT USAGE ON SCHEMA public TO %I', p_role);
+  EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON payouts, payout_changes, daily_reservations, relay_jobs,
+    provider_budgets, provider_claims, client_quotas, reconciliation_runs, reconciliation_discrepancies TO %I', p_role);
+  EXECUTE format('GRANT SELECT ON audit_log, merchant_heads, audit_checkpoints, schema_migrations, history_rewinds,
+    database_facts TO %I', p_role);
+  EXECUTE format('GRANT INSERT ON audit_checkpoints TO %I', p_role);
+  EXECUTE format('GRANT EXECUTE ON FUNCTION audit_append(TEXT, JSON), provider_budget_take(TEXT, DOUBLE PRECISION,
+    BOOLEAN) TO %I', p_role);
+END $$;
+REVOKE ALL ON FUNCTION grant_gateway_role(TEXT) FROM PUBLIC;
+
+CREATE FUNCTION audit_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP;
+END $$;
+CREATE TRIGGER audit_checkpoints_no_change BEFORE UPDATE OR DELETE ON audit_checkpoints
+  FOR EACH ROW EXECUTE FUNCTION audit_refuse();
+CREATE TRIGGER audit_checkpoints_no_truncate BEFORE TRUNCATE ON audit_checkpoints
+  FOR EACH STATEMENT EXECUTE FUNCTION audit_refuse();
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -285,6 +386,12 @@ export const MIGRATIONS: readonly Migration[] = [
     // has less than a row's room (rows stay under 2 KB: TOAST compresses beyond).
     sqlite: '-- PostgreSQL only',
     postgres: 'ALTER TABLE payouts SET (fillfactor = 75);',
+  },
+  {
+    version: 5,
+    name: 'keyed audit chain, signed checkpoints',
+    sqlite: keyedAudit('TEXT', 'INTEGER') + sqliteCheckpointGuards,
+    postgres: keyedAudit('TEXT COLLATE "C"', 'BIGINT') + postgresKeyedChain,
   },
 ];
 

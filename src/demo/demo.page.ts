@@ -14,6 +14,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
 <script src="/demo/audit.js" defer></script>
 <script src="/demo/finance.js" defer></script>
 <script src="/demo/reconciliation.js" defer></script>
+<script src="/demo/verification.js" defer></script>
 </head>
 <body>
 <header>
@@ -142,6 +143,16 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     </div>
     <p id="statement-note" class="hint" role="status"></p>
     <p id="download-note" class="hint" role="status"></p>
+  </section>
+
+  <section aria-labelledby="verification-title" data-testid="verification" id="verification">
+    <h2 id="verification-title">Audit trail check</h2>
+    <p class="hint">The gateway signs your trail's head within a minute of each change and at shutdown, and checks the whole
+    chain with its own keys on demand: links, hashes, keyed values, the head and the signed checkpoints. Needs the scope
+    <code>audit:read</code>; <code>npm run audit:verify</code> also compares every payout.</p>
+    <button type="button" id="verify-trail">Check the trail</button>
+    <p id="checkpoint" data-testid="checkpoint"></p>
+    <p id="verification-result" data-testid="verification-result" role="status"></p>
   </section>
 
   <section aria-labelledby="reconciliation-title" data-testid="reconciliation">

@@ -9,6 +9,7 @@ import { DEMO_KIT_SCRIPT } from './demo-kit.script';
 import { AUDIT_SCRIPT } from './audit.script';
 import { FINANCE_SCRIPT } from './finance.script';
 import { RECONCILIATION_SCRIPT } from './reconciliation.script';
+import { VERIFICATION_SCRIPT } from './verification.script';
 
 interface Asset {
   type: string;
@@ -30,6 +31,7 @@ const assets = new Map<string, Asset>([
   ['/demo/audit.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(AUDIT_SCRIPT) }],
   ['/demo/finance.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(FINANCE_SCRIPT) }],
   ['/demo/reconciliation.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(RECONCILIATION_SCRIPT) }],
+  ['/demo/verification.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(VERIFICATION_SCRIPT) }],
   ['/demo/demo.css', { type: 'text/css; charset=utf-8', body: Buffer.from(DEMO_STYLES) }],
 ]);
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { Disbursement, DisbursementStatus } from './disbursement.model';
 
 /** Every decision and event about money the audit trail records, one entry each. */
@@ -40,6 +40,13 @@ export interface AuditEntry extends AuditDraft {
   sequence: number;
   hash: string;
   previousHash: string;
+  /**
+   * hex HMAC-SHA256 of `hash` under the chain key (derived from AUDIT_SIGNING_KEY, never stored):
+   * only the gateway can write it, so an entry forged through the database has none that verifies.
+   * Null for entries written before the chain was keyed (schema version 5), which a signed
+   * checkpoint must cover instead.
+   */
+  mac: string | null;
 }
 
 /** The `previousHash` of a merchant's first entry. */
@@ -74,11 +81,32 @@ export function chainHash(previousHash: string, sequence: number, draft: AuditDr
     .digest('hex');
 }
 
-/** The next entry of a chain whose last entry is `previous` (undefined: the first). */
-export function chained(previous: { sequence: number; hash: string } | undefined, draft: AuditDraft): AuditEntry {
+/** The keyed value of an entry whose hash is `hash`: hex HMAC-SHA256 under the chain key. */
+export function entryMac(chainKey: Buffer, hash: string): string {
+  return createHmac('sha256', chainKey).update(hash).digest('hex');
+}
+
+/** The next entry of a chain whose last entry is `previous` (undefined: the first), keyed with `chainKey`. */
+export function chained(
+  previous: { sequence: number; hash: string } | undefined,
+  draft: AuditDraft,
+  chainKey: Buffer,
+): AuditEntry {
   const sequence = (previous?.sequence ?? 0) + 1;
   const previousHash = previous?.hash ?? GENESIS_HASH;
-  return { ...draft, sequence, previousHash, hash: chainHash(previousHash, sequence, draft) };
+  const hash = chainHash(previousHash, sequence, draft);
+  return { ...draft, sequence, previousHash, hash, mac: entryMac(chainKey, hash) };
+}
+
+/** The entries of `drafts` in order, after `previous`, as `chained` makes each. */
+export function chainedAll(
+  previous: { sequence: number; hash: string } | undefined,
+  drafts: readonly AuditDraft[],
+  chainKey: Buffer,
+): AuditEntry[] {
+  const entries: AuditEntry[] = [];
+  for (const draft of drafts) entries.push(chained(entries.at(-1) ?? previous, draft, chainKey));
+  return entries;
 }
 
 /**

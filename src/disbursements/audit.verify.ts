@@ -1,4 +1,7 @@
-import { AuditEntry, chainHash, GENESIS_HASH } from './audit.entry';
+import { AuditEntry, chainHash, entryMac, GENESIS_HASH } from './audit.entry';
+import { AuditCheckpoint, AuditVerifyingKeys, checkpointVerifies } from './audit.keys';
+import { Disbursement, isFinal } from './disbursement.model';
+import { toMinor } from './payout.controls';
 
 /** Where a merchant's chain first fails to verify, and why. */
 export interface ChainBreak {
@@ -6,17 +9,41 @@ export interface ChainBreak {
   why: string;
 }
 
+/** What a merchant's chain must agree with besides its own links. */
+export interface ChainWitnesses {
+  /** The last sequence and hash its head row recorded, read before the entries. */
+  head?: { sequence: number; hash: string };
+  /** Its signed checkpoints (from the database, a kept file, or both), any order. */
+  checkpoints?: readonly AuditCheckpoint[];
+  /** With the chain key every entry's keyed value is checked; with the public key alone, the signatures. */
+  keys?: AuditVerifyingKeys;
+}
+
 /**
  * Checks one merchant's entries, read oldest first, against the chain rule: numbered from 1 without
  * gaps, each `previousHash` the hash before it, each `hash` recomputed from the content. Reads as it
- * goes, so a million entries take constant memory. With the merchant's `head` (the last sequence and
- * hash its head row recorded, read before the entries), entries removed from the end show too, and
- * so does a chain rewritten from some entry on. Resolves to the count, or the first break.
+ * goes, so a million entries take constant memory. Besides:
+ * - every checkpoint's signature, and that the chain passes through every signed head, so a rewrite
+ *   before the last checkpoint, or a tail cut below it, fails whatever the head row says;
+ * - with the chain key, each entry's keyed value, so an entry forged through the database fails even
+ *   once a later checkpoint signs it; an entry without one (written before the chain was keyed)
+ *   passes only below a signed checkpoint;
+ * - the head row, so entries removed from the end, or a chain rewritten from some entry on, show.
+ * Resolves to the count, or the first break.
  */
 export async function verifyChain(
   entries: AsyncIterable<AuditEntry>,
-  head?: { sequence: number; hash: string },
+  witnesses: ChainWitnesses = {},
 ): Promise<{ count: number } | ChainBreak> {
+  const { head, keys } = witnesses;
+  const signed = new Map<number, AuditCheckpoint[]>();
+  let covered = 0;
+  for (const c of witnesses.checkpoints ?? []) {
+    if (!keys || !checkpointVerifies(keys, c))
+      return { sequence: c.sequence, why: `its checkpoint signed at ${c.at} does not carry the gateway's signature` };
+    signed.set(c.sequence, [...(signed.get(c.sequence) ?? []), c]);
+    covered = Math.max(covered, c.sequence);
+  }
   let expected = 1;
   let previous = GENESIS_HASH;
   for await (const entry of entries) {
@@ -26,6 +53,19 @@ export async function verifyChain(
       return { sequence: entry.sequence, why: 'its previous hash is not the hash of the entry before it' };
     if (chainHash(previous, entry.sequence, entry) !== entry.hash)
       return { sequence: entry.sequence, why: 'its content does not match its hash: it was altered' };
+    if (entry.mac === null && entry.sequence > covered)
+      return {
+        sequence: entry.sequence,
+        why: 'it has no keyed value and no signed checkpoint covers it: it was not written by the gateway',
+      };
+    if (entry.mac !== null && keys?.chainKey && entryMac(keys.chainKey, entry.hash) !== entry.mac)
+      return { sequence: entry.sequence, why: 'its keyed value does not verify: it was not written by the gateway' };
+    const against = signed.get(entry.sequence)?.find((c) => c.hash !== entry.hash);
+    if (against)
+      return {
+        sequence: entry.sequence,
+        why: `its hash is not the one the checkpoint signed at ${against.at} recorded: the chain was rewritten`,
+      };
     if (entry.sequence === head?.sequence && entry.hash !== head.hash)
       return {
         sequence: entry.sequence,
@@ -34,10 +74,61 @@ export async function verifyChain(
     previous = entry.hash;
     expected += 1;
   }
+  if (expected <= covered)
+    return {
+      sequence: expected,
+      why: `the chain ends before it, but a signed checkpoint records ${covered} entries: the rest are missing`,
+    };
   if (head && expected <= head.sequence)
     return {
       sequence: expected,
       why: `the chain ends before it, but the merchant's head records ${head.sequence} entries: the rest are missing`,
     };
   return { count: expected - 1 };
+}
+
+/** A stored payout as the verifier reads it: its row's columns and its record. */
+export interface StoredPayout {
+  referenceId: string;
+  /** The row's columns, which statements and exports read. */
+  status: string;
+  currency: string;
+  amountMinor: number;
+  /** The record, which the API serves. */
+  record: Pick<Disbursement, 'status' | 'amount' | 'currency' | 'accountNumber'>;
+}
+
+/**
+ * What the payout check reads of the trail about a payout: the last entry that gave its status, and
+ * the detail of its CREATE_REQUESTED entry, which names the account it was asked for.
+ */
+export type LastEntry = Pick<AuditEntry, 'sequence' | 'status' | 'amount' | 'currency'> & {
+  requestedDetail: string | null;
+};
+
+/** How audit.rules.ts `requested` ends a CREATE_REQUESTED entry's detail: `… payout to <account>`. */
+const REQUESTED_TO = ' payout to ';
+
+/**
+ * Why a stored payout disagrees with the last audit entry about it (the last that gave its status),
+ * or undefined when it agrees. Amount and currency never change after a create, so every entry
+ * about a payout must carry its amount and currency, and its account must be the one its request
+ * named; a final status is final, so once either the payout or that entry holds one, both must
+ * hold the same.
+ */
+export function payoutAgainstTrail(payout: StoredPayout, last: LastEntry | undefined): string | undefined {
+  if (!last) return 'no audit entry records it';
+  const { record } = payout;
+  if (record.status !== payout.status) return `its record says ${record.status} but its row ${payout.status}`;
+  if (last.amount === null || record.amount !== last.amount || payout.amountMinor !== toMinor(last.amount))
+    return `its amount is ${record.amount} (row: ${payout.amountMinor} minor units) but the audit entry at sequence ${last.sequence} records ${String(last.amount)}`;
+  if (record.currency !== last.currency || payout.currency !== last.currency)
+    return `its currency is ${record.currency} but the audit entry at sequence ${last.sequence} records ${String(last.currency)}`;
+  const requested = last.requestedDetail;
+  if (requested !== null && !requested.endsWith(`${REQUESTED_TO}${record.accountNumber}`))
+    return `its account is ${record.accountNumber} but its CREATE_REQUESTED entry says "${requested}"`;
+  const lastStatus = last.status;
+  if (lastStatus !== null && (isFinal(record.status) || isFinal(lastStatus)) && record.status !== lastStatus)
+    return `its status is ${record.status} but the audit entry at sequence ${last.sequence} records ${lastStatus}`;
+  return undefined;
 }

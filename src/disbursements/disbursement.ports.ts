@@ -1,3 +1,4 @@
+import { AuditCheckpoint } from './audit.keys';
 import {
   Disbursement,
   DisbursementChannel,
@@ -253,8 +254,27 @@ export interface StatementLine {
 }
 
 /** What finance reads: the audit chain, statements and exports. Never across merchants. */
+/** A merchant's chain head as its head row records it. */
+export interface MerchantChainHead {
+  merchantId: string;
+  sequence: number;
+  hash: string;
+}
+
+/** Signed chain heads, kept beside the trail (append-only, like it). */
+export interface AuditCheckpointStore {
+  /** Each merchant's head that no checkpoint signs yet (its sequence is past the last one signed). */
+  unsignedHeads(): Promise<MerchantChainHead[]>;
+  /** Keeps them; one already kept for that merchant and sequence (another replica signed it) stays. */
+  addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void>;
+}
+
 export interface RecordsReader {
   auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage>;
+  /** The merchant's newest `limit` signed checkpoints, newest first. */
+  latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]>;
+  /** Where the merchant's chain ends, as its head row records it (undefined: no entry yet). */
+  auditHead(merchantId: string): Promise<{ sequence: number; hash: string } | undefined>;
   /** Payouts created at or after `from` and before `to` (ms). */
   statement(merchantId: string, from: number, to: number): Promise<StatementLine[]>;
   /**

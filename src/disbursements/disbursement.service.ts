@@ -27,6 +27,9 @@ import { expireStep } from './disbursement.expire';
 import { rejectDisbursement } from './disbursement.reject';
 import { Allowance, payoutAllowance } from './payout.allowance';
 import { Actor, ControlEvent } from './payout.controls';
+import { auditCheckpoints } from './audit.checkpoint-list';
+import { AuditCheckpoint, AuditVerifyingKeys } from './audit.keys';
+import { TrailVerification, verifyTrail } from './audit.verification';
 import { AuditRequest, auditTrail } from './audit.trail';
 import { AuditPage, HistoryEntry, RecordsReader } from './disbursement.ports';
 import { exportPayouts } from './payout.export';
@@ -38,6 +41,8 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   store: DisbursementStore;
   /** The audit chain, statements and exports: the store, read for finance. */
   records: RecordsReader;
+  /** What checks the audit chain on demand: the gateway's own keys. */
+  auditKeys: AuditVerifyingKeys;
   runs: ReconciliationStore;
   events: DisbursementEvents;
   provider: ProviderPort;
@@ -81,8 +86,10 @@ export class DisbursementService {
   private readonly sharedReads: SharedChangeReads;
   /** What reconciliation runs work with (also handed to the ReconciliationRunner). */
   readonly reconciliation: ReconciliationParts;
+  private readonly auditKeys: AuditVerifyingKeys;
 
   constructor(opts: DisbursementServiceOptions) {
+    this.auditKeys = opts.auditKeys;
     this.ctx = {
       store: opts.store,
       events: opts.events,
@@ -163,6 +170,16 @@ export class DisbursementService {
   /** The merchant's audit chain, a page at a time (audit.trail.ts). */
   auditTrail(merchant: Merchant, request: AuditRequest): Promise<AuditPage> {
     return auditTrail(this.reconciliation.records, merchant, request);
+  }
+
+  /** The merchant's latest signed chain heads (audit.checkpoint-list.ts). */
+  auditCheckpoints(merchant: Merchant): Promise<AuditCheckpoint[]> {
+    return auditCheckpoints(this.reconciliation.records, merchant);
+  }
+
+  /** The merchant's whole chain checked with the gateway's keys (audit.verification.ts). */
+  verifyAuditTrail(merchant: Merchant): Promise<TrailVerification> {
+    return verifyTrail(this.reconciliation.records, this.auditKeys, merchant);
   }
 
   /** Counts and exact sums of the payouts created in a window (payout.statement.ts). */

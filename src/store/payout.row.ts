@@ -1,4 +1,5 @@
 import { AuditAction, AuditEntry } from '../disbursements/audit.entry';
+import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { Disbursement, DisbursementStatus, isFinal } from '../disbursements/disbursement.model';
 import {
   AuditQuery,
@@ -105,6 +106,27 @@ export interface AuditRow {
   detail: string | null;
   hash: string;
   previous_hash: string;
+  /** Absent when read from a database not yet migrated to version 5. */
+  mac?: string | null;
+}
+
+/** An audit_checkpoints row as both engines return it. */
+export interface CheckpointRow {
+  merchant_id: string;
+  sequence: number | string;
+  hash: string;
+  at: string;
+  signature: string;
+}
+
+export function checkpointOf(row: CheckpointRow): AuditCheckpoint {
+  return {
+    merchantId: row.merchant_id,
+    sequence: Number(row.sequence),
+    hash: row.hash,
+    at: row.at,
+    signature: row.signature,
+  };
 }
 
 export function entryOf(row: AuditRow): AuditEntry {
@@ -120,6 +142,7 @@ export function entryOf(row: AuditRow): AuditEntry {
     detail: row.detail,
     hash: row.hash,
     previousHash: row.previous_hash,
+    mac: row.mac ?? null,
   };
 }
 

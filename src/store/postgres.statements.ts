@@ -1,4 +1,4 @@
-import { AuditDraft } from '../disbursements/audit.entry';
+import { AuditEntry } from '../disbursements/audit.entry';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import { shownOnInsert } from '../disbursements/disbursement.record';
 import { createdAtOf, payoutColumns } from './payout.row';
@@ -48,9 +48,14 @@ function released(v: Values, held: Reservation, after: string): string {
 )`;
 }
 
-/** Appends the entries to the merchant's audit chain (its trigger numbers and links them) when the write `after` named happened. */
-function audited(v: Values, drafts: readonly AuditDraft[], after: string): string {
-  const rows = drafts.map((d) => ({
+/**
+ * Appends the entries, numbered, linked and keyed by the store, to the merchant's audit chain when the
+ * write `after` named happened, through audit_append (its trigger checks they follow the head and
+ * moves it). A SELECT in a WITH runs only when read: `appendedBy` reads it.
+ */
+function audited(v: Values, entries: readonly AuditEntry[], after: string): string {
+  const rows = entries.map((d) => ({
+    sequence: d.sequence,
     at: d.at,
     actor: d.actor,
     action: d.action,
@@ -59,23 +64,23 @@ function audited(v: Values, drafts: readonly AuditDraft[], after: string): strin
     amount: d.amount,
     currency: d.currency,
     detail: d.detail,
+    hash: d.hash,
+    previous_hash: d.previousHash,
+    mac: d.mac,
   }));
-  return `, audited AS (
-  INSERT INTO audit_log (merchant_id, at, actor, action, reference_id, status, amount, currency, detail)
-  SELECT $1, a.at, a.actor, a.action, a.reference_id, a.status, a.amount, a.currency, a.detail
-  FROM ROWS FROM (json_to_recordset(${v.add(JSON.stringify(rows))}::json) AS (at text, actor text, action text,
-    reference_id text, status text, amount text, currency text, detail text)) WITH ORDINALITY
-    AS a(at, actor, action, reference_id, status, amount, currency, detail, n)
-  WHERE EXISTS (SELECT 1 FROM ${after}) ORDER BY a.n
-)`;
+  return `, audited AS (SELECT audit_append($1, ${v.add(JSON.stringify(rows))}::json) AS appended FROM ${after})`;
 }
+
+/** The column that makes the audited WITH run (its rows are appended by then). */
+const appendedBy = (audit: readonly AuditEntry[]) =>
+  audit.length > 0 ? ', (SELECT coalesce(sum(appended), 0) FROM audited)::int AS appended' : '';
 
 /** Adds the record to the change log (its triggers number and notify) when the write `after` named happened. */
 function logged(record: string, at: string, after: string): string {
   return `, logged AS (INSERT INTO payout_changes (merchant_id, at, record) SELECT merchant_id, ${at}, ${record} FROM ${after})`;
 }
 
-export function insertStatement(record: Disbursement, writtenAt: number, audit: readonly AuditDraft[]): Statement {
+export function insertStatement(record: Disbursement, writtenAt: number, audit: readonly AuditEntry[]): Statement {
   const v = new Values();
   v.add(record.merchantId);
   v.add(record.referenceId);
@@ -91,7 +96,7 @@ WITH inserted AS (
   ON CONFLICT (merchant_id, reference_id) DO NOTHING
   RETURNING merchant_id
 )${shown ? logged(c.record, c.written_at, 'inserted') : ''}${audit.length > 0 ? audited(v, audit, 'inserted') : ''}
-SELECT count(*)::int AS done FROM inserted`;
+SELECT count(*)::int AS done${appendedBy(audit)} FROM inserted`;
   return { name: `insert-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list };
 }
 
@@ -100,7 +105,7 @@ export function updateStatement(
   keys: { merchantId: string; referenceId: string; revision: string },
   record: Disbursement,
   writtenAt: number,
-  extra: { release?: Reservation; published: boolean; audit: readonly AuditDraft[] },
+  extra: { release?: Reservation; published: boolean; audit: readonly AuditEntry[] },
 ): Statement {
   const v = new Values();
   v.add(keys.merchantId);
@@ -117,14 +122,14 @@ WITH updated AS (
 )${extra.release ? released(v, extra.release, 'updated') : ''}${
     extra.published ? logged(c.record, c.written_at, 'updated') : ''
   }${extra.audit.length > 0 ? audited(v, extra.audit, 'updated') : ''}
-SELECT count(*)::int AS done FROM updated`;
+SELECT count(*)::int AS done${appendedBy(extra.audit)} FROM updated`;
   const shape = `${extra.release ? 'r' : ''}${extra.published ? 'l' : ''}${extra.audit.length > 0 ? 'a' : ''}`;
   return { name: `update-${shape}`, text, values: v.list };
 }
 
 export function removeStatement(
   keys: { merchantId: string; referenceId: string; revision: string },
-  extra: { release?: Reservation; audit: readonly AuditDraft[] },
+  extra: { release?: Reservation; audit: readonly AuditEntry[] },
 ): Statement {
   const v = new Values();
   v.add(keys.merchantId);
@@ -136,13 +141,13 @@ WITH removed AS (
 )${extra.release ? released(v, extra.release, 'removed') : ''}${
     extra.audit.length > 0 ? audited(v, extra.audit, 'removed') : ''
   }
-SELECT count(*)::int AS done FROM removed`;
+SELECT count(*)::int AS done${appendedBy(extra.audit)} FROM removed`;
   return { name: `remove-${extra.release ? 'r' : ''}${extra.audit.length > 0 ? 'a' : ''}`, text, values: v.list };
 }
 
-export function appendStatement(merchantId: string, drafts: readonly AuditDraft[]): Statement {
+export function appendStatement(merchantId: string, drafts: readonly AuditEntry[]): Statement {
   const v = new Values();
   v.add(merchantId);
-  const text = `WITH always AS (SELECT 1)${audited(v, drafts, 'always')} SELECT 1`;
+  const text = `WITH always AS (SELECT 1)${audited(v, drafts, 'always')} SELECT (SELECT appended FROM audited)`;
   return { name: 'append-audit', text, values: v.list };
 }

@@ -1,8 +1,10 @@
-import type { Pool, QueryResultRow } from 'pg';
-import { AuditDraft } from '../disbursements/audit.entry';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { AuditDraft, AuditEntry, chainedAll } from '../disbursements/audit.entry';
+import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { Disbursement } from '../disbursements/disbursement.model';
 import {
   AuditPage,
+  AuditCheckpointStore,
   AuditQuery,
   AuditRule,
   DisbursementStore,
@@ -11,6 +13,7 @@ import {
   HistoryPosition,
   HistoryQuery,
   LoggedChange,
+  MerchantChainHead,
   RecordsReader,
   START_POSITION,
   StatementLine,
@@ -22,6 +25,8 @@ import { isOutage } from '../database/postgres.failures';
 import {
   auditCondition,
   AuditRow,
+  checkpointOf,
+  CheckpointRow,
   entryOf,
   historyCondition,
   historyEntryOf,
@@ -40,6 +45,8 @@ import { pruneBatch } from './postgres.retention';
 
 export interface PostgresStoreOptions {
   pool: Pool;
+  /** The key every audit entry's keyed value is made with (audit.keys.ts). */
+  chainKey: Buffer;
   /** RECORD_RETENTION_SECONDS in ms: final records not written for this long go (0: kept forever). */
   retentionMs?: number;
   /** EVENT_RETENTION_SECONDS in ms: how long the change log keeps a change. Default one day. */
@@ -56,7 +63,7 @@ export interface PostgresStoreOptions {
  * the change again on the record as it now is. The change log's positions and notifications come
  * from triggers (schema.migrations.ts), so they commit with the change or not at all.
  */
-export class PostgresStore implements DisbursementStore, RecordsReader {
+export class PostgresStore implements DisbursementStore, RecordsReader, AuditCheckpointStore {
   private readonly pool: Pool;
   private readonly now: () => number;
   private readonly retentionMs: number;
@@ -89,7 +96,9 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
 
   async insertIfAbsent(record: Disbursement, audit: readonly AuditDraft[] = []): Promise<Disbursement | undefined> {
     for (;;) {
-      const [{ done }] = await this.run<{ done: number }>(insertStatement(record, this.now(), audit));
+      const [{ done }] = await this.runAudited<{ done: number }>(record.merchantId, audit, (entries) =>
+        insertStatement(record, this.now(), entries),
+      );
       if (done === 1) return undefined;
       // Another write holds the referenceId; it may have gone again by now, then try once more.
       const existing = await this.get(record.merchantId, record.referenceId);
@@ -138,7 +147,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
         return { refused };
       }
       // Named like run()'s writes, so the connection prepares this shape once.
-      await client.query(insertStatement(record, this.now(), audit));
+      await this.chainIn(client, record.merchantId, audit, (entries) => insertStatement(record, this.now(), entries));
       await client.query(
         `INSERT INTO daily_reservations (merchant_id, day, currency, actor_id, minor)
          VALUES ($1, $2, $3, '', $5), ($1, $2, $3, $4, $5)
@@ -183,12 +192,13 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
       const next = change(current.record);
       if (!next) return current.record;
       const { record, release } = releasing(next);
-      const statement = updateStatement({ merchantId, referenceId, revision: current.revision }, record, this.now(), {
-        release,
-        published: isPublished(current.record, record),
-        audit: audit?.(current.record, record) ?? [],
-      });
-      const [{ done }] = await this.run<{ done: number }>(statement);
+      const keys = { merchantId, referenceId, revision: current.revision };
+      const published = isPublished(current.record, record);
+      const [{ done }] = await this.runAudited<{ done: number }>(
+        merchantId,
+        audit?.(current.record, record) ?? [],
+        (entries) => updateStatement(keys, record, this.now(), { release, published, audit: entries }),
+      );
       if (done === 1) return record;
     }
   }
@@ -202,17 +212,68 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
     for (;;) {
       const current = await this.current(merchantId, referenceId);
       if (!current || !expected(current.record)) return;
-      const statement = removeStatement(
-        { merchantId, referenceId, revision: current.revision },
-        { release: releasedByRemoval(current.record), audit: audit?.(current.record) ?? [] },
+      const keys = { merchantId, referenceId, revision: current.revision };
+      const release = releasedByRemoval(current.record);
+      const [{ done }] = await this.runAudited<{ done: number }>(merchantId, audit?.(current.record) ?? [], (entries) =>
+        removeStatement(keys, { release, audit: entries }),
       );
-      const [{ done }] = await this.run<{ done: number }>(statement);
       if (done === 1) return;
     }
   }
 
   async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
-    if (entries.length > 0) await this.run(appendStatement(merchantId, entries));
+    if (entries.length > 0)
+      await this.runAudited(merchantId, entries, (chained) => appendStatement(merchantId, chained));
+  }
+
+  async unsignedHeads(): Promise<MerchantChainHead[]> {
+    const rows = await this.query<{ merchant_id: string; audit_sequence: string; audit_hash: string }>(
+      'unsigned-heads',
+      `SELECT merchant_id, audit_sequence, audit_hash FROM merchant_heads h WHERE audit_sequence >
+         coalesce((SELECT max(sequence) FROM audit_checkpoints c WHERE c.merchant_id = h.merchant_id), 0)
+       ORDER BY merchant_id`,
+      [],
+    );
+    return rows.map((r) => ({ merchantId: r.merchant_id, sequence: Number(r.audit_sequence), hash: r.audit_hash }));
+  }
+
+  async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
+    if (checkpoints.length === 0) return;
+    await this.query(
+      undefined,
+      `INSERT INTO audit_checkpoints (merchant_id, sequence, hash, at, signature)
+       SELECT * FROM json_to_recordset($1::json) AS c(merchant_id text, sequence bigint, hash text, at text, signature text)
+       ON CONFLICT (merchant_id, sequence) DO NOTHING`,
+      [
+        JSON.stringify(
+          checkpoints.map((c) => ({
+            merchant_id: c.merchantId,
+            sequence: c.sequence,
+            hash: c.hash,
+            at: c.at,
+            signature: c.signature,
+          })),
+        ),
+      ],
+    );
+  }
+
+  async auditHead(merchantId: string): Promise<{ sequence: number; hash: string } | undefined> {
+    const [head] = await this.query<{ audit_sequence: string; audit_hash: string }>(
+      'audit-head-read',
+      'SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = $1 AND audit_sequence > 0',
+      [merchantId],
+    );
+    return head && { sequence: Number(head.audit_sequence), hash: head.audit_hash };
+  }
+
+  async latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]> {
+    const rows = await this.query<CheckpointRow>(
+      'latest-checkpoints',
+      'SELECT * FROM audit_checkpoints WHERE merchant_id = $1 ORDER BY sequence DESC LIMIT $2',
+      [merchantId, limit],
+    );
+    return rows.map(checkpointOf);
   }
 
   async auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage> {
@@ -358,6 +419,62 @@ export class PostgresStore implements DisbursementStore, RecordsReader {
       [merchantId, referenceId],
     );
     return row && { revision: row.revision, record: JSON.parse(row.record) as Disbursement };
+  }
+
+  /**
+   * The statement `build` makes of the drafts once they are numbered, linked and keyed here, in one
+   * transaction (chainIn); without drafts, the statement alone.
+   */
+  private async runAudited<R extends QueryResultRow>(
+    merchantId: string,
+    drafts: readonly AuditDraft[],
+    build: (entries: readonly AuditEntry[]) => Statement,
+  ): Promise<R[]> {
+    if (drafts.length === 0) return this.run<R>(build([]));
+    const client = await this.connect();
+    try {
+      await client.query('BEGIN');
+      const rows = await this.chainIn<R>(client, merchantId, drafts, build);
+      await client.query('COMMIT');
+      return rows;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.failure(error);
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Inside the client's transaction: takes the merchant's audit lock (held to commit, so a replica
+   * appending meanwhile waits and the head read stays the head), chains the drafts after the head
+   * with the key only the gateway holds, and runs what `build` makes of them. The lock is taken
+   * before any row lock, as every audited write does, so none waits on another in a cycle.
+   */
+  private async chainIn<R extends QueryResultRow>(
+    client: PoolClient,
+    merchantId: string,
+    drafts: readonly AuditDraft[],
+    build: (entries: readonly AuditEntry[]) => Statement,
+  ): Promise<R[]> {
+    if (drafts.length > 0)
+      await client.query({
+        name: 'audit-lock',
+        text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))',
+        values: [JSON.stringify(['audit', merchantId])],
+      });
+    const { rows: heads } =
+      drafts.length > 0
+        ? await client.query<{ audit_sequence: string; audit_hash: string }>({
+            name: 'audit-head',
+            text: 'SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = $1',
+            values: [merchantId],
+          })
+        : { rows: [] };
+    const head = heads[0] && Number(heads[0].audit_sequence) > 0 ? heads[0] : undefined;
+    const previous = head && { sequence: Number(head.audit_sequence), hash: head.audit_hash };
+    const entries = chainedAll(previous, drafts, this.opts.chainKey);
+    return (await client.query<R>(build(entries))).rows;
   }
 
   private run<R extends QueryResultRow>(statement: Statement): Promise<R[]> {

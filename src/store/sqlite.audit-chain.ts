@@ -1,17 +1,23 @@
-import { AuditDraft, AuditEntry, chained } from '../disbursements/audit.entry';
+import { AuditDraft, chainedAll } from '../disbursements/audit.entry';
 import { SqliteStatements } from './sqlite.statements';
 
 /**
  * Appends entries to the merchant's audit chain, inside the caller's transaction: each entry links to
- * the hash of the one before (on PostgreSQL a trigger does this; here the store does).
+ * the hash of the one before and carries its keyed value (on PostgreSQL a trigger checks the link;
+ * here the store is the only writer).
  */
-export function appendAuditChain(q: SqliteStatements, merchantId: string, drafts: readonly AuditDraft[]): void {
+export function appendAuditChain(
+  q: SqliteStatements,
+  chainKey: Buffer,
+  merchantId: string,
+  drafts: readonly AuditDraft[],
+): void {
   if (drafts.length === 0) return;
   const head = q.auditHead.get(merchantId) as { audit_sequence: number; audit_hash: string } | undefined;
-  let last: AuditEntry | { sequence: number; hash: string } | undefined =
+  const previous =
     head && head.audit_sequence > 0 ? { sequence: head.audit_sequence, hash: head.audit_hash } : undefined;
-  for (const draft of drafts) {
-    const entry = chained(last, draft);
+  const entries = chainedAll(previous, drafts, chainKey);
+  for (const entry of entries)
     q.appendAudit.run(
       merchantId,
       entry.sequence,
@@ -25,8 +31,8 @@ export function appendAuditChain(q: SqliteStatements, merchantId: string, drafts
       entry.detail,
       entry.hash,
       entry.previousHash,
+      entry.mac,
     );
-    last = entry;
-  }
-  if (last) q.setAuditHead.run(merchantId, last.sequence, last.hash);
+  const last = entries[entries.length - 1];
+  q.setAuditHead.run(merchantId, last.sequence, last.hash);
 }

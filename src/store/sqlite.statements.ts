@@ -39,10 +39,16 @@ export function sqliteStatements(db: Database) {
     ),
     auditHead: prepare('SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = ?'),
     appendAudit: prepare(`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
-      currency, detail, hash, previous_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      currency, detail, hash, previous_hash, mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     setAuditHead: prepare(`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
       VALUES (?, 0, ?, ?) ON CONFLICT (merchant_id) DO UPDATE SET audit_sequence = excluded.audit_sequence,
       audit_hash = excluded.audit_hash`),
+    unsignedHeads: prepare(`SELECT merchant_id, audit_sequence, audit_hash FROM merchant_heads h
+      WHERE audit_sequence > coalesce((SELECT max(sequence) FROM audit_checkpoints c WHERE c.merchant_id = h.merchant_id), 0)
+      ORDER BY merchant_id`),
+    addCheckpoint: prepare(`INSERT INTO audit_checkpoints (merchant_id, sequence, hash, at, signature)
+      VALUES (?, ?, ?, ?, ?) ON CONFLICT (merchant_id, sequence) DO NOTHING`),
+    latestCheckpoints: prepare('SELECT * FROM audit_checkpoints WHERE merchant_id = ? ORDER BY sequence DESC LIMIT ?'),
     // A statement sums its window a slice at a time: where the slice after (?, ?) ends, then the sums
     // of the rows in (after, end], whose created_at lie in [?, ?] (the range SQLite seeks the index on).
     statementSliceEnd: prepare(`SELECT created_at, reference_id FROM payouts

@@ -3,9 +3,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AuditDraft } from '../disbursements/audit.entry';
+import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import {
   AuditPage,
+  AuditCheckpointStore,
   AuditQuery,
   AuditRule,
   DisbursementStore,
@@ -14,6 +16,7 @@ import {
   HistoryPosition,
   HistoryQuery,
   LoggedChange,
+  MerchantChainHead,
   RecordsReader,
   START_POSITION,
   StatementLine,
@@ -24,6 +27,8 @@ import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../
 import {
   auditCondition,
   AuditRow,
+  checkpointOf,
+  CheckpointRow,
   createdAtOf,
   entryOf,
   historyCondition,
@@ -38,6 +43,8 @@ import { appendAuditChain } from './sqlite.audit-chain';
 
 export interface SqliteStoreOptions {
   db: Database;
+  /** The key every audit entry's keyed value is made with (audit.keys.ts). */
+  chainKey: Buffer;
   /** Told of each logged change once it is committed: the process's events publish it. */
   onChange?: (record: Disbursement) => void;
   /** RECORD_RETENTION_SECONDS in ms: final records not written for this long go (0: kept forever). */
@@ -69,7 +76,7 @@ type Row = { record: string };
  * synchronously inside, in one transaction when it writes, so a read-modify-write is atomic without
  * locks: nothing else of this process runs in between, and no other process opens the file.
  */
-export class SqliteStore implements DisbursementStore, RecordsReader {
+export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheckpointStore {
   private readonly db: Database;
   private readonly now: () => number;
   private readonly retentionMs: number;
@@ -170,7 +177,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
       const columns = payoutColumns(record, this.now());
       this.q.update.run({ merchant_id: merchantId, reference_id: referenceId, ...columns });
       if (release) this.count(merchantId, release, -1);
-      appendAuditChain(this.q, merchantId, audit?.(current, record) ?? []);
+      appendAuditChain(this.q, this.opts.chainKey, merchantId, audit?.(current, record) ?? []);
       return { result: record, logged: isPublished(current, record) ? this.log(record, columns) : undefined };
     });
   }
@@ -185,7 +192,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
       const current = this.read(merchantId, referenceId);
       if (!current || !expected(current)) return { result: undefined };
       this.q.remove.run(merchantId, referenceId);
-      appendAuditChain(this.q, merchantId, audit?.(current) ?? []);
+      appendAuditChain(this.q, this.opts.chainKey, merchantId, audit?.(current) ?? []);
       const release = releasedByRemoval(current);
       if (release) this.count(merchantId, release, -1);
       return { result: undefined };
@@ -194,7 +201,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
 
   async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
     this.write(() => {
-      appendAuditChain(this.q, merchantId, entries);
+      appendAuditChain(this.q, this.opts.chainKey, merchantId, entries);
       return { result: undefined };
     });
   }
@@ -208,6 +215,32 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
         .all(...where.values, query.limit + 1) as AuditRow[];
       return { entries: rows.slice(0, query.limit).map(entryOf), hasMore: rows.length > query.limit };
     });
+  }
+
+  async unsignedHeads(): Promise<MerchantChainHead[]> {
+    return this.run(() =>
+      (this.q.unsignedHeads.all() as { merchant_id: string; audit_sequence: number; audit_hash: string }[]).map(
+        (row) => ({ merchantId: row.merchant_id, sequence: row.audit_sequence, hash: row.audit_hash }),
+      ),
+    );
+  }
+
+  async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
+    this.write(() => {
+      for (const c of checkpoints) this.q.addCheckpoint.run(c.merchantId, c.sequence, c.hash, c.at, c.signature);
+      return { result: undefined };
+    });
+  }
+
+  async auditHead(merchantId: string): Promise<{ sequence: number; hash: string } | undefined> {
+    return this.run(() => {
+      const head = this.q.auditHead.get(merchantId) as { audit_sequence: number; audit_hash: string } | undefined;
+      return head && head.audit_sequence > 0 ? { sequence: head.audit_sequence, hash: head.audit_hash } : undefined;
+    });
+  }
+
+  async latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]> {
+    return this.run(() => (this.q.latestCheckpoints.all(merchantId, limit) as CheckpointRow[]).map(checkpointOf));
   }
 
   /**
@@ -403,7 +436,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
       created_at: createdAtOf(record),
       ...columns,
     });
-    appendAuditChain(this.q, record.merchantId, audit);
+    appendAuditChain(this.q, this.opts.chainKey, record.merchantId, audit);
     return shownOnInsert(record) ? this.log(record, columns) : undefined;
   }
 

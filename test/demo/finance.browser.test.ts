@@ -29,7 +29,7 @@ describeBrowser('the demo dashboard a finance team hands its auditor', () => {
     stack = await startStack({
       // What SANDBOX_OPENING_BALANCE=1000000 gives the embedded sandbox; a balance read fresh each time.
       sandbox: { openingBalance: 1_000_000 },
-      env: { WALLET_BALANCE_CACHE_MS: '0' },
+      env: { WALLET_BALANCE_CACHE_MS: '0', AUDIT_CHECKPOINT_SECONDS: '1' },
     });
     browser = await launchChromium();
     // Wide enough for the audit trail to sit beside the timeline.
@@ -168,5 +168,22 @@ describeBrowser('the demo dashboard a finance team hands its auditor', () => {
     expect(pageProblems).toEqual([]);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'finance.png'), fullPage: true });
+  });
+
+  it('shows the latest signed checkpoint and that the whole chain verifies', async () => {
+    const panel = page.getByTestId('verification');
+    const check = async () => {
+      const before = Number((await panel.getAttribute('data-checks')) ?? 0);
+      await page.click('#verify-trail');
+      await page.locator(`[data-testid="verification"][data-checks="${before + 1}"]`).waitFor();
+      return (await page.getByTestId('checkpoint').textContent()) ?? '';
+    };
+    // The head is signed within AUDIT_CHECKPOINT_SECONDS of the last payout: check again until it shows.
+    for (let tries = 1; !/^Latest checkpoint: #\d+, signed /.test(await check()); tries += 1)
+      if (tries === 50) throw new Error('no checkpoint shown');
+    const result = page.getByTestId('verification-result').locator('[data-verified]');
+    expect(await result.getAttribute('data-verified')).toBe('true');
+    expect(await result.textContent()).toMatch(/^✓ The chain verifies: \d+ entries$/);
+    expect(pageProblems).toEqual([]);
   });
 });

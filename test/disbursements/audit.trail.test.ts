@@ -4,6 +4,7 @@ import { DisbursementRequest } from '../../src/disbursements/disbursement.model'
 import { Merchant, ProviderError } from '../../src/disbursements/disbursement.ports';
 import { Actor } from '../../src/disbursements/payout.controls';
 import { CreateScript, Domain, domain, merchant, mobileRequest } from '../support/domain';
+import { TEST_CHAIN_KEY } from '../support/chain-key';
 
 const alice: Actor = { id: 'alice', name: 'alice' };
 const bob: Actor = { id: 'bob', name: 'bob' };
@@ -221,13 +222,13 @@ describe('the chain', () => {
     await d.service.create(merchant, mobileRequest());
     const entries = await trail(d, merchant);
     const head = { sequence: 6, hash: entries[5].hash };
-    expect(await verifyChain(listed(entries), head)).toEqual({ count: 6 });
-    expect(await verifyChain(listed(entries.slice(0, 4)), head)).toMatchObject({ sequence: 5 });
+    expect(await verifyChain(listed(entries), { head })).toEqual({ count: 6 });
+    expect(await verifyChain(listed(entries.slice(0, 4)), { head })).toMatchObject({ sequence: 5 });
     // Entry 5 altered and every hash from it on recomputed: each link holds, but not the head's.
-    const altered = chained(entries[3], { ...entries[4], amount: '1.00' });
-    const rewritten = [...entries.slice(0, 4), altered, chained(altered, entries[5])];
+    const altered = chained(entries[3], { ...entries[4], amount: '1.00' }, TEST_CHAIN_KEY);
+    const rewritten = [...entries.slice(0, 4), altered, chained(altered, entries[5], TEST_CHAIN_KEY)];
     expect(await verifyChain(listed(rewritten))).toEqual({ count: 6 });
-    expect(await verifyChain(listed(rewritten), head)).toMatchObject({ sequence: 6 });
+    expect(await verifyChain(listed(rewritten), { head })).toMatchObject({ sequence: 6 });
   });
 
   it('filters by action, actor and time', async () => {

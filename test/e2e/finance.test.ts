@@ -1,13 +1,15 @@
 import Database from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
+import { createPublicKey, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readDevAuditKey } from '../../src/audit/audit.dev-key';
+import { auditPublicKey, checkpointVerifies } from '../../src/disbursements/audit.keys';
 import { PAYOUT_COLUMNS } from '../../src/exports/payouts.csv';
 import { alterAuditAmount, auditVerify, withPassword } from '../support/audit';
 import { parseCsv } from '../support/csv';
 import { TestIdp } from '../support/idp';
-import { describeEachEngine } from '../support/modes';
+import { describeEachEngine, ownerUrl } from '../support/modes';
 import { withClient } from '../support/postgres';
 import { eventually, gql, GraphQLResponse, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
 
@@ -24,6 +26,24 @@ const START = `mutation Start($from: DateTimeISO!, $to: DateTimeISO!) { startRec
 const RUN = `query Run($id: ID!) { reconciliationRun(id: $id) { state checked total failure
   discrepancies { referenceId kind gatewayStatus providerStatus resolved }
   balance { currency opening closing explained unexplained } } }`;
+
+const CHECKPOINTS = 'query Checkpoints { auditCheckpoints { sequence hash at signature } }';
+
+const VERIFICATION = 'query Verify { auditVerification { verified entries brokenAt reason checkpoint { sequence } } }';
+
+interface Verification {
+  verified: boolean;
+  entries: number;
+  brokenAt: number | null;
+  checkpoint: { sequence: number } | null;
+}
+
+interface Checkpoint {
+  sequence: number;
+  hash: string;
+  at: string;
+  signature: string;
+}
 
 interface Entry {
   sequence: number;
@@ -98,7 +118,7 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
       file,
       JSON.stringify(MERCHANTS.map((id) => ({ id, apiKey: `key-${id}`, clientTokens: clientTokens(id), controls }))),
     );
-    databaseUrl = env().DATABASE_URL;
+    databaseUrl = ownerUrl(env());
     stack = await startStack({
       env: {
         MERCHANTS_FILE: file,
@@ -106,6 +126,7 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
         JWT_ISSUER: idp.issuer,
         JWT_AUDIENCE: idp.audience,
         RECONCILE_INTERVAL_MS: '100',
+        AUDIT_CHECKPOINT_SECONDS: '1',
         WALLET_BALANCE_CACHE_MS: '0',
         ...env(),
       },
@@ -165,6 +186,31 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
     expect(await trail(stranger, { referenceId: approved })).toEqual([]);
     expect((await trail(stranger)).filter((e) => e.referenceId !== null)).toEqual([]);
     expect(await statusOf(stranger, approved)).toBeUndefined();
+  });
+
+  it('hands an auditor its merchant’s signed chain heads, each verifiable with the public key alone', async () => {
+    const auditor = await as('acme', 'auditor', 'audit:read');
+    const last = (await trail(auditor)).at(-1)!;
+    // Signed within AUDIT_CHECKPOINT_SECONDS of the head moving.
+    const checkpoints = await eventually(async () => {
+      const { auditCheckpoints } = ok(await call<{ auditCheckpoints: Checkpoint[] }>(auditor, CHECKPOINTS));
+      return auditCheckpoints[0]?.sequence >= last.sequence ? auditCheckpoints : undefined;
+    }, 200);
+    // The development key the gateway made, as an auditor given its public half would check it.
+    const publicPem = createPublicKey((await readDevAuditKey())!).export({ type: 'spki', format: 'pem' });
+    const keys = auditPublicKey(publicPem.toString());
+    for (const c of checkpoints) expect(checkpointVerifies(keys, { ...c, merchantId: 'acme' })).toBe(true);
+    expect(checkpoints.map((c) => c.sequence)).toEqual([...checkpoints.map((c) => c.sequence)].sort((a, b) => b - a));
+    const theirs = ok(
+      await call<{ auditCheckpoints: Checkpoint[] }>(await as('other', 'auditor', 'audit:read'), CHECKPOINTS),
+    ).auditCheckpoints;
+    for (const c of theirs) expect(checkpointVerifies(keys, { ...c, merchantId: 'acme' })).toBe(false);
+    const refused = await call(await as('acme', 'reader', 'payouts:read'), CHECKPOINTS);
+    expect(refused.status).toBe(403);
+
+    const { auditVerification } = ok(await call<{ auditVerification: Verification }>(auditor, VERIFICATION));
+    expect(auditVerification).toMatchObject({ verified: true, entries: (await trail(auditor)).length });
+    expect(auditVerification.checkpoint?.sequence).toBeGreaterThanOrEqual(last.sequence);
   });
 
   it('answers 401 without a credential and 400 naming the field of a bad window', async () => {
@@ -344,7 +390,7 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
     const count = (await trail(auditor)).length;
     // A password in the URL (the test server does not ask for one) is never printed.
     const password = `pw-${randomUUID()}`;
-    const url = databaseUrl.startsWith('sqlite:') ? databaseUrl : withPassword(databaseUrl, password);
+    const url = databaseUrl.startsWith('sqlite:') ? databaseUrl : withPassword(env().DATABASE_URL, password);
     const intact = await auditVerify(url);
     expect(intact.output).toContain(`merchant acme: ${count} entries verified`);
     expect(intact.code).toBe(0);
@@ -360,5 +406,8 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
     expect(broken.output).not.toContain(password);
     // Another merchant's chain is its own: it still verifies.
     expect((await auditVerify(url, ['--merchant', 'other'])).code).toBe(0);
+    // The gateway's own check on demand names the same entry.
+    const { auditVerification } = ok(await call<{ auditVerification: Verification }>(auditor, VERIFICATION));
+    expect(auditVerification).toMatchObject({ verified: false, brokenAt: target.sequence });
   });
 });

@@ -6,6 +6,7 @@ import { describeEngines, POSTGRES } from '../support/engines';
 import { freshDatabase, FreshDatabase, withClient } from '../support/postgres';
 import { eventsContract } from './events.contract';
 import { bump, shownRecord, until, watching } from './store.fixtures';
+import { TEST_CHAIN_KEY } from '../support/chain-key';
 
 describeEngines('DisbursementEvents', eventsContract);
 
@@ -22,7 +23,7 @@ POSTGRES.describe('PostgresEvents over LISTEN/NOTIFY', () => {
     pools = [await openPostgres(database.url), await openPostgres(database.url)];
     errors = [];
     events = new PostgresEvents({ url: database.url, pool: pools[0], onError: (e) => errors.push(e) });
-    store = new PostgresStore({ pool: pools[1] });
+    store = new PostgresStore({ pool: pools[1], chainKey: TEST_CHAIN_KEY });
   });
   afterEach(async () => {
     await events.close();

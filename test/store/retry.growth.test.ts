@@ -2,6 +2,7 @@ import { Merchant, ProviderError } from '../../src/disbursements/disbursement.po
 import { DisbursementService } from '../../src/disbursements/disbursement.service';
 import { databasePerTest, describeEngines } from '../support/engines';
 import { FakeProvider, merchant, mobileRequest } from '../support/domain';
+import { TEST_AUDIT_KEYS } from '../support/chain-key';
 
 /**
  * Issue #35: a client retrying one payout while the provider cannot be reached must not grow the
@@ -27,6 +28,7 @@ describeEngines('retries of one payout while the provider is unreachable', (engi
       claimPollMs: 5,
       reconcile: { unknownAfterMs: 1000, pendingAfterMs: 60_000, maxDelayMs: 600_000 },
       now: () => new Date(clock),
+      auditKeys: TEST_AUDIT_KEYS,
     });
     const tick = (ms: number) => void (clock += ms);
     return { provider, store, service, tick };

@@ -12,6 +12,7 @@ import { PubSubEvents } from '../../src/events/pubsub.events';
 import { openSqlite } from '../../src/database/sqlite.open';
 import { SqliteStore } from '../../src/store/sqlite.store';
 import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
+import { TEST_AUDIT_KEYS, TEST_CHAIN_KEY } from './chain-key';
 
 /**
  * What the fake provider does with the next create:
@@ -154,6 +155,7 @@ export function domain(
   const { db } = openSqlite(':memory:');
   const store = new SqliteStore({
     db,
+    chainKey: TEST_CHAIN_KEY,
     onChange: (record) => {
       published.push(record);
       void events.publish(record);
@@ -163,6 +165,7 @@ export function domain(
   const service = new DisbursementService({
     store,
     records: store,
+    auditKeys: TEST_AUDIT_KEYS,
     runs: new SqliteReconciliations(db),
     events,
     provider,

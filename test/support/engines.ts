@@ -21,6 +21,7 @@ import { PostgresBudgetLedger } from '../../src/upstream/postgres.budget';
 import { BudgetLedger } from '../../src/upstream/provider.budget';
 import { SqliteBudgetLedger } from '../../src/upstream/sqlite.budget';
 import { describePostgres, freshDatabase } from './postgres';
+import { TEST_CHAIN_KEY } from './chain-key';
 
 /** The store's settings a test may choose, and its clock. */
 export interface StoreSettings {
@@ -72,7 +73,13 @@ async function openSqliteDatabase(): Promise<TestDatabase> {
   const events = new PubSubEvents();
   return {
     engine: 'SQLite',
-    store: (settings) => new SqliteStore({ db: handle.db, onChange: (r) => void events.publish(r), ...settings }),
+    store: (settings) =>
+      new SqliteStore({
+        db: handle.db,
+        chainKey: TEST_CHAIN_KEY,
+        onChange: (r) => void events.publish(r),
+        ...settings,
+      }),
     events: () => events,
     relayQueue: () => new SqliteRelayQueue(handle.db),
     budget: () => new SqliteBudgetLedger(handle.db),
@@ -104,7 +111,7 @@ async function openPostgresDatabase(): Promise<TestDatabase> {
   };
   return {
     engine: 'PostgreSQL',
-    store: (settings) => new PostgresStore({ pool: pool(), ...settings }),
+    store: (settings) => new PostgresStore({ pool: pool(), chainKey: TEST_CHAIN_KEY, ...settings }),
     events: () => {
       const events = new PostgresEvents({ url: database.url, pool: pool() });
       closers.push(() => events.close());

@@ -1,10 +1,13 @@
-import { describePostgres, freshDatabase, FreshDatabase } from './postgres';
+import { describePostgres, TwoRoleDatabase, twoRoleDatabase } from './postgres';
 import { sqliteFile } from './stack';
 
 /**
  * The same tests on every engine: the embedded SQLite file and (when TEST_DATABASE_URL is set)
  * PostgreSQL. `env()` gives the gateway settings of the engine: one file, or one fresh database,
- * per block, shared by the stacks the block starts (as replicas, or one gateway restarted).
+ * per block, shared by the stacks the block starts (as replicas, or one gateway restarted). On
+ * PostgreSQL the gateway runs as production does, on two roles: DATABASE_OWNER_URL migrates,
+ * DATABASE_URL is a role of the block's own with only what the migrations grant; SQL behind the
+ * gateway's back goes through the owner (`ownerUrl`).
  */
 export function describeEachEngine(name: string, fn: (env: () => Record<string, string>) => void): void {
   describe(`${name} (SQLite)`, () => {
@@ -13,16 +16,19 @@ export function describeEachEngine(name: string, fn: (env: () => Record<string, 
     fn(() => ({ DATABASE_URL: file.url }));
   });
   describePostgres(`${name} (PostgreSQL)`, () => {
-    let database: FreshDatabase | undefined;
+    let database: TwoRoleDatabase | undefined;
     beforeAll(async () => {
-      database = await freshDatabase();
+      database = await twoRoleDatabase();
     });
     afterAll(async () => {
       await database?.drop();
     });
     fn(() => {
       if (!database) throw new Error('the database of this block is not ready yet');
-      return { DATABASE_URL: database.url };
+      return { DATABASE_URL: database.gatewayUrl, DATABASE_OWNER_URL: database.ownerUrl };
     });
   });
 }
+
+/** The URL for SQL behind the gateway's back: the owner's on PostgreSQL, the file itself on SQLite. */
+export const ownerUrl = (env: Record<string, string>): string => env.DATABASE_OWNER_URL ?? env.DATABASE_URL;

@@ -134,3 +134,31 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   running.add(destroy);
   return { ...server, destroy };
 }
+
+/** A database of its own and two roles on TEST_DATABASE_URL's server, as production runs it. */
+export interface TwoRoleDatabase {
+  /** DATABASE_OWNER_URL: the role that migrates and owns the schema (the test server's own). */
+  ownerUrl: string;
+  /** DATABASE_URL: a login role of this database's own, given only what the migrations grant. */
+  gatewayUrl: string;
+  /** Drops the database, then the role. */
+  drop(): Promise<void>;
+}
+
+/** A fresh database, and a gateway role with a unique name made for it (roles are server-wide). */
+export async function twoRoleDatabase(): Promise<TwoRoleDatabase> {
+  const database = await freshDatabase();
+  const role = `gateway_${randomUUID().replaceAll('-', '')}`;
+  await withClient(requirePostgresUrl(), (client) => client.query(`CREATE ROLE ${escapeIdentifier(role)} LOGIN`));
+  const gatewayUrl = new URL(database.url);
+  gatewayUrl.username = role;
+  gatewayUrl.password = '';
+  return {
+    ownerUrl: database.url,
+    gatewayUrl: gatewayUrl.toString(),
+    drop: async () => {
+      await database.drop();
+      await withClient(requirePostgresUrl(), (client) => client.query(`DROP ROLE IF EXISTS ${escapeIdentifier(role)}`));
+    },
+  };
+}

@@ -43,7 +43,13 @@ const CONTROL_MUTATIONS: Readonly<Record<string, readonly Scope[]>> = {
 };
 
 /** The audit trail and reconciliation, query and mutation alike: audit:read. */
-const AUDIT_FIELDS: ReadonlySet<string> = new Set(['auditTrail', 'reconciliationRun', 'startReconciliation']);
+const AUDIT_FIELDS: ReadonlySet<string> = new Set([
+  'auditTrail',
+  'auditCheckpoints',
+  'auditVerification',
+  'reconciliationRun',
+  'startReconciliation',
+]);
 
 /**
  * The scopes a root field accepts (any one suffices): the audit trail and reconciliation

@@ -1,7 +1,9 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
+import { CHECKPOINTS_LISTED } from '../../disbursements/audit.checkpoint-list';
+import { AuditCheckpoint as Checkpoint } from '../../disbursements/audit.keys';
 import { MAX_AUDIT_PAGE } from '../../disbursements/audit.trail';
 import { badInput } from '../../disbursements/disbursement.errors';
-import { AuditConnection, AuditFilter } from './audit.type';
+import { AuditCheckpoint, AuditConnection, AuditFilter, AuditVerification } from './audit.type';
 import { GatewayContext } from '../gateway.context';
 
 /** base64url of `audit:<sequence>`: opaque to clients. */
@@ -12,6 +14,13 @@ function sequenceOf(cursor: string): number {
   if (!match) throw badInput('after is not a cursor this gateway gave out', ['after']);
   return Number(match[1]);
 }
+
+const checkpointView = (c: Checkpoint): AuditCheckpoint => ({
+  sequence: c.sequence,
+  hash: c.hash,
+  at: new Date(c.at),
+  signature: c.signature,
+});
 
 @Resolver(() => AuditConnection)
 export class AuditResolver {
@@ -40,5 +49,22 @@ export class AuditResolver {
       node: { ...entry, at: new Date(entry.at) },
     }));
     return { edges, pageInfo: { hasNextPage: page.hasMore, endCursor: edges.at(-1)?.cursor } };
+  }
+
+  @Query(() => [AuditCheckpoint], {
+    description: `Your latest ${CHECKPOINTS_LISTED} signed audit chain heads, newest first. Needs the scope audit:read.`,
+  })
+  async auditCheckpoints(@Ctx() ctx: GatewayContext): Promise<AuditCheckpoint[]> {
+    const checkpoints = await ctx.service.auditCheckpoints(ctx.merchant);
+    return checkpoints.map(checkpointView);
+  }
+
+  @Query(() => AuditVerification, {
+    description:
+      'Checks your whole audit chain now, with the gateway’s keys; reads every entry, so ask it when you mean to. Needs the scope audit:read.',
+  })
+  async auditVerification(@Ctx() ctx: GatewayContext): Promise<AuditVerification> {
+    const { checkpoint, ...result } = await ctx.service.verifyAuditTrail(ctx.merchant);
+    return { ...result, checkpoint: checkpoint && checkpointView(checkpoint) };
   }
 }

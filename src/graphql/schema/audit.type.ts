@@ -51,6 +51,45 @@ export class AuditEntry {
   previousHash!: string;
 }
 
+@ObjectType({
+  description:
+    'A signed chain head: the gateway\'s Ed25519 signature over the JSON array ["payout-gateway audit checkpoint v1", merchantId, sequence, hash, at]. `npm run audit:verify` checks the chain still passes through it; keep them outside the database with `npm run audit:checkpoint`.',
+})
+export class AuditCheckpoint {
+  @Field(() => Int, { description: 'The last entry it signs.' })
+  sequence!: number;
+
+  @Field(() => String, { description: "That entry's hash." })
+  hash!: string;
+
+  @Field(() => Date, { description: 'When it was signed.' })
+  at!: Date;
+
+  @Field(() => String, { description: 'base64url Ed25519 signature.' })
+  signature!: string;
+}
+
+@ObjectType({
+  description:
+    'Your whole audit chain checked by the gateway with its own keys, as `npm run audit:verify` checks it (links, hashes, keyed values, the head, the newest checkpoints); payouts are compared by audit:verify only.',
+})
+export class AuditVerification {
+  @Field(() => Boolean)
+  verified!: boolean;
+
+  @Field(() => Int, { description: 'Entries that verified: all of them when verified.' })
+  entries!: number;
+
+  @Field(() => Int, { nullable: true, description: 'The sequence where the chain first fails.' })
+  brokenAt?: number;
+
+  @Field(() => String, { nullable: true, description: 'Why it fails there.' })
+  reason?: string;
+
+  @Field(() => AuditCheckpoint, { nullable: true, description: 'The newest signed head.' })
+  checkpoint?: AuditCheckpoint;
+}
+
 @ObjectType()
 export class AuditEdge {
   @Field(() => String, { description: 'Opaque; pass it as `after` for the entries after this one.' })

@@ -1,0 +1,61 @@
+import { readDevAuditKey } from '../audit/audit.dev-key';
+import { Config } from '../config';
+import { databasePassword, DatabaseTarget, shownTarget } from '../database/database.target';
+import { postgresPool } from '../database/postgres.open';
+import { readSqlite } from '../database/sqlite.open';
+import { auditSigningKeys, AuditSigningKeys } from '../disbursements/audit.keys';
+import { redactSecrets, secretForms } from '../observability/secret.redaction';
+import { AuditLogReader, postgresAuditLog, sqliteAuditLog } from '../store/audit-log.reader';
+
+/** A usage or setup problem: one line, exit 2. */
+export class UsageError extends Error {}
+
+/** Exit codes of the audit commands: done (the chains verify); one does not; it could not run. */
+export const INTACT = 0;
+export const BROKEN = 1;
+export const CANNOT_RUN = 2;
+
+/** Opens DATABASE_URL to read, with nothing written and no lock: it runs beside a live gateway. */
+function open(target: DatabaseTarget): AuditLogReader {
+  if (target.engine === 'sqlite') return sqliteAuditLog(readSqlite(target.path));
+  return postgresAuditLog(postgresPool(target.url, { maxConnections: 1 }));
+}
+
+/**
+ * Runs `use` on the database of the configuration, named as the gateway's log names it; a failure
+ * to read it is one line, never with its password.
+ */
+export async function withAuditLog<T>(config: Config, use: (reader: AuditLogReader) => Promise<T>): Promise<T> {
+  const target = config.database;
+  const password = databasePassword(target);
+  let reader: AuditLogReader | undefined;
+  try {
+    reader = open(target);
+    return await use(reader);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const reason = redactSecrets(message, secretForms([password ?? '']));
+    throw new UsageError(`Cannot read the database of DATABASE_URL (${shownTarget(target)}): ${reason}`);
+  } finally {
+    await reader?.close();
+  }
+}
+
+/** The gateway's signing keys: AUDIT_SIGNING_KEY, else the development key file; undefined when neither is there. */
+export async function gatewayAuditKeys(config: Config): Promise<AuditSigningKeys | undefined> {
+  const pem = config.audit.signingKey ?? (await readDevAuditKey());
+  return pem === undefined ? undefined : auditSigningKeys(pem);
+}
+
+/** Sets the exit code from `main`: a usage or setup problem is one line, anything else a bug shown whole. */
+export function runCli(main: () => Promise<number>, oneLine: (error: unknown) => boolean): void {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(error instanceof UsageError || oneLine(error) ? (error as Error).message : error);
+      process.exitCode = CANNOT_RUN;
+    },
+  );
+}

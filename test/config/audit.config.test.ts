@@ -1,0 +1,37 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { ConfigError, loadConfig } from '../../src/config';
+
+const ed25519 = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
+
+describe('the audit settings', () => {
+  it('takes an Ed25519 PEM as written, or on one line with \\n for its line breaks', () => {
+    expect(loadConfig({ AUDIT_SIGNING_KEY: ed25519 }).audit.signingKey).toBe(ed25519.trim());
+    expect(loadConfig({ AUDIT_SIGNING_KEY: ed25519.replaceAll('\n', '\\n') }).audit.signingKey).toBe(ed25519.trim());
+    expect(loadConfig({}).audit).toEqual({ signingKey: undefined, checkpointSeconds: 60 });
+  });
+
+  it.each([
+    ['not a key', { AUDIT_SIGNING_KEY: 'not a key' }, /^Invalid setting AUDIT_SIGNING_KEY: must be an Ed25519/],
+    ['an RSA key', { AUDIT_SIGNING_KEY: rsa }, /^Invalid setting AUDIT_SIGNING_KEY: must be an Ed25519/],
+    ['no checkpoint interval', { AUDIT_CHECKPOINT_SECONDS: '0' }, /^Invalid setting AUDIT_CHECKPOINT_SECONDS/],
+    [
+      'an owner URL beside the embedded file',
+      { DATABASE_OWNER_URL: 'postgres://owner@db/payouts' },
+      /^Invalid setting DATABASE_OWNER_URL: must be postgres:\/\/\.\.\. on the same database/,
+    ],
+  ])('refuses %s in one line that never repeats the value', (_what, env, message) => {
+    let error: unknown;
+    try {
+      loadConfig(env);
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(message);
+    for (const value of Object.values(env))
+      expect((error as Error).message).not.toContain(value.split('\n')[1] ?? value);
+  });
+});
