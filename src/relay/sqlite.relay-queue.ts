@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { chooseDue, LeasedRelayJob, LeaseFairness, RelayJob, RelayQueue } from './relay.queue';
+import { DUE, ENQUEUE, FINISH, RETRY, TAKE_ONE } from './relay-queue.statements';
 
 interface Row {
   merchant_id: string;
@@ -16,18 +17,11 @@ export class SqliteRelayQueue implements RelayQueue {
 
   constructor(private readonly db: Database) {
     this.q = {
-      enqueue: db.prepare(
-        'INSERT INTO relay_jobs (merchant_id, reference_id, due_at, attempts, job) VALUES (?, ?, ?, 0, ?) ON CONFLICT DO NOTHING',
-      ),
-      // Up to `limit` due jobs of each merchant, earliest first: enough for any choice the lease makes.
-      due: db.prepare(`SELECT merchant_id, reference_id, due_at, attempts, job FROM (
-        SELECT *, row_number() OVER (PARTITION BY merchant_id ORDER BY due_at) AS place FROM relay_jobs WHERE due_at <= ?
-      ) WHERE place <= ?`),
-      take: db.prepare('UPDATE relay_jobs SET lease = ?, due_at = ? WHERE merchant_id = ? AND reference_id = ?'),
-      retry: db.prepare(
-        'UPDATE relay_jobs SET attempts = ?, due_at = ?, lease = NULL WHERE merchant_id = ? AND reference_id = ? AND lease = ?',
-      ),
-      finish: db.prepare('DELETE FROM relay_jobs WHERE merchant_id = ? AND reference_id = ? AND lease = ?'),
+      enqueue: db.prepare(ENQUEUE),
+      due: db.prepare(DUE),
+      take: db.prepare(TAKE_ONE),
+      retry: db.prepare(RETRY),
+      finish: db.prepare(FINISH),
     };
   }
 

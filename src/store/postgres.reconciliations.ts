@@ -1,6 +1,18 @@
 import type { Pool } from 'pg';
 import { Discrepancy, ReconciliationRun, ReconciliationStore } from '../disbursements/reconciliation.model';
+import { numbered } from '../database/sql.dialect';
 import { discrepancyOf, DiscrepancyRow, runColumns } from './reconciliation.row';
+import { CREATE, createValues, DISCREPANCIES, GET, LAST_DONE, LEASE, RUNNING, SAVE } from './reconciliation.statements';
+
+const Q = {
+  create: numbered(CREATE.postgres),
+  running: numbered(RUNNING),
+  get: numbered(GET),
+  lease: numbered(LEASE.postgres),
+  save: numbered(SAVE.postgres),
+  lastDone: numbered(LAST_DONE),
+  discrepancies: numbered(DISCREPANCIES),
+};
 
 /**
  * Reconciliation runs shared by replicas: a partial unique index keeps one RUNNING run per
@@ -10,84 +22,51 @@ export class PostgresReconciliations implements ReconciliationStore {
   constructor(private readonly pool: Pool) {}
 
   async create(run: ReconciliationRun): Promise<ReconciliationRun | undefined> {
-    const c = runColumns(run);
-    const inserted = await this.pool.query(
-      `INSERT INTO reconciliation_runs (id, merchant_id, window_from, window_to, state, started_at, total, checked, run)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-      [c.id, c.merchant_id, c.window_from, c.window_to, c.state, c.started_at, c.total, c.checked, c.run],
-    );
+    const inserted = await this.pool.query(Q.create, createValues(runColumns(run)));
     if (inserted.rowCount === 1) return undefined;
-    const { rows } = await this.pool.query<{ run: string }>(
-      "SELECT run FROM reconciliation_runs WHERE merchant_id = $1 AND state = 'RUNNING'",
-      [run.merchantId],
-    );
+    const { rows } = await this.pool.query<{ run: string }>(Q.running, [run.merchantId]);
     // The one running finished in between: try again.
     return rows[0] ? (JSON.parse(rows[0].run) as ReconciliationRun) : this.create(run);
   }
 
   async get(merchantId: string, id: string): Promise<ReconciliationRun | undefined> {
-    const { rows } = await this.pool.query<{ run: string }>(
-      'SELECT run FROM reconciliation_runs WHERE merchant_id = $1 AND id = $2',
-      [merchantId, id],
-    );
+    const { rows } = await this.pool.query<{ run: string }>(Q.get, [merchantId, id]);
     return rows[0] && (JSON.parse(rows[0].run) as ReconciliationRun);
   }
 
   async lease(now: number, until: number): Promise<ReconciliationRun | undefined> {
-    const { rows } = await this.pool.query<{ run: string }>(
-      `UPDATE reconciliation_runs SET lease_until = $2 WHERE id = (
-         SELECT id FROM reconciliation_runs WHERE state = 'RUNNING' AND (lease_until IS NULL OR lease_until <= $1)
-         ORDER BY started_at LIMIT 1 FOR UPDATE SKIP LOCKED
-       ) RETURNING run`,
-      [now, until],
-    );
+    const { rows } = await this.pool.query<{ run: string }>(Q.lease, [until, now]);
     return rows[0] && (JSON.parse(rows[0].run) as ReconciliationRun);
   }
 
   async save(run: ReconciliationRun, found: readonly Discrepancy[]): Promise<void> {
     const c = runColumns(run);
-    await this.pool.query(
-      `WITH found AS (
-         INSERT INTO reconciliation_discrepancies (run_id, reference_id, kind, gateway_status, provider_status, resolved)
-         SELECT $1, d.reference_id, d.kind, d.gateway_status, d.provider_status, d.resolved
-         FROM json_to_recordset($6::json) AS d(reference_id text, kind text, gateway_status text, provider_status text,
-           resolved int)
-         ON CONFLICT DO NOTHING
-       )
-       UPDATE reconciliation_runs SET state = $2, finished_at = $3, checked = $4, run = $5, lease_until = NULL
-       WHERE id = $1`,
-      [
-        c.id,
-        c.state,
-        c.finished_at,
-        c.checked,
-        c.run,
-        JSON.stringify(
-          found.map((d) => ({
-            reference_id: d.referenceId,
-            kind: d.kind,
-            gateway_status: d.gatewayStatus,
-            provider_status: d.providerStatus,
-            resolved: d.resolved ? 1 : 0,
-          })),
-        ),
-      ],
-    );
+    const discrepancies = found.map((d) => ({
+      reference_id: d.referenceId,
+      kind: d.kind,
+      gateway_status: d.gatewayStatus,
+      provider_status: d.providerStatus,
+      resolved: d.resolved ? 1 : 0,
+    }));
+    // The run id twice: once for its discrepancies, once for the run itself.
+    await this.pool.query(Q.save, [
+      c.id,
+      JSON.stringify(discrepancies),
+      c.state,
+      c.finished_at,
+      c.checked,
+      c.run,
+      c.id,
+    ]);
   }
 
   async lastDone(merchantId: string): Promise<ReconciliationRun | undefined> {
-    const { rows } = await this.pool.query<{ run: string }>(
-      "SELECT run FROM reconciliation_runs WHERE merchant_id = $1 AND state = 'DONE' ORDER BY started_at DESC LIMIT 1",
-      [merchantId],
-    );
+    const { rows } = await this.pool.query<{ run: string }>(Q.lastDone, [merchantId]);
     return rows[0] && (JSON.parse(rows[0].run) as ReconciliationRun);
   }
 
   async discrepancies(runId: string): Promise<Discrepancy[]> {
-    const { rows } = await this.pool.query<DiscrepancyRow>(
-      'SELECT * FROM reconciliation_discrepancies WHERE run_id = $1 ORDER BY reference_id, kind',
-      [runId],
-    );
+    const { rows } = await this.pool.query<DiscrepancyRow>(Q.discrepancies, [runId]);
     return rows.map(discrepancyOf);
   }
 }

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { Bucket, takeFrom } from './budget.bucket';
+import { BUCKET, claim, pause, PUT_BUCKET, sweep } from './budget.statements';
 import { BudgetLedger, Take } from './provider.budget';
 
 interface Row {
@@ -22,15 +23,11 @@ export class SqliteBudgetLedger implements BudgetLedger {
     private readonly now: () => number = Date.now,
   ) {
     this.q = {
-      get: db.prepare('SELECT tokens, read_tokens, counted_at, paused_until FROM provider_budgets WHERE key = ?'),
-      put: db.prepare(`INSERT INTO provider_budgets (key, tokens, read_tokens, counted_at, paused_until) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT (key) DO UPDATE SET tokens = excluded.tokens, read_tokens = excluded.read_tokens,
-        counted_at = excluded.counted_at, paused_until = excluded.paused_until`),
-      pause: db.prepare(`INSERT INTO provider_budgets (key, counted_at, paused_until) VALUES (?, ?, ?)
-        ON CONFLICT (key) DO UPDATE SET paused_until = max(paused_until, excluded.paused_until)`),
-      claim: db.prepare(`INSERT INTO provider_claims (key, until_at) VALUES (?, ?)
-        ON CONFLICT (key) DO UPDATE SET until_at = excluded.until_at WHERE until_at <= ?`),
-      sweep: db.prepare('DELETE FROM provider_claims WHERE until_at <= ?'),
+      get: db.prepare(BUCKET),
+      put: db.prepare(PUT_BUCKET),
+      pause: db.prepare(pause('sqlite')),
+      claim: db.prepare(claim('sqlite')),
+      sweep: db.prepare(sweep('sqlite')),
     };
   }
 
@@ -50,14 +47,14 @@ export class SqliteBudgetLedger implements BudgetLedger {
 
   async pause(key: string, ms: number): Promise<void> {
     const now = this.now();
-    this.q.pause.run(key, now, now + ms);
+    this.q.pause.run(key, now, now, ms);
   }
 
   async claim(key: string, ms: number): Promise<boolean> {
     const now = this.now();
     this.claims += 1;
     if (this.claims % SWEEP_EVERY === 0) this.q.sweep.run(now);
-    return this.q.claim.run(key, now + ms, now).changes === 1;
+    return this.q.claim.run(key, now, ms, now).changes === 1;
   }
 
   async close(): Promise<void> {}
