@@ -20,7 +20,9 @@ export function runDatabaseCommand(usage: string, work: (target: DatabaseTarget,
     } catch (error) {
       if (error instanceof CommandError) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      const reason = redactSecrets(message, secretForms([databasePassword(target) ?? '']));
+      const owner = databaseTarget(process.env.DATABASE_OWNER_URL ?? '');
+      const passwords = [databasePassword(target) ?? '', (owner && databasePassword(owner)) ?? ''];
+      const reason = redactSecrets(message, secretForms(passwords));
       throw new CommandError(`The database of DATABASE_URL (${shownTarget(target)}): ${reason}`);
     }
   };

@@ -4,7 +4,7 @@ import { migratePostgres } from '../database/schema.migrate';
 import { DatabaseInUseError, openSqlite } from '../database/sqlite.open';
 import { CommandError, runDatabaseCommand } from './database.command';
 
-const USAGE = 'usage: npm run db:restored   (reads DATABASE_URL)';
+const USAGE = 'usage: npm run db:restored   (reads DATABASE_URL, and DATABASE_OWNER_URL when set)';
 
 const REASON = 'recorded by db:restored (a restore or a failover)';
 
@@ -30,7 +30,8 @@ runDatabaseCommand(USAGE, async (target) => {
       handle.close();
     }
   } else {
-    const pool = postgresPool(target.url, { maxConnections: 1 });
+    // The owner (DATABASE_OWNER_URL, when the gateway runs as a role of its own) migrates and records it.
+    const pool = postgresPool(process.env.DATABASE_OWNER_URL ?? target.url, { maxConnections: 1 });
     try {
       // A dump from before this version lacks the table: the migrations bring it.
       await migratePostgres(pool);
