@@ -68,6 +68,8 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   private readonly now: () => number;
   private readonly retentionMs: number;
   private readonly eventRetentionMs: number;
+  /** Pool clients given an error listener of their own (see connect). */
+  private readonly heard = new WeakSet<PoolClient>();
   reads = 0;
 
   constructor(private readonly opts: PostgresStoreOptions) {
@@ -496,11 +498,19 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   }
 
   private async connect() {
+    let client: PoolClient;
     try {
-      return await this.pool.connect();
+      client = await this.pool.connect();
     } catch (error) {
       throw this.failure(error);
     }
+    // The pool hears a connection's error only while it is idle: one broken while checked out would
+    // emit it unheard and end the process. The query under way fails on its own.
+    if (!this.heard.has(client)) {
+      client.on('error', (error) => void this.failure(error));
+      this.heard.add(client);
+    }
+    return client;
   }
 
   private failure(error: unknown): unknown {

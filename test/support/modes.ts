@@ -12,20 +12,22 @@ import { sqliteFile } from './stack';
 export function describeEachEngine(name: string, fn: (env: () => Record<string, string>) => void): void {
   describe(`${name} (SQLite)`, () => {
     const file = sqliteFile();
-    afterAll(() => file.remove());
     fn(() => ({ DATABASE_URL: file.url }));
+    // Declared after the block's own hooks, so it runs after them (jest runs afterAll in declaration
+    // order): the gateways the block started are closed before their database goes.
+    afterAll(() => file.remove());
   });
   describePostgres(`${name} (PostgreSQL)`, () => {
     let database: TwoRoleDatabase | undefined;
     beforeAll(async () => {
       database = await twoRoleDatabase();
     });
-    afterAll(async () => {
-      await database?.drop();
-    });
     fn(() => {
       if (!database) throw new Error('the database of this block is not ready yet');
       return { DATABASE_URL: database.gatewayUrl, DATABASE_OWNER_URL: database.ownerUrl };
+    });
+    afterAll(async () => {
+      await database?.drop();
     });
   });
 }
