@@ -4,7 +4,7 @@ import { outcomeUnknown } from './disbursement.errors';
 import { Disbursement, EventSource, ProviderRecord } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { markNeverReceived, markUnknown } from './disbursement.record';
-import { rescheduled } from './disbursement.schedule';
+import { withNextCheckOnChange } from './disbursement.checks';
 import { approvalUndone } from './approval.records';
 import { answeredCreate, foundByCheck, tookNothing, unanswered } from './audit.rules';
 
@@ -54,7 +54,7 @@ export async function recordUnknown(
       referenceId,
       (current) => {
         const now = ctx.now();
-        return rescheduled(current, markUnknown(current, reason, now.toISOString()), now, ctx.policy);
+        return withNextCheckOnChange(current, markUnknown(current, reason, now.toISOString()), now, ctx.policy);
       },
       unanswered(reason),
     )

@@ -5,7 +5,7 @@ import { CreateDisbursement } from './disbursement.create';
 import { selfApproval, shuttingDown } from './disbursement.errors';
 import { Disbursement } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
-import { scheduled } from './disbursement.schedule';
+import { withNextCheck } from './disbursement.checks';
 import { Actor } from './payout.controls';
 
 /**
@@ -28,7 +28,7 @@ export async function approveDisbursement(
       ? { outcome: 'self' as const }
       : {
           outcome: 'approved' as const,
-          next: scheduled(approvedClaim(current, actor, now.toISOString()), now, ctx.policy),
+          next: withNextCheck(approvedClaim(current, actor, now.toISOString()), now, ctx.policy),
         },
   );
   if (outcome === 'self' || stored.approval?.requesterId === actor.id) throw selfApproval(referenceId);

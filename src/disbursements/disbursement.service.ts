@@ -14,7 +14,7 @@ import {
   ProviderPort,
 } from './disbursement.ports';
 import { reconcileStep } from './disbursement.reconciler';
-import { leased, ReconcilePolicy } from './disbursement.schedule';
+import { leased, ReconcilePolicy } from './disbursement.checks';
 import { withRelayAttempt } from './disbursement.record';
 import { CallbackDelivery, CallbackOutcome, StatusUpdateOptions, StatusUpdates } from './provider-status.apply';
 import { watchMerchantUpdates } from './merchant.watch';

@@ -34,7 +34,7 @@ export function nextCheckAt(record: Disbursement, now: Date, policy: ReconcilePo
 }
 
 /** The record with its next check set from its (new) state. */
-export function scheduled(record: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
+export function withNextCheck(record: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
   return { ...record, nextCheckAt: nextCheckAt(record, now, policy) };
 }
 
@@ -88,21 +88,21 @@ export function claimEnded(current: Disbursement, policy: ReconcilePolicy): Disb
  */
 export function notFoundYet(current: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
   const ended = claimEnded(current, policy);
-  const next = scheduled({ ...ended, checkAttempts: current.checkAttempts + 1 }, now, policy);
+  const next = withNextCheck({ ...ended, checkAttempts: current.checkAttempts + 1 }, now, policy);
   const trusted = resendableAt(next, policy);
   if (trusted === undefined || next.nextCheckAt === undefined || Date.parse(next.nextCheckAt) <= trusted) return next;
   return { ...next, nextCheckAt: new Date(trusted).toISOString() };
 }
 
 /** A status change restarts the backoff; the next check follows from the new state. */
-export function rescheduled(
+export function withNextCheckOnChange(
   current: Disbursement,
   next: Disbursement,
   now: Date,
   policy: ReconcilePolicy,
 ): Disbursement {
   if (next.status === current.status && next.sending === current.sending) return next;
-  return scheduled({ ...next, checkAttempts: 0 }, now, policy);
+  return withNextCheck({ ...next, checkAttempts: 0 }, now, policy);
 }
 
 /**
