@@ -17,6 +17,8 @@ export interface ReconcilePolicy {
   resendAfterMs: number;
   /** RESTORE_CHECK_SECONDS: how long after the database went back in time every send asks the provider first. */
   restoreCheckMs: number;
+  /** SCHEDULE_LATE_LIMIT_SECONDS: how long after its sendAt a scheduled payout may still be sent; then EXPIRED. */
+  scheduleLateLimitMs: number;
 }
 
 /** When the reconciler should next look at a record: never once final, sooner while unknown. */
@@ -24,6 +26,8 @@ export function nextCheckAt(record: Disbursement, now: Date, policy: ReconcilePo
   if (isFinal(record.status)) return undefined;
   // Awaiting approval: nothing to ask the provider; the reconciler comes back when the approval expires.
   if (record.status === 'AWAITING_APPROVAL') return record.approval?.expiresAt;
+  // Scheduled: nothing to ask either; the reconciler's due loop sends it at its time.
+  if (record.status === 'SCHEDULED') return record.sendAt;
   const base = record.sending
     ? policy.staleClaimMs
     : record.status === 'UNKNOWN'
