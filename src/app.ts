@@ -239,6 +239,7 @@ async function startGateway(
         );
     },
     payoutDayTimeZone: config.payoutDayTimeZone,
+    scheduleLateLimitMs: config.schedule.lateLimitMs,
     onControl: (event) => {
       metrics.payoutControls.inc({ action: event.action, ...(event.limit && { limit: event.limit }) });
       logger.info(

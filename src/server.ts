@@ -80,7 +80,10 @@ export interface Serving {
 export async function serve({ httpServer }: Listening, parts: ServerParts): Promise<Serving> {
   const { config, logger, merchants, metrics, storage, service, reconciler, callbacks } = parts;
   const { store, events, rateLimit } = storage;
-  const schema = buildGatewaySchema(events.pubSub, { allowPrivateNetworks: config.relay.allowPrivateNetworks });
+  const schema = buildGatewaySchema(events.pubSub, {
+    allowPrivateNetworks: config.relay.allowPrivateNetworks,
+    scheduleMaxAheadDays: config.schedule.maxAheadDays,
+  });
   const jwksUrl = config.jwt.jwksUrl ?? parts.developmentJwksUrl;
   const jwt = jwksUrl
     ? JwtVerifier.remote({
