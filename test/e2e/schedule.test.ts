@@ -5,6 +5,7 @@ import { describePostgres, FreshDatabase, freshDatabase } from '../support/postg
 import { GatewayProcess, launchGateway, workingFolder } from '../support/process';
 import { sharedProvider } from '../support/replicas';
 import { eventually, gql, knownSecrets, mobileInput } from '../support/stack';
+import { parseCsv } from '../support/csv';
 
 /**
  * Scheduled payouts against real gateway processes, a real sandbox over HTTP and each engine: sent
@@ -20,6 +21,10 @@ const CANCEL = `mutation X($r: ID!) { cancelDisbursement(referenceId: $r) { ${FI
 const APPROVE = `mutation A($r: ID!) { approveDisbursement(referenceId: $r) { ${FIELDS} } }`;
 const ONE = `query One($r: ID!) { disbursement(referenceId: $r) { ${FIELDS} } }`;
 const TRAIL = `query T($r: String) { auditTrail(first: 50, filter: { referenceId: $r }) { edges { node { action actor } } } }`;
+const LISTED = `query L($prefix: String) {
+  disbursementHistory(first: 10, filter: { status: [SCHEDULED], referenceIdPrefix: $prefix }) { totalCount edges { node { referenceId sendAt } } }
+}`;
+const STATEMENT = `query S($from: DateTimeISO!, $to: DateTimeISO!) { payoutStatement(from: $from, to: $to) { lines { currency status count amount } } }`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
 
@@ -101,6 +106,42 @@ describeEachEngine('scheduled payouts', (storeEnv) => {
     const actions = trail.data?.auditTrail.edges.map((e) => e.node.action) ?? [];
     expect(actions.indexOf('SCHEDULED')).toBeGreaterThanOrEqual(0);
     expect(actions.indexOf('SENT')).toBeGreaterThan(actions.indexOf('SCHEDULED'));
+    await gateway.stop();
+  }, 60_000);
+
+  it('is listed by the SCHEDULED filter, counted apart in the statement and exported with its sendAt', async () => {
+    const gateway = await launchGateway(settings(shared));
+    const from = new Date(Date.now() - 60_000).toISOString();
+    const sendAt = inMs(3_600_000);
+    const prefix = `listed-${randomUUID()}-`;
+    const { input } = await scheduleOn(gateway, sendAt, {
+      referenceId: `${prefix}1`,
+      amount: '70.25',
+      currency: 'USD',
+    });
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const listed = (await gql(gateway.graphqlUrl, LISTED, { prefix }, as(REQUESTER))) as {
+      data?: {
+        disbursementHistory: { totalCount: number; edges: { node: { referenceId: string; sendAt: string } }[] };
+      };
+    };
+    expect(listed.data?.disbursementHistory).toEqual({
+      totalCount: 1,
+      edges: [{ node: { referenceId: input.referenceId, sendAt } }],
+    });
+    const statement = (await gql(gateway.graphqlUrl, STATEMENT, { from, to }, as(REQUESTER))) as {
+      data?: { payoutStatement: { lines: { currency: string; status: string; count: number; amount: string }[] } };
+    };
+    expect(statement.data?.payoutStatement.lines.filter((l) => l.currency === 'USD')).toEqual([
+      { currency: 'USD', status: 'SCHEDULED', count: 1, amount: '70.25' },
+    ]);
+    const csv = await fetch(`${gateway.url}/exports/payouts.csv?${new URLSearchParams({ from, to })}`, {
+      headers: as(REQUESTER),
+    });
+    const rows = parseCsv(await csv.text());
+    const row = rows.find((r) => r[0] === input.referenceId);
+    expect(row?.[rows[0].indexOf('sendAt')]).toBe(sendAt);
+    expect(row?.[rows[0].indexOf('status')]).toBe('SCHEDULED');
     await gateway.stop();
   }, 60_000);
 
