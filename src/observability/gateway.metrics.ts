@@ -89,6 +89,18 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly scheduledWaiting = new Gauge({
+    name: 'gateway_scheduled_payouts',
+    help: 'Payouts SCHEDULED, waiting for their sendAt (all merchants; read from the database at each scrape)',
+    registers: [this.registry],
+  });
+
+  readonly scheduledOverdue = new Gauge({
+    name: 'gateway_scheduled_overdue_seconds',
+    help: 'How long past its sendAt the most overdue SCHEDULED payout is (0 when none is overdue); near SCHEDULE_LATE_LIMIT_SECONDS it is about to expire',
+    registers: [this.registry],
+  });
+
   readonly providerCircuitOpen = new Gauge({
     name: 'gateway_provider_circuit_open',
     help: "1 while a merchant's provider circuit is open (calls fail fast), else 0; by merchant id and endpoint",

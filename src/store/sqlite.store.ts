@@ -12,6 +12,7 @@ import {
   HistoryQuery,
   LoggedChange,
   RecordsReader,
+  ScheduledWaiting,
   START_POSITION,
   StatementLine,
   StoreUnavailableError,
@@ -249,6 +250,14 @@ export class SqliteStore implements DisbursementStore, RecordsReader {
     return this.run(() => {
       this.reads += 1;
       return (this.q.due.all(now.getTime(), limit) as Row[]).map((r) => JSON.parse(r.record) as Disbursement);
+    });
+  }
+
+  async scheduledWaiting(): Promise<ScheduledWaiting> {
+    return this.run(() => {
+      this.reads += 1;
+      const row = this.q.scheduledWaiting.get() as { count: number; earliest: number | null };
+      return { count: row.count, earliestDueAt: row.earliest ?? undefined };
     });
   }
 

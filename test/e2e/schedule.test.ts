@@ -109,7 +109,7 @@ describeEachEngine('scheduled payouts', (storeEnv) => {
     await gateway.stop();
   }, 60_000);
 
-  it('is listed by the SCHEDULED filter, counted apart in the statement and exported with its sendAt', async () => {
+  it('is listed by the SCHEDULED filter, counted apart in the statement, exported with its sendAt and counted in the metrics', async () => {
     const gateway = await launchGateway(settings(shared));
     const from = new Date(Date.now() - 60_000).toISOString();
     const sendAt = inMs(3_600_000);
@@ -142,6 +142,9 @@ describeEachEngine('scheduled payouts', (storeEnv) => {
     const row = rows.find((r) => r[0] === input.referenceId);
     expect(row?.[rows[0].indexOf('sendAt')]).toBe(sendAt);
     expect(row?.[rows[0].indexOf('status')]).toBe('SCHEDULED');
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(Number(/^gateway_scheduled_payouts (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(metrics).toMatch(/^gateway_scheduled_overdue_seconds [\d.e+-]+$/m);
     await gateway.stop();
   }, 60_000);
 
