@@ -10,7 +10,7 @@ import { DisbursementService } from './disbursements/disbursement.service';
 import { clientText } from './observability/client-text.limit';
 import { createLogger, Logger } from './observability/pino.logger';
 import { GatewayMetrics } from './observability/gateway.metrics';
-import { currentTraceparent } from './observability/tracing.spans';
+import { currentTraceparent, linksTo, ROOT_CONTEXT, SpanKind, traced } from './observability/tracing.spans';
 import type { TracingSdk } from './observability/tracing.sdk';
 import { RelaySender } from './relay/relay.sender';
 import { RelayWorker } from './relay/relay.worker';
@@ -223,7 +223,7 @@ async function startGateway(
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     resendAfterMs: config.resendAfterMs,
     restoreCheckMs: config.restoreCheckMs,
-    rewoundAt: storage.rewoundAt,
+    rewoundAt: () => storage.rewoundAt(),
     walletBalanceCacheMs: config.walletBalanceCacheMs,
     reconcile: {
       unknownAfterMs: config.reconcile.unknownAfterMs,
@@ -261,7 +261,23 @@ async function startGateway(
     },
   });
   const reconciler = new Reconciler({
-    service,
+    service: {
+      lease: (record, until) => service.lease(record, until),
+      // A scheduled payout's send runs long after its create: a new trace, linked to the create's.
+      reconcile: (merchant, record) =>
+        record.status === 'SCHEDULED'
+          ? traced(
+              'scheduled send',
+              {
+                kind: SpanKind.INTERNAL,
+                parent: ROOT_CONTEXT,
+                links: linksTo(record.traceparent),
+                attributes: { 'merchant.id': merchant.id, 'payout.reference_id': record.referenceId },
+              },
+              () => service.reconcile(merchant, record),
+            )
+          : service.reconcile(merchant, record),
+    },
     store,
     merchantById: (id) => merchants.byId(id),
     intervalMs: config.reconcile.intervalMs,
