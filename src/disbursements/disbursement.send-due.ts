@@ -32,7 +32,7 @@ export async function sendDueStep(
       // No process may start a send once shutdown began: it stays due for the next one.
       if (!creates.accepting) return undefined;
       claimed = true;
-      return dueClaim(current, now.toISOString());
+      return dueClaim(current, now, ctx.policy);
     },
     whenVisible(AuditAction.EXPIRED),
   );

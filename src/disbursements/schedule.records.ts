@@ -1,6 +1,6 @@
 import { Disbursement } from './disbursement.model';
 import { changed } from './disbursement.record';
-import { ReconcilePolicy } from './disbursement.checks';
+import { ReconcilePolicy, withNextCheck } from './disbursement.checks';
 import { Actor } from './payout.controls';
 
 /*
@@ -45,9 +45,13 @@ export function isDue(record: Disbursement, now: Date): boolean {
   return record.sendAt !== undefined && now.getTime() >= Date.parse(record.sendAt);
 }
 
-/** Due: it becomes an ordinary create claim, sent by the at-most-once create protocol. */
-export function dueClaim(current: Disbursement, at: string): Disbursement {
-  return { ...current, status: 'UNKNOWN', sending: true, sentAt: at, updatedAt: at, nextCheckAt: undefined };
+/**
+ * Due: it becomes an ordinary create claim, sent by the at-most-once create protocol; its next check
+ * is a claim's, so a process that dies mid-send leaves it to the reconciler, never unwatched.
+ */
+export function dueClaim(current: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
+  const at = now.toISOString();
+  return withNextCheck({ ...current, status: 'UNKNOWN', sending: true, sentAt: at, updatedAt: at }, now, policy);
 }
 
 /** Not sent in time (the gateway was down, the provider refused meanwhile): EXPIRED, never sent. */

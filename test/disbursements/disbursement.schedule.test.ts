@@ -68,6 +68,12 @@ describe('a payout with a sendAt later than now', () => {
     expect((await stored(s, request)).status).toBe('PENDING');
     await dueRound(s);
     expect(s.d.provider.creates).toHaveLength(1);
+    // The merchant's stream: SCHEDULED with its sendAt when stored, then the provider's answer.
+    const stream = s.d.published.filter((r) => r.referenceId === request.referenceId);
+    expect(stream.map((r) => [r.status, r.sendAt])).toEqual([
+      ['SCHEDULED', iso(T0 + 3_000)],
+      ['PENDING', iso(T0 + 3_000)],
+    ]);
     expect((await audit(s, request)).map((e) => e.action)).toEqual([
       'CREATE_REQUESTED',
       'SCHEDULED',
@@ -156,6 +162,24 @@ describe('a payout with a sendAt later than now', () => {
     await dueRound(s);
     expect((await stored(s, request)).status).toBe('EXPIRED');
     expect(s.d.provider.creates).toHaveLength(2);
+  });
+
+  it('the process dying mid-send at its time: the reconciler finds the claim once stale, and never resends it', async () => {
+    const s = setup();
+    const request = scheduledRequest(T0 + 1_000);
+    await s.d.service.create(merchant, request);
+    s.d.provider.script.push('hang');
+    s.clock.at = T0 + 1_000;
+    void dueRound(s);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(s.d.provider.creates).toHaveLength(1);
+    // Past the stale claim time (twice UPSTREAM_TIMEOUT_MS) and the resend window: due again, checked, not resent.
+    s.clock.at = T0 + 1_000 + 200_000;
+    expect((await s.d.store.due(new Date(s.clock.at), 100)).map((r) => r.referenceId)).toEqual([request.referenceId]);
+    await dueRound(s);
+    expect(s.d.provider.checks).toContain(request.referenceId);
+    expect(s.d.provider.creates).toHaveLength(1);
+    expect((await stored(s, request)).status).toBe('UNKNOWN');
   });
 
   it('an unknown outcome at its time is never sent again on its own', async () => {
