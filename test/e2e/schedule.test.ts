@@ -4,7 +4,7 @@ import { describeEachEngine } from '../support/modes';
 import { describePostgres, FreshDatabase, freshDatabase } from '../support/postgres';
 import { GatewayProcess, launchGateway, workingFolder } from '../support/process';
 import { sharedProvider } from '../support/replicas';
-import { eventually, gql, knownSecrets, mobileInput } from '../support/stack';
+import { bankInput, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
 import { parseCsv } from '../support/csv';
 
 /**
@@ -25,6 +25,9 @@ const LISTED = `query L($prefix: String) {
   disbursementHistory(first: 10, filter: { status: [SCHEDULED], referenceIdPrefix: $prefix }) { totalCount edges { node { referenceId sendAt } } }
 }`;
 const STATEMENT = `query S($from: DateTimeISO!, $to: DateTimeISO!) { payoutStatement(from: $from, to: $to) { lines { currency status count amount } } }`;
+const BANK_BATCH = `mutation B($inputs: [BankDisbursementInput!]!) {
+  createBankDisbursements(inputs: $inputs) { referenceId disbursement { status sendAt } error { code fields } }
+}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
 
@@ -174,6 +177,25 @@ describeEachEngine('scheduled payouts', (storeEnv) => {
     },
     60_000,
   );
+
+  it('bank batch items take a sendAt too, each refused apart naming its own inputs.N.sendAt', async () => {
+    const gateway = await launchGateway(settings(shared));
+    const sendAt = inMs(3_600_000);
+    const inputs = [bankInput({ sendAt, amount: '100' }), bankInput({ sendAt: inMs(-60_000), amount: '100' })];
+    const answer = (await gql(gateway.graphqlUrl, BANK_BATCH, { inputs }, as(REQUESTER))) as {
+      data?: { createBankDisbursements: unknown[] };
+    };
+    expect(answer.data?.createBankDisbursements).toEqual([
+      { referenceId: inputs[0].referenceId, disbursement: { status: 'SCHEDULED', sendAt }, error: null },
+      {
+        referenceId: inputs[1].referenceId,
+        disbursement: null,
+        error: { code: 'BAD_USER_INPUT', fields: ['inputs.1.sendAt'] },
+      },
+    ]);
+    expect(sentOf(inputs[0].referenceId as string) + sentOf(inputs[1].referenceId as string)).toBe(0);
+    await gateway.stop();
+  }, 60_000);
 
   it('above the approval threshold: not sent at its time until approved, then sent once', async () => {
     const gateway = await launchGateway(settings(shared));
