@@ -59,7 +59,7 @@ export class GatewayMetrics {
 
   readonly payoutControls = new Counter({
     name: 'gateway_payout_control_actions_total',
-    help: 'Payout control actions: held for approval, approved, rejected, cancelled, expired, refused (with the limit that refused)',
+    help: 'Payout control actions: held for approval, scheduled for a sendAt, approved, rejected, cancelled, expired, refused (with the limit that refused)',
     labelNames: ['action', 'limit'] as const,
     registers: [this.registry],
   });
