@@ -13,7 +13,7 @@ import { clientText } from './observability/client-text.limit';
 import { createLogger, Logger } from './observability/pino.logger';
 import { repeatedLine } from './observability/log.throttle';
 import { GatewayMetrics } from './observability/gateway.metrics';
-import { currentTraceparent } from './observability/tracing.spans';
+import { currentTraceparent, linksTo, ROOT_CONTEXT, SpanKind, traced } from './observability/tracing.spans';
 import type { TracingSdk } from './observability/tracing.sdk';
 import { RelaySender } from './relay/relay.sender';
 import { RelayWorker } from './relay/relay.worker';
@@ -255,7 +255,7 @@ async function startGateway(
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     resendAfterMs: config.resendAfterMs,
     restoreCheckMs: config.restoreCheckMs,
-    rewoundAt: storage.rewoundAt,
+    rewoundAt: () => storage.rewoundAt(),
     walletBalanceCacheMs: config.walletBalanceCacheMs,
     reconcile: {
       unknownAfterMs: config.reconcile.unknownAfterMs,
@@ -267,6 +267,7 @@ async function startGateway(
       relay.enqueue(record).catch((error: unknown) => notQueued({ err: error, referenceId: record.referenceId }));
     },
     payoutDayTimeZone: config.payoutDayTimeZone,
+    scheduleLateLimitMs: config.schedule.lateLimitMs,
     onControl: (event) => {
       metrics.payoutControls.inc({ action: event.action, ...(event.limit && { limit: event.limit }) });
       logger.info(
@@ -288,7 +289,23 @@ async function startGateway(
     },
   });
   const reconciler = new Reconciler({
-    service,
+    service: {
+      lease: (record, until) => service.lease(record, until),
+      // A scheduled payout's send runs long after its create: a new trace, linked to the create's.
+      reconcile: (merchant, record) =>
+        record.status === 'SCHEDULED'
+          ? traced(
+              'scheduled send',
+              {
+                kind: SpanKind.INTERNAL,
+                parent: ROOT_CONTEXT,
+                links: linksTo(record.traceparent),
+                attributes: { 'merchant.id': merchant.id, 'payout.reference_id': record.referenceId },
+              },
+              () => service.reconcile(merchant, record),
+            )
+          : service.reconcile(merchant, record),
+    },
     store,
     merchantById: (id) => merchants.byId(id),
     intervalMs: config.reconcile.intervalMs,

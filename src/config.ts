@@ -254,6 +254,14 @@ const controls = {
     z.string().trim().refine(isTimeZone, 'must be an IANA time zone such as UTC or Africa/Lusaka').default('UTC'),
     'IANA time zone whose calendar day the daily payout limits count',
   ),
+  SCHEDULE_LATE_LIMIT_SECONDS: doc(
+    z.coerce.number().int().min(1).default(86400),
+    'how long after its `sendAt` a scheduled payout may still be sent (the gateway was down, the provider refused meanwhile); later it becomes EXPIRED, never sent',
+  ),
+  SCHEDULE_MAX_AHEAD_DAYS: doc(
+    z.coerce.number().int().min(1).max(3660).default(366),
+    'how far ahead a `sendAt` may be; further is BAD_USER_INPUT naming `input.sendAt`',
+  ),
 };
 
 const operations = {
@@ -465,6 +473,7 @@ function toConfig(e: z.infer<typeof envSchema>) {
     /** PAYOUT_CONTROLS as written (JSON); the merchant registry parses it, naming the merchant. */
     payoutControls: e.PAYOUT_CONTROLS,
     payoutDayTimeZone: e.PAYOUT_DAY_TIMEZONE,
+    schedule: { lateLimitMs: e.SCHEDULE_LATE_LIMIT_SECONDS * 1000, maxAheadDays: e.SCHEDULE_MAX_AHEAD_DAYS },
     retentionSeconds: e.RECORD_RETENTION_SECONDS,
     /** How long each merchant's change log keeps a change, for `disbursementEvents(after:)` to replay. */
     eventRetentionSeconds: e.EVENT_RETENTION_SECONDS,

@@ -81,7 +81,10 @@ export interface Serving {
 export async function serve({ httpServer }: Listening, parts: ServerParts): Promise<Serving> {
   const { config, logger, merchants, metrics, storage, service, reconciler, callbacks } = parts;
   const { store, events, rateLimit } = storage;
-  const schema = buildGatewaySchema(events.pubSub, { allowPrivateNetworks: config.relay.allowPrivateNetworks });
+  const schema = buildGatewaySchema(events.pubSub, {
+    allowPrivateNetworks: config.relay.allowPrivateNetworks,
+    scheduleMaxAheadDays: config.schedule.maxAheadDays,
+  });
   const jwksUrl = config.jwt.jwksUrl ?? parts.developmentJwksUrl;
   const jwt = jwksUrl
     ? JwtVerifier.remote({
@@ -163,6 +166,13 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
     }
     if (url.pathname === '/metrics' && withMetrics) {
       metrics.reconcilerBacklog.set(reconciler.backlog);
+      // The database away (an outage): the scheduled gauges keep their last values, the rest is served.
+      const scheduled = await store.scheduledWaiting().catch(() => undefined);
+      if (scheduled) {
+        metrics.scheduledWaiting.set(scheduled.count);
+        const overdueMs = scheduled.earliestDueAt === undefined ? 0 : Date.now() - scheduled.earliestDueAt;
+        metrics.scheduledOverdue.set(Math.max(0, overdueMs) / 1000);
+      }
       const text = await metrics.registry.metrics();
       res.writeHead(200, { 'content-type': metrics.registry.contentType });
       res.end(text);

@@ -14,7 +14,7 @@ export const DASHBOARD_SCRIPT = String.raw`'use strict';
   const HISTORY = 'query GetDisbursementHistory($first: Int, $after: String, $filter: DisbursementFilter) { disbursementHistory(first: $first, after: $after, filter: $filter) { edges { cursor node { referenceId status message amount currency accountNumber channel updatedAt history { actor } } } pageInfo { hasNextPage endCursor } totalCount } }';
   const UPDATES = 'subscription DisbursementEvents($after: String) { disbursementEvents(after: $after) { cursor disbursement { referenceId status message amount currency accountNumber channel updatedAt history { actor } } } }';
   const BATCH = 'mutation CreateMobileMoneyDisbursements($inputs: [MobileMoneyDisbursementInput!]!) { createMobileMoneyDisbursements(inputs: $inputs) { referenceId disbursement { status message } error { code message fields retryAfter } } }';
-  const COLUMNS = ['referenceId', 'amount', 'currency', 'accountNumber', 'narration'];
+  const COLUMNS = ['referenceId', 'amount', 'currency', 'accountNumber', 'narration', 'sendAt'];
 
   const $ = (id) => document.getElementById(id);
   const token = () => $('token').value.trim();

@@ -11,6 +11,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
 <script src="/demo/demo.js" defer></script>
 <script src="/demo/dashboard.js" defer></script>
 <script src="/demo/approvals.js" defer></script>
+<script src="/demo/schedule.js" defer></script>
 <script src="/demo/audit.js" defer></script>
 <script src="/demo/finance.js" defer></script>
 <script src="/demo/reconciliation.js" defer></script>
@@ -34,6 +35,8 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     <label>Currency <input id="currency" name="currency" value="ZMW" required maxlength="3" autocomplete="off"></label>
     <label>Mobile money number <input id="accountNumber" name="accountNumber" inputmode="numeric" value="260971234567" required autocomplete="off"></label>
     <label>Narration (optional) <input id="narration" name="narration" maxlength="255" autocomplete="off"></label>
+    <label>Send at (optional) <input id="sendAt" name="sendAt" type="datetime-local" step="1" aria-describedby="send-at-hint"></label>
+    <p class="hint" id="send-at-hint">Your local time. Later than now: the payout is scheduled, sent once at that time, and can be cancelled until then.</p>
     <label>Bearer token (optional) <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" aria-describedby="token-hint"></label>
     <p class="hint" id="token-hint">A JWT from your identity provider (in development: <code>npm run token</code>), or a client token when the gateway sets <code>CLIENT_TOKENS</code>. Kept in this tab's session storage.</p>
     <button type="submit" id="send">Send payout</button>
@@ -93,6 +96,19 @@ export const DEMO_PAGE = String.raw`<!doctype html>
     <p id="approvals-note" data-testid="approvals-note" role="status"></p>
   </section>
 
+  <section aria-labelledby="scheduled-title" data-testid="scheduled">
+    <h2 id="scheduled-title">Scheduled</h2>
+    <p class="hint">Payouts waiting for their send time. Anyone of the merchant may cancel one until it is sent; past <code>SCHEDULE_LATE_LIMIT_SECONDS</code> unsent, it expires.</p>
+    <div class="toolbar"><button type="button" id="scheduled-refresh">Refresh</button></div>
+    <div class="scroll">
+      <table>
+        <thead><tr><th>Reference</th><th class="amount">Amount</th><th>Send at</th><th></th></tr></thead>
+        <tbody id="scheduled-rows" data-testid="scheduled-rows"></tbody>
+      </table>
+    </div>
+    <p id="scheduled-note" data-testid="scheduled-note" role="status"></p>
+  </section>
+
   <section aria-labelledby="balance-title" data-testid="balance">
     <h2 id="balance-title">Wallet balance</h2>
     <p><strong id="balance-amount" data-testid="balance-amount">…</strong> <small id="balance-note"></small>
@@ -111,6 +127,8 @@ export const DEMO_PAGE = String.raw`<!doctype html>
           <option>FAILED</option>
           <option>UNKNOWN</option>
           <option>CANCELLED</option>
+          <option>SCHEDULED</option>
+          <option>EXPIRED</option>
         </select>
       </label>
       <button type="button" id="history-previous" disabled>Newer</button>
@@ -184,7 +202,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
   <section aria-labelledby="batch-title" data-testid="batch">
     <h2 id="batch-title">Bulk payout from CSV</h2>
     <p class="hint">Up to 100 mobile money payouts, sent as one batch. First line:
-    <code>referenceId,amount,currency,accountNumber,narration</code> (narration optional).</p>
+    <code>referenceId,amount,currency,accountNumber,narration,sendAt</code> (narration and sendAt optional; sendAt an ISO time such as <code>2026-12-01T08:00:00Z</code>).</p>
     <form id="batch-form">
       <div class="with-button">
         <input type="file" id="batch-file" accept=".csv,text/csv">

@@ -6,7 +6,7 @@
 export const DEMO_SCRIPT = String.raw`'use strict';
 
 const TOKEN_KEY = 'payout-demo:token';
-const FIELDS = 'referenceId status message amount currency paymentType identifier updatedAt history { status message source at actor }';
+const FIELDS = 'referenceId status message amount currency paymentType identifier updatedAt sendAt history { status message source at actor }';
 const CREATE = 'mutation CreateMobileMoneyDisbursement($input: MobileMoneyDisbursementInput!) { createMobileMoneyDisbursement(input: $input) { ' + FIELDS + ' } }';
 const WATCH = 'subscription WatchDisbursement($referenceId: ID!) { disbursementUpdated(referenceId: $referenceId) { ' + FIELDS + ' } }';
 
@@ -21,7 +21,7 @@ const ERROR_TEXT = {
   UPSTREAM_UNAVAILABLE: () => 'The payout provider is unavailable: nothing was sent, safe to retry.',
   OUTCOME_UNKNOWN: () => RETRY_SAME,
   LIMIT_EXCEEDED: (e) => 'Above what ' + e.extensions.limit + ' allows: ' + e.extensions.remaining + ' left. Nothing was stored or sent.',
-  INVALID_STATE: (e) => 'This payout is ' + e.extensions.status + ': it no longer awaits approval.',
+  INVALID_STATE: (e) => 'This payout is ' + e.extensions.status + ': it no longer awaits approval or its send time.',
   NO_ANSWER: () => 'No usable answer from the gateway. ' + RETRY_SAME,
 };
 const STATUS_TEXT = {
@@ -30,6 +30,8 @@ const STATUS_TEXT = {
   FAILED: (r) => 'Not paid: ' + (r.message || 'the provider gave no reason') + '.',
   CANCELLED: () => 'Cancelled: not paid.',
   AWAITING_APPROVAL: () => 'Held for approval by a second person: nothing is sent until then.',
+  SCHEDULED: (r) => 'Scheduled: sent once at ' + new Date(r.sendAt).toLocaleString() + '; it can be cancelled until then.',
+  EXPIRED: (r) => 'Expired: ' + (r.message || 'its send time passed') + '.',
   UNKNOWN: () => 'The gateway is finding out from the provider whether it was sent. Do not pay again with a new reference.',
 };
 const SOURCE_TEXT = { CREATE: 'provider answer', CALLBACK: 'provider callback', STATUS_CHECK: 'status check', CONTROL: 'payout controls' };
@@ -151,6 +153,8 @@ async function submit(event) {
   event.preventDefault();
   const input = { referenceId: field('referenceId'), amount: field('amount'), currency: field('currency'), accountNumber: field('accountNumber') };
   if (field('narration')) input.narration = field('narration');
+  // datetime-local is the browser's local time; the gateway takes an instant.
+  if (field('sendAt')) input.sendAt = new Date(field('sendAt')).toISOString();
   errors.replaceChildren();
   sendButton.disabled = true;
   form.setAttribute('aria-busy', 'true');

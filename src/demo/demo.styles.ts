@@ -24,6 +24,8 @@ button:disabled { opacity: .6; cursor: progress; }
 .badge[data-status=FAILED], .badge[data-status=CANCELLED] { background: #fee2e2; color: #991b1b; }
 .badge[data-status=UNKNOWN] { background: #e0e7ff; color: #3730a3; }
 .badge[data-status=AWAITING_APPROVAL] { background: #f3e8ff; color: #6b21a8; }
+.badge[data-status=SCHEDULED] { background: #e0f2fe; color: #075985; }
+.badge[data-status=EXPIRED] { background: #fee2e2; color: #991b1b; }
 .badge[data-status=RUNNING] { background: #fef3c7; color: #92400e; }
 .badge[data-status=DONE] { background: #dcfce7; color: #166534; }
 #timeline li[data-status=AWAITING_APPROVAL]::before { background: #9333ea; }

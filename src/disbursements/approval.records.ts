@@ -118,7 +118,9 @@ export function endedBeforeApproval(current: Disbursement, ending: Ending, at: s
 export function notAwaiting(record: Disbursement): GatewayError {
   const decision = record.approval?.decision;
   const why = !record.approval
-    ? 'it never awaited approval'
+    ? record.sendAt !== undefined
+      ? 'it is no longer scheduled'
+      : 'it never awaited approval'
     : decision === 'APPROVED'
       ? `it was already approved by ${record.approval.decidedBy}`
       : `it was ${decision?.toLowerCase() ?? 'decided'} and never sent`;

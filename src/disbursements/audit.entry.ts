@@ -5,6 +5,8 @@ import { Disbursement, DisbursementStatus } from './disbursement.model';
 export const AuditAction = {
   CREATE_REQUESTED: 'CREATE_REQUESTED',
   HELD: 'HELD',
+  /** Stored to be sent at its sendAt. */
+  SCHEDULED: 'SCHEDULED',
   APPROVED: 'APPROVED',
   REJECTED: 'REJECTED',
   CANCELLED: 'CANCELLED',

@@ -11,14 +11,17 @@ import { ControlKey } from './payout.controls';
 
 const lastEvent = (record: Disbursement) => record.history.at(-1);
 
-/** A new payout: who asked, and (when the controls held it) that it awaits approval. */
+/** A new payout: who asked, and (when the controls held it, or it waits for its time) that it awaits approval or is scheduled. */
 export function requested(record: Disbursement, actor: string): AuditDraft[] {
   const asked = auditOf(record, AuditAction.CREATE_REQUESTED, record.updatedAt, {
     actor,
     detail: `${record.channel === 'BANK' ? 'bank' : 'mobile money'} payout to ${record.accountNumber}`,
   });
+  const detail = lastEvent(record)?.message;
+  if (record.status === 'SCHEDULED')
+    return [asked, auditOf(record, AuditAction.SCHEDULED, record.updatedAt, { detail })];
   if (record.status !== 'AWAITING_APPROVAL') return [asked];
-  return [asked, auditOf(record, AuditAction.HELD, record.updatedAt, { detail: lastEvent(record)?.message })];
+  return [asked, auditOf(record, AuditAction.HELD, record.updatedAt, { detail })];
 }
 
 /** A payout control refused it before anything was stored. */
@@ -53,7 +56,10 @@ export const decided: AuditRule = (before, after) => {
   if (!decision || decision === before.approval?.decision) return [];
   const at = after.approval?.decidedAt ?? after.updatedAt;
   const detail = after.approval?.reason ?? lastEvent(after)?.message;
-  return [auditOf(after, AuditAction[decision], at, { actor: after.approval?.decidedBy ?? null, detail })];
+  const entry = auditOf(after, AuditAction[decision], at, { actor: after.approval?.decidedBy ?? null, detail });
+  // Approved after its sendAt's late limit: expired at once, never sent.
+  if (after.status !== 'EXPIRED') return [entry];
+  return [entry, auditOf(after, AuditAction.EXPIRED, after.updatedAt, { detail: lastEvent(after)?.message })];
 };
 
 /** The create left the gateway (at the time its claim says) whatever came of it. */

@@ -11,21 +11,22 @@ import {
 import { Disbursement, DisbursementRequest, isFinal, ProviderRecord } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { adopted, contentDiffers, newClaim } from './disbursement.record';
-import { isStale, notFoundMeansNeverReceived, scheduled } from './disbursement.schedule';
+import { isStale, notFoundMeansNeverReceived, withNextCheck } from './disbursement.checks';
 import { heldForApproval } from './approval.records';
 import { planCreate, refusalError, refusalEvent } from './disbursement.limits';
 import { limitRefused, requested, whenVisible } from './audit.rules';
 import { AuditAction, auditOf } from './audit.entry';
 import { Actor, DEFAULT_APPROVAL_TTL_SECONDS, fromMinor, limitOf } from './payout.controls';
 import { recordAnswered } from './create.settle';
+import { scheduledFor, sendsLater } from './schedule.records';
 
 /**
- * What the claim stage leaves to do: send a claim now `sending`, tell of one `held` for approval,
- * or nothing to send: the `stored` record is the answer.
+ * What the claim stage leaves to do: send a claim now `sending`, tell of one `held` for approval or
+ * `scheduled` for its sendAt, or nothing to send: the `stored` record is the answer.
  */
 export type ClaimOutcome =
   | { next: 'send'; claim: Disbursement }
-  | { next: 'held'; claim: Disbursement }
+  | { next: 'held' | 'scheduled'; claim: Disbursement }
   | { next: 'stored'; record: Disbursement };
 
 /** One create request and who asked. */
@@ -47,10 +48,12 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
   const { merchant, request, fingerprint: fp, actor, requestId } = attempt;
   const { policy, now } = ctx;
   const plan = await planOrRefuse(ctx, attempt);
+  const later = sendsLater(request.sendAt, now());
   const fresh = {
     ...newClaim(merchant.id, request, fp, now().toISOString(), requestId, ctx.traceparent?.()),
     createdBy: actor.name,
     reservation: plan.reservation,
+    ...(later && { sendAt: request.sendAt }),
   };
   const claim = plan.awaiting
     ? heldForApproval(
@@ -60,7 +63,9 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
         fromMinor(limitOf(merchant.controls, 'approvalAbove', request.currency) ?? 0),
         now(),
       )
-    : scheduled({ ...fresh, sentAt: fresh.updatedAt }, now(), policy);
+    : later
+      ? scheduledFor(fresh, request.sendAt as string, now(), actor)
+      : withNextCheck({ ...fresh, sentAt: fresh.updatedAt }, now(), policy);
   const deadline = now().getTime() + policy.staleClaimMs;
   let unclaimedChecked = false;
   for (;;) {
@@ -73,7 +78,7 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
       ]);
       throw refusalError(request, refused);
     }
-    if (!existing) return { next: plan.awaiting ? 'held' : 'send', claim };
+    if (!existing) return { next: plan.awaiting ? 'held' : later ? 'scheduled' : 'send', claim };
     if (!existing.request) {
       // A record no create claimed (learnt from a callback): one check-status decides what it is.
       if (unclaimedChecked)
@@ -103,7 +108,9 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
 /** maxAmount refuses before anything is stored; its refusal is a control action, audited like the others. */
 async function planOrRefuse(ctx: DomainContext, { merchant, request, actor }: CreateAttempt) {
   try {
-    return planCreate(merchant, request, actor, ctx.now(), ctx.dayTimeZone);
+    // A scheduled payout counts against the day it will be sent.
+    const day = sendsLater(request.sendAt, ctx.now()) ? new Date(request.sendAt) : ctx.now();
+    return planCreate(merchant, request, actor, day, ctx.dayTimeZone);
   } catch (error) {
     ctx.onControl(refusalEvent(merchant, request, actor, 'maxAmount'));
     const at = ctx.now().toISOString();
@@ -208,7 +215,7 @@ async function takeOverUnknown(
       (!current.sending || isStale(current, at, policy)) &&
       notFoundMeansNeverReceived(current, at, policy);
     const iso = at.toISOString();
-    return won ? scheduled({ ...current, sending: true, sentAt: iso, updatedAt: iso }, at, policy) : undefined;
+    return won ? withNextCheck({ ...current, sending: true, sentAt: iso, updatedAt: iso }, at, policy) : undefined;
   });
   if (!won || !taken) {
     // Someone else moved first, or the first send may still arrive: report what is settled, or

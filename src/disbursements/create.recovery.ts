@@ -3,7 +3,7 @@ import { fromProviderError, outcomeUnknown, referenceConflict, upstreamUnavailab
 import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
 import { Merchant, ProviderError } from './disbursement.ports';
 import { changed, contentDiffers } from './disbursement.record';
-import { rescheduled } from './disbursement.schedule';
+import { withNextCheckOnChange } from './disbursement.checks';
 import { applyStatusUpdate } from './disbursement.status';
 import { foundByCheck } from './audit.rules';
 import { recordAnswered, recordUnknown, releaseClaim } from './create.settle';
@@ -121,7 +121,7 @@ export async function becomeProviders(
       };
       const next =
         applyStatusUpdate(base, { record: theirs, source: 'STATUS_CHECK', at }) ?? changed(current, base, at);
-      return rescheduled(current, next, now, ctx.policy);
+      return withNextCheckOnChange(current, next, now, ctx.policy);
     },
     audit,
   );

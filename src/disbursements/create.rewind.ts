@@ -3,7 +3,7 @@ import { outcomeUnknown, referenceConflict, upstreamUnavailable } from './disbur
 import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { contentDiffers } from './disbursement.record';
-import { ReconcilePolicy } from './disbursement.schedule';
+import { ReconcilePolicy } from './disbursement.checks';
 import { recordAnswered, recordUnknown, releaseClaim } from './create.settle';
 import { becomeProviders } from './create.recovery';
 

@@ -4,8 +4,9 @@ import { outcomeUnknown } from './disbursement.errors';
 import { Disbursement, EventSource, ProviderRecord } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { markNeverReceived, markUnknown } from './disbursement.record';
-import { rescheduled } from './disbursement.schedule';
+import { withNextCheckOnChange } from './disbursement.checks';
 import { approvalUndone } from './approval.records';
+import { sendPutOff } from './schedule.records';
 import { answeredCreate, foundByCheck, tookNothing, unanswered } from './audit.rules';
 
 /*
@@ -54,7 +55,7 @@ export async function recordUnknown(
       referenceId,
       (current) => {
         const now = ctx.now();
-        return rescheduled(current, markUnknown(current, reason, now.toISOString()), now, ctx.policy);
+        return withNextCheckOnChange(current, markUnknown(current, reason, now.toISOString()), now, ctx.policy);
       },
       unanswered(reason),
     )
@@ -63,7 +64,8 @@ export async function recordUnknown(
 
 /**
  * Released: the provider created nothing. A new claim goes (its reservation with it), so the client
- * may retry; an approved one goes back to awaiting approval, so it is neither lost nor sent. One a
+ * may retry; a scheduled one is SCHEDULED again, tried later until it expires; an approved one goes
+ * back to awaiting approval, so it is neither lost nor sent. One a
  * client has already seen UNKNOWN stays, marked never received: gone, it would come back with its
  * version starting over, and watchers would drop its next states as ones they had seen.
  */
@@ -77,6 +79,18 @@ export async function releaseClaim(
   const seen = (current: Disbursement) => current.status === 'UNKNOWN' && current.version > 0;
   const at = ctx.now().toISOString();
   const audit = tookNothing(sentJustNow, why, at);
+  if (claim.sendAt !== undefined) {
+    await ctx.writer
+      .change(
+        claim.merchantId,
+        claim.referenceId,
+        (current) =>
+          ours(current) && current.sendAt !== undefined ? sendPutOff(current, why, ctx.now(), ctx.policy) : undefined,
+        audit,
+      )
+      .catch(() => undefined);
+    return;
+  }
   if (claim.approval?.decision === 'APPROVED') {
     await ctx.writer
       .change(

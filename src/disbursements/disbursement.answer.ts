@@ -1,5 +1,5 @@
 import { Disbursement, EventSource, ProviderRecord } from './disbursement.model';
-import { ReconcilePolicy, rescheduled } from './disbursement.schedule';
+import { ReconcilePolicy, withNextCheckOnChange } from './disbursement.checks';
 import { applyStatusUpdate } from './disbursement.status';
 
 export interface ProviderAnswer {
@@ -23,7 +23,7 @@ export function applyProviderAnswer(
   settles = false,
 ): Disbursement | undefined {
   const next = applyStatusUpdate(current, { ...answer, at: now.toISOString() });
-  if (!settles) return next && rescheduled(current, next, now, policy);
+  if (!settles) return next && withNextCheckOnChange(current, next, now, policy);
   if (!next && !current.sending) return undefined;
-  return rescheduled(current, { ...(next ?? current), sending: false }, now, policy);
+  return withNextCheckOnChange(current, { ...(next ?? current), sending: false }, now, policy);
 }

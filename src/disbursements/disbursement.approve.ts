@@ -5,11 +5,13 @@ import { CreateDisbursement } from './disbursement.create';
 import { selfApproval, shuttingDown } from './disbursement.errors';
 import { Disbursement } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
-import { scheduled } from './disbursement.schedule';
+import { withNextCheck } from './disbursement.checks';
 import { Actor } from './payout.controls';
+import { expiredUnsent, isDue, isTooLate, scheduledFor } from './schedule.records';
 
 /**
- * A second person's approval. The decision is one atomic change of the stored record, so of many
+ * A second person's approval (of a scheduled payout: SCHEDULED until its time, sent at once within
+ * its late limit, else EXPIRED). The decision is one atomic change of the stored record, so of many
  * racing approvals (and rejections), on any replica, exactly one wins; only the winner sends, through
  * the create protocol's own send. Approving an approved payout returns it once its send has an
  * answer; the requester never may approve, before or after someone else did.
@@ -24,19 +26,28 @@ export async function approveDisbursement(
   // An approval stored now could not be sent by this process: refuse before deciding anything.
   if (!creates.accepting) throw shuttingDown(referenceId);
   const { outcome, stored } = await decideAwaiting(ctx, merchant, referenceId, (current, now) =>
-    current.approval?.requesterId === actor.id
-      ? { outcome: 'self' as const }
-      : {
-          outcome: 'approved' as const,
-          next: scheduled(approvedClaim(current, actor, now.toISOString()), now, ctx.policy),
-        },
+    current.approval?.requesterId === actor.id ? { outcome: 'self' as const } : approved(ctx, current, actor, now),
   );
   if (outcome === 'self' || stored.approval?.requesterId === actor.id) throw selfApproval(referenceId);
-  if (outcome === 'approved') {
+  if (outcome === 'approved' || outcome === 'scheduled' || outcome === 'late') {
     ctx.onControl({ merchantId: merchant.id, referenceId, actor: actor.name, action: 'approved' });
-    return creates.sendApproved(merchant, stored);
+    if (outcome === 'late') ctx.onControl({ merchantId: merchant.id, referenceId, action: 'expired' });
+    return outcome === 'approved' ? creates.sendClaimed(merchant, stored) : stored;
   }
   // Approved by someone else: the answer is what that approval's send got, as for a repeated create.
   if (stored.approval?.decision === 'APPROVED') return creates.awaitSending(merchant, stored);
   throw notAwaiting(stored);
+}
+
+/**
+ * The approval's outcome: sent at once (`approved`); SCHEDULED when its sendAt is still ahead; EXPIRED
+ * (`late`), never sent, when its sendAt passed by more than SCHEDULE_LATE_LIMIT_SECONDS.
+ */
+function approved(ctx: DomainContext, current: Disbursement, actor: Actor, now: Date) {
+  const claim = approvedClaim(current, actor, now.toISOString());
+  if (current.sendAt !== undefined && !isDue(current, now))
+    return { outcome: 'scheduled' as const, next: scheduledFor(claim, current.sendAt, now) };
+  if (isTooLate(current, now, ctx.policy))
+    return { outcome: 'late' as const, next: expiredUnsent(claim, now.toISOString()) };
+  return { outcome: 'approved' as const, next: withNextCheck(claim, now, ctx.policy) };
 }

@@ -1,7 +1,7 @@
 import { Disbursement, EventSource, ProviderRecord } from './disbursement.model';
 import { DisbursementEvents, DisbursementStore, ProviderPort } from './disbursement.ports';
 import { applyProviderAnswer } from './disbursement.answer';
-import { ReconcilePolicy } from './disbursement.schedule';
+import { ReconcilePolicy } from './disbursement.checks';
 import { RecordWriter } from './disbursement.writer';
 import { ControlEvent } from './payout.controls';
 import { AuditRule } from './disbursement.ports';
@@ -26,7 +26,7 @@ export interface DomainContext {
   rewoundAt?: () => number | undefined;
 }
 
-/** The status rules applied to a stored record, with its next check rescheduled on a status change. */
+/** The status rules applied to a stored record, with its next check withNextCheckOnChange on a status change. */
 export function statusChange(ctx: DomainContext, record: ProviderRecord, source: EventSource, deliveryId?: string) {
   return (current: Disbursement): Disbursement | undefined =>
     applyProviderAnswer(current, { record, source, deliveryId }, ctx.now(), ctx.policy);

@@ -62,10 +62,10 @@ export class CreateDisbursement {
   }
 
   /**
-   * Sends a payout whose approval was just stored (the claim it became, "sending"): exactly the
-   * create protocol's send, shared with any identical create running in this process.
+   * Sends a payout whose approval, or whose time, just came (the claim it became, "sending"): exactly
+   * the create protocol's send, shared with any identical create running in this process.
    */
-  sendApproved(merchant: Merchant, claim: Disbursement): Promise<Disbursement> {
+  sendClaimed(merchant: Merchant, claim: Disbursement): Promise<Disbursement> {
     const request = claim.request as DisbursementRequest;
     return this.track(inFlightKey(merchant.id, claim.referenceId), claim.fingerprint ?? '', request, () =>
       sendClaim(this.ctx, merchant, request, claim),
@@ -140,13 +140,13 @@ export class CreateDisbursement {
     const outcome = await claimPayout(this.ctx, attempt, this.claimPollMs);
     if (outcome.next === 'stored') return outcome.record;
     if (outcome.next === 'send') return sendClaim(this.ctx, attempt.merchant, attempt.request, outcome.claim);
-    // Held for approval: subscribers are told, nothing is sent.
+    // Held for approval, or scheduled: subscribers are told, nothing is sent.
     const { merchant, actor } = attempt;
     this.ctx.onControl({
       merchantId: merchant.id,
       referenceId: outcome.claim.referenceId,
       actor: actor.name,
-      action: 'held',
+      action: outcome.next,
     });
     return outcome.claim;
   }

@@ -22,6 +22,7 @@ export const PUBLIC_FIELDS = [
   'ipAddress',
   'createdAt',
   'updatedAt',
+  'sendAt',
 ] as const satisfies readonly (keyof Disbursement)[];
 
 export type PublicField = (typeof PUBLIC_FIELDS)[number];

@@ -30,7 +30,7 @@ export function planCreate(
   merchant: Merchant,
   request: DisbursementRequest,
   actor: Actor,
-  now: Date,
+  countsOn: Date,
   timeZone: string,
 ): CreatePlan {
   const { controls } = merchant;
@@ -46,7 +46,7 @@ export function planCreate(
   return {
     awaiting,
     caps,
-    reservation: { day: dayOf(now, timeZone), currency: request.currency, actorId: actor.id, minor },
+    reservation: { day: dayOf(countsOn, timeZone), currency: request.currency, actorId: actor.id, minor },
   };
 }
 

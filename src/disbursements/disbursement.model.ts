@@ -3,11 +3,15 @@
 export const DisbursementStatus = {
   /** Held by the merchant's payout controls: stored, nothing sent, until a second person approves it. */
   AWAITING_APPROVAL: 'AWAITING_APPROVAL',
+  /** Waiting for its `sendAt`: stored, nothing sent, cancellable until it is sent. */
+  SCHEDULED: 'SCHEDULED',
   PENDING: 'PENDING',
   SUCCESSFUL: 'SUCCESSFUL',
   FAILED: 'FAILED',
   CANCELLED: 'CANCELLED',
   UNKNOWN: 'UNKNOWN',
+  /** Its `sendAt` passed by more than SCHEDULE_LATE_LIMIT_SECONDS before it could be sent: never sent. */
+  EXPIRED: 'EXPIRED',
 } as const;
 export type DisbursementStatus = (typeof DisbursementStatus)[keyof typeof DisbursementStatus];
 
@@ -49,6 +53,8 @@ export interface BankRequest {
   email?: string;
   /** The client's own address; the provider is always pointed at the gateway. */
   callbackUrl?: string;
+  /** When to send it (ISO); part of the request, so a retry with another time is a conflict. */
+  sendAt?: string;
 }
 
 export interface MobileMoneyRequest {
@@ -58,6 +64,7 @@ export interface MobileMoneyRequest {
   currency: string;
   accountNumber: string;
   narration?: string;
+  sendAt?: string;
 }
 
 export type DisbursementRequest = BankRequest | MobileMoneyRequest;
@@ -161,6 +168,8 @@ export interface Disbursement {
   createdBy?: string;
   /** Set when the payout controls held it for approval. */
   approval?: ApprovalState;
+  /** When a scheduled payout is due (ISO); unset for one sent at once. */
+  sendAt?: string;
   /** Set when it counts against daily limits. */
   reservation?: Reservation;
   /** The last audit entry written about it, and the identical ones since that were only counted (audit.repeats.ts). */
@@ -216,6 +225,11 @@ export interface ProviderRecord {
   message?: string;
 }
 
+/** Nothing was sent for it yet, so nothing the provider says about its referenceId is about it. */
+export function isUnsent(record: Disbursement): boolean {
+  return record.status === 'AWAITING_APPROVAL' || record.status === 'SCHEDULED';
+}
+
 /** The merchant's wallet as the provider reports it. */
 export interface ProviderBalance {
   /** Canonical decimal text; negative when the wallet is overdrawn. */
@@ -224,7 +238,7 @@ export interface ProviderBalance {
   currency?: string;
 }
 
-const FINAL_STATUSES: ReadonlySet<DisbursementStatus> = new Set(['SUCCESSFUL', 'FAILED', 'CANCELLED']);
+const FINAL_STATUSES: ReadonlySet<DisbursementStatus> = new Set(['SUCCESSFUL', 'FAILED', 'CANCELLED', 'EXPIRED']);
 
 export function isFinal(status: DisbursementStatus): boolean {
   return FINAL_STATUSES.has(status);

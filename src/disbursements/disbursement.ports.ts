@@ -10,6 +10,13 @@ import {
 import { AuditAction, AuditDraft, AuditEntry } from './audit.entry';
 import { LimitRefusal, PayoutControls, ReservationCaps } from './payout.controls';
 
+/** What waits for its time, for the metrics. */
+export interface ScheduledWaiting {
+  count: number;
+  /** The earliest sendAt (ms); undefined when none waits. */
+  earliestDueAt?: number;
+}
+
 /** A merchant as the domain needs it: its id, the key the provider knows it by, and its payout controls. */
 export interface Merchant {
   id: string;
@@ -141,6 +148,8 @@ export interface DisbursementStore {
    * The store indexes `nextCheckAt` on every write, so this never scans settled records.
    */
   due(now: Date, limit: number): Promise<Disbursement[]>;
+  /** Of every merchant, the payouts SCHEDULED (waiting for their sendAt) and the earliest sendAt among them (ms). */
+  scheduledWaiting(): Promise<ScheduledWaiting>;
   /**
    * A page of one merchant's payouts matching the filter, newest first by when each was first
    * stored (the `updatedAt` of the record `insertIfAbsent` stored), and how many match in all.

@@ -4,7 +4,13 @@ import { DisbursementStore, Merchant } from './disbursement.ports';
 import { markNeverReceived } from './disbursement.record';
 import { applyProviderAnswer } from './disbursement.answer';
 import { auditedAs } from './disbursement.context';
-import { claimEnded, notFoundMeansNeverReceived, notFoundYet, scheduled, stillSending } from './disbursement.schedule';
+import {
+  claimEnded,
+  notFoundMeansNeverReceived,
+  notFoundYet,
+  withNextCheck,
+  stillSending,
+} from './disbursement.checks';
 
 /**
  * The reconciler's step for one due record: ask the provider and apply the answer.
@@ -25,7 +31,7 @@ export async function reconcileStep(
   } catch {
     const now = ctx.now();
     const written = await writer.change(merchant.id, referenceId, (current) =>
-      scheduled(
+      withNextCheck(
         {
           ...(stillSending(current, now, policy) ? current : claimEnded(current, policy)),
           checkAttempts: current.checkAttempts + 1,
@@ -51,7 +57,7 @@ export async function reconcileStep(
       const next = applyProviderAnswer(current, { record: found, source: 'STATUS_CHECK' }, now, policy, true);
       if (next && next.version !== current.version) return next;
       // The provider's word changed nothing: ask again later, a little later each time.
-      return scheduled({ ...current, sending: false, checkAttempts: current.checkAttempts + 1 }, now, policy);
+      return withNextCheck({ ...current, sending: false, checkAttempts: current.checkAttempts + 1 }, now, policy);
     },
     auditedAs('STATUS_CHECK'),
   );

@@ -14,7 +14,7 @@ import {
   ProviderPort,
 } from './disbursement.ports';
 import { reconcileStep } from './disbursement.reconciler';
-import { leased, ReconcilePolicy } from './disbursement.schedule';
+import { leased, ReconcilePolicy } from './disbursement.checks';
 import { withRelayAttempt } from './disbursement.record';
 import { CallbackDelivery, CallbackOutcome, StatusUpdateOptions, StatusUpdates } from './provider-status.apply';
 import { watchMerchantUpdates } from './merchant.watch';
@@ -24,6 +24,7 @@ import { WalletBalance, WalletBalances } from './wallet.balance';
 import { approveDisbursement } from './disbursement.approve';
 import { cancelDisbursement } from './disbursement.cancel';
 import { expireStep } from './disbursement.expire';
+import { sendDueStep } from './disbursement.send-due';
 import { rejectDisbursement } from './disbursement.reject';
 import { Allowance, payoutAllowance } from './payout.allowance';
 import { Actor, ControlEvent } from './payout.controls';
@@ -56,7 +57,9 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   rewoundAt?: () => number | undefined;
   /** How often a request waiting on another replica's in-flight create looks again. */
   claimPollMs?: number;
-  reconcile: Omit<ReconcilePolicy, 'staleClaimMs' | 'resendAfterMs' | 'restoreCheckMs'>;
+  reconcile: Omit<ReconcilePolicy, 'staleClaimMs' | 'resendAfterMs' | 'restoreCheckMs' | 'scheduleLateLimitMs'>;
+  /** SCHEDULE_LATE_LIMIT_SECONDS in ms: how late a scheduled payout may still be sent. Default one day. */
+  scheduleLateLimitMs?: number;
   /** How long one wallet balance answer is served per merchant (0: ask every time). Default 5000. */
   walletBalanceCacheMs?: number;
   /** Called once when a payout reaches a final status (metrics, relay to the client's own callbackUrl). */
@@ -100,6 +103,7 @@ export class DisbursementService {
         staleClaimMs: opts.upstreamTimeoutMs * 2,
         resendAfterMs: opts.resendAfterMs,
         restoreCheckMs: opts.restoreCheckMs ?? 0,
+        scheduleLateLimitMs: opts.scheduleLateLimitMs ?? 86_400_000,
       },
       now: opts.now ?? (() => new Date()),
       dayTimeZone: opts.payoutDayTimeZone ?? 'UTC',
@@ -237,6 +241,7 @@ export class DisbursementService {
 
   reconcile(merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined> {
     if (record.status === 'AWAITING_APPROVAL') return expireStep(this.ctx, merchant, record);
+    if (record.status === 'SCHEDULED') return sendDueStep(this.ctx, this.creates, merchant, record);
     return reconcileStep(this.ctx, merchant, record);
   }
 

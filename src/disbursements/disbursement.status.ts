@@ -1,5 +1,5 @@
 import { visiblyDiffers } from './disbursement.fields';
-import { Disbursement, DisbursementStatus, EventSource, isFinal, ProviderRecord } from './disbursement.model';
+import { Disbursement, DisbursementStatus, EventSource, isFinal, isUnsent, ProviderRecord } from './disbursement.model';
 import { changed } from './disbursement.record';
 
 /** webhook-ids remembered per record; redeliveries come within minutes, not after dozens of others. */
@@ -27,8 +27,8 @@ function nextStatus(current: DisbursementStatus, incoming: DisbursementStatus): 
  */
 export function applyStatusUpdate(current: Disbursement, update: StatusUpdate): Disbursement | undefined {
   const { record: incoming, source, at, deliveryId } = update;
-  // The provider was never sent a payout awaiting approval: nothing it says about that referenceId is about this one.
-  if (current.status === 'AWAITING_APPROVAL') return undefined;
+  // The provider was never sent a payout awaiting approval or its time: nothing it says about that referenceId is about this one.
+  if (isUnsent(current)) return undefined;
   if (deliveryId && current.deliveryIds.includes(deliveryId)) return undefined;
 
   const status = nextStatus(current.status, incoming.status);

@@ -41,7 +41,7 @@ export interface ControlEvent {
   referenceId: string;
   /** Unset for the gateway's own step (expiry). */
   actor?: string;
-  action: 'held' | 'approved' | 'rejected' | 'cancelled' | 'expired' | 'refused';
+  action: 'held' | 'scheduled' | 'approved' | 'rejected' | 'cancelled' | 'expired' | 'refused';
   /** The limit that refused it, for `refused`. */
   limit?: ControlKey;
 }
@@ -118,12 +118,12 @@ export function capsFor(controls: PayoutControls | undefined, currency: string):
   return { dailyMinor, userMinor };
 }
 
-/** A reservation that ends: the amount goes back once the payout ends FAILED or CANCELLED. */
+/** A reservation that ends: the amount goes back once the payout ends FAILED, CANCELLED or EXPIRED (never sent). */
 export function endsReservation(record: Disbursement): boolean {
   return (
     record.reservation !== undefined &&
     !record.reservation.released &&
-    (record.status === 'FAILED' || record.status === 'CANCELLED')
+    (record.status === 'FAILED' || record.status === 'CANCELLED' || record.status === 'EXPIRED')
   );
 }
 

@@ -1,9 +1,9 @@
 import { auditedAs, DomainContext, statusChange } from './disbursement.context';
 import { fromProviderError } from './disbursement.errors';
-import { Disbursement, DisbursementStatus, isFinal, ProviderRecord } from './disbursement.model';
+import { Disbursement, DisbursementStatus, isFinal, isUnsent, ProviderRecord } from './disbursement.model';
 import { Merchant, ProviderError } from './disbursement.ports';
 import { boundedAnswer, contentDiffers, orphanRecord } from './disbursement.record';
-import { scheduled } from './disbursement.schedule';
+import { withNextCheck } from './disbursement.checks';
 
 /** How a callback was received. */
 export interface CallbackDelivery {
@@ -64,8 +64,8 @@ export class StatusUpdates {
    */
   async refresh(merchant: Merchant, referenceId: string): Promise<Disbursement | undefined> {
     const current = await this.ctx.store.get(merchant.id, referenceId);
-    // A final record has nothing more to learn, and nothing was sent for a payout awaiting approval.
-    if (!current || isFinal(current.status) || current.status === 'AWAITING_APPROVAL') return current;
+    // A final record has nothing more to learn, and nothing was sent for a payout awaiting approval or its time.
+    if (!current || isFinal(current.status) || isUnsent(current)) return current;
     let answer: ProviderRecord | undefined;
     try {
       answer = await this.ctx.provider.checkStatus(merchant, referenceId, 'refresh');
@@ -172,7 +172,9 @@ export class StatusUpdates {
       });
     const found = boundedAnswer(answer);
     const now = this.ctx.now();
-    await this.ctx.writer.insert(scheduled(orphanRecord(merchant.id, found, now.toISOString()), now, this.ctx.policy));
+    await this.ctx.writer.insert(
+      withNextCheck(orphanRecord(merchant.id, found, now.toISOString()), now, this.ctx.policy),
+    );
     const { stored, changed } = await this.ctx.writer.change(
       merchant.id,
       found.referenceId,

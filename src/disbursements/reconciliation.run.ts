@@ -147,8 +147,9 @@ async function compare(
   answer: ProviderRecord | undefined,
 ): Promise<Discrepancy[]> {
   const { referenceId } = record;
-  // Never sent (held, or ended before approval): the provider has nothing to say about it.
+  // Never sent (held, ended before approval; scheduled and not sent yet, or ever): the provider has nothing to say about it.
   if (record.approval !== undefined && record.approval.decision !== 'APPROVED') return [];
+  if (record.sendAt !== undefined && record.sentAt === undefined) return [];
   const gatewayStatus = record.status;
   if (!answer) {
     if (!providerConfirmed(record)) return [];

@@ -17,6 +17,7 @@ export const PAYOUT_COLUMNS = [
   'requestedBy',
   'approvedBy',
   'updatedAt',
+  'sendAt',
 ] as const;
 
 /**
@@ -47,7 +48,8 @@ export const PAYOUT_HEADER = csvLine(PAYOUT_COLUMNS);
 
 /**
  * A payout as an export row: `createdAt` is when the gateway first recorded it (what the window
- * selects on), the amount has two decimals, `approvedBy` is set only once a second person approved it.
+ * selects on), the amount has two decimals, `approvedBy` is set only once a second person approved it,
+ * `sendAt` only for a scheduled payout.
  */
 export function payoutLine({ at, record }: HistoryEntry): string {
   const approval = record.approval;
@@ -65,6 +67,7 @@ export function payoutLine({ at, record }: HistoryEntry): string {
     requestedBy: approval?.requestedBy ?? record.createdBy,
     approvedBy: approval?.decision === 'APPROVED' ? approval.decidedBy : undefined,
     updatedAt: record.updatedAt,
+    sendAt: record.sendAt,
   };
   return csvLine(PAYOUT_COLUMNS.map((column) => row[column]));
 }

@@ -59,7 +59,7 @@ export class GatewayMetrics {
 
   readonly payoutControls = new Counter({
     name: 'gateway_payout_control_actions_total',
-    help: 'Payout control actions: held for approval, approved, rejected, cancelled, expired, refused (with the limit that refused)',
+    help: 'Payout control actions: held for approval, scheduled for a sendAt, approved, rejected, cancelled, expired, refused (with the limit that refused)',
     labelNames: ['action', 'limit'] as const,
     registers: [this.registry],
   });
@@ -86,6 +86,18 @@ export class GatewayMetrics {
   readonly reconcilerBacklog = new Gauge({
     name: 'gateway_reconciler_backlog',
     help: 'Payouts due for a status check in the last reconciler round (counted up to one batch of 100)',
+    registers: [this.registry],
+  });
+
+  readonly scheduledWaiting = new Gauge({
+    name: 'gateway_scheduled_payouts',
+    help: 'Payouts SCHEDULED, waiting for their sendAt (all merchants; read from the database at each scrape)',
+    registers: [this.registry],
+  });
+
+  readonly scheduledOverdue = new Gauge({
+    name: 'gateway_scheduled_overdue_seconds',
+    help: 'How long past its sendAt the most overdue SCHEDULED payout is (0 when none is overdue); near SCHEDULE_LATE_LIMIT_SECONDS it is about to expire',
     registers: [this.registry],
   });
 

@@ -15,6 +15,7 @@ import {
   LoggedChange,
   MerchantChainHead,
   RecordsReader,
+  ScheduledWaiting,
   START_POSITION,
   StatementLine,
   StoreUnavailableError,
@@ -337,6 +338,15 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       [now.getTime(), limit],
     );
     return rows.map((r) => JSON.parse(r.record) as Disbursement);
+  }
+
+  async scheduledWaiting(): Promise<ScheduledWaiting> {
+    const [row] = await this.query<{ count: string; earliest: string | null }>(
+      'scheduled_waiting',
+      "SELECT count(*) AS count, min(next_check_at) AS earliest FROM payouts WHERE next_check_at IS NOT NULL AND status = 'SCHEDULED'",
+      [],
+    );
+    return { count: Number(row.count), earliestDueAt: row.earliest === null ? undefined : Number(row.earliest) };
   }
 
   async history(merchantId: string, query: HistoryQuery): Promise<HistoryPage> {

@@ -20,6 +20,9 @@ export function sqliteStatements(db: Database) {
     due: prepare(
       'SELECT record FROM payouts WHERE next_check_at IS NOT NULL AND next_check_at <= ? ORDER BY next_check_at LIMIT ?',
     ),
+    scheduledWaiting: prepare(
+      "SELECT count(*) AS count, min(next_check_at) AS earliest FROM payouts WHERE next_check_at IS NOT NULL AND status = 'SCHEDULED'",
+    ),
     nextPosition: prepare(`INSERT INTO merchant_heads (merchant_id, change_position) VALUES (?, 1)
       ON CONFLICT (merchant_id) DO UPDATE SET change_position = change_position + 1 RETURNING change_position`),
     appendChange: prepare('INSERT INTO payout_changes (merchant_id, position, at, record) VALUES (?, ?, ?, ?)'),

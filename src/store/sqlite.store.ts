@@ -18,6 +18,7 @@ import {
   LoggedChange,
   MerchantChainHead,
   RecordsReader,
+  ScheduledWaiting,
   START_POSITION,
   StatementLine,
   StoreUnavailableError,
@@ -326,6 +327,14 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
     return this.run(() => {
       this.reads += 1;
       return (this.q.due.all(now.getTime(), limit) as Row[]).map((r) => JSON.parse(r.record) as Disbursement);
+    });
+  }
+
+  async scheduledWaiting(): Promise<ScheduledWaiting> {
+    return this.run(() => {
+      this.reads += 1;
+      const row = this.q.scheduledWaiting.get() as { count: number; earliest: number | null };
+      return { count: row.count, earliestDueAt: row.earliest ?? undefined };
     });
   }
 

@@ -236,7 +236,8 @@ function parseJson(body: string): ProviderRecord | undefined {
 
 /** The spec's request body; the amount goes out as a JSON number written from its exact decimal text. */
 function providerBody(request: DisbursementRequest, callbackUrl: string): string {
-  const { channel, amount, ...fields } = request;
+  // sendAt is the gateway's own: the provider is only called at that time.
+  const { channel, amount, sendAt: _sendAt, ...fields } = request;
   const body: Record<string, string> = channel === 'BANK' ? { ...fields, callbackUrl } : fields;
   const json = JSON.stringify(body);
   return `{"amount":${amount},${json.slice(1)}`;

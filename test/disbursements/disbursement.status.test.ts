@@ -8,6 +8,9 @@ const FINAL = new Set<DisbursementStatus>(['SUCCESSFUL', 'FAILED', 'CANCELLED'])
 const PROVIDER_WORD: Record<DisbursementStatus, string> = {
   // Never said by the provider: only the payout controls hold a payout for approval.
   AWAITING_APPROVAL: 'Pending',
+  // Nor these: a scheduled payout waits for its time, and expires unsent, in the gateway only.
+  SCHEDULED: 'Pending',
+  EXPIRED: 'Cancelled',
   UNKNOWN: 'Reversed',
   PENDING: 'Pending',
   SUCCESSFUL: 'Successful',

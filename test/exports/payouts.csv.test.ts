@@ -65,6 +65,7 @@ describe('payouts as CSV (RFC 4180, OWASP CSV injection)', () => {
         decidedBy: '@bob',
       },
       updatedAt: '2026-03-01T10:00:05.000Z',
+      sendAt: '2026-03-01T10:00:03.000Z',
     });
     const rows = parseCsv(PAYOUT_HEADER + payoutLine({ at, referenceId: payout.referenceId, record: payout }));
     expect(rows[0]).toEqual([...PAYOUT_COLUMNS]);
@@ -82,6 +83,7 @@ describe('payouts as CSV (RFC 4180, OWASP CSV injection)', () => {
       requestedBy: 'alice',
       approvedBy: "'@bob",
       updatedAt: '2026-03-01T10:00:05.000Z',
+      sendAt: '2026-03-01T10:00:03.000Z',
     });
   });
 
@@ -97,5 +99,6 @@ describe('payouts as CSV (RFC 4180, OWASP CSV injection)', () => {
     expect(cells(held)[column('requestedBy')]).toBe('carol');
     expect(cells(plain)[column('requestedBy')]).toBe('erin');
     expect(cells(plain)[column('amount')]).toBe('7.00');
+    expect(cells(plain)[column('sendAt')]).toBe('');
   });
 });

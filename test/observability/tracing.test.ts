@@ -175,6 +175,29 @@ describeEachEngine('OpenTelemetry traces exported to a real OTLP/HTTP receiver',
     expect(line).toContain(`"spanId":"${operation.spanId}"`);
   });
 
+  it("gives a scheduled payout's send, at its time, a span linked to the create, with the provider call under it", async () => {
+    const traceId = hex(16);
+    const input = mobileInput({ sendAt: new Date(Date.now() + 1_500).toISOString() });
+    created.push(input.referenceId as string);
+    const res = await gql<{ createMobileMoneyDisbursement: { status: string } }>(
+      gateway.graphqlUrl,
+      CREATE_MOBILE,
+      { input },
+      { authorization: `Bearer ${token}`, traceparent: `00-${traceId}-${hex(8)}-01` },
+    );
+    expect(res.data?.createMobileMoneyDisbursement.status).toBe('SCHEDULED');
+    const send = await eventually(
+      () =>
+        receiver.spans.find(
+          (s) => s.name === 'scheduled send' && s.attributes['payout.reference_id'] === input.referenceId,
+        ),
+      200,
+    );
+    expect(linkedTo(send, traceId)).toBe(true);
+    expect(send.traceId).not.toBe(traceId);
+    await eventually(() => receiver.spans.find((s) => s.parentSpanId === send.spanId && s.kind === CLIENT), 200);
+  });
+
   it('gives each relay attempt a span linked to the create', async () => {
     const traceId = hex(16);
     const input = bankInput({ callbackUrl: relayUrl });

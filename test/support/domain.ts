@@ -144,6 +144,8 @@ export function domain(
     /** RESTORE_CHECK_SECONDS in ms, and when the database last went back in time. */
     restoreCheckMs?: number;
     rewoundAt?: () => number | undefined;
+    /** SCHEDULE_LATE_LIMIT_SECONDS in ms; default the setting's default, one day. */
+    scheduleLateLimitMs?: number;
   } = {},
 ): Domain {
   const provider = new FakeProvider();
@@ -172,6 +174,7 @@ export function domain(
     upstreamTimeoutMs: opts.upstreamTimeoutMs ?? 60_000,
     resendAfterMs: opts.resendAfterMs ?? 60_000,
     restoreCheckMs: opts.restoreCheckMs,
+    scheduleLateLimitMs: opts.scheduleLateLimitMs,
     rewoundAt: opts.rewoundAt,
     claimPollMs: 5,
     reconcile: { unknownAfterMs: 1000, pendingAfterMs: 60_000, maxDelayMs: 600_000 },

@@ -1,4 +1,5 @@
 import { Field, InputType } from 'type-graphql';
+import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { DecimalScalar } from './decimal.scalar';
 
 @InputType({ description: 'A payout to a bank account (provider spec 2.1).' })
@@ -44,4 +45,11 @@ export class BankDisbursementInput {
     description: 'Your own address: the gateway POSTs the final record there, signed.',
   })
   callbackUrl?: string;
+
+  @Field(() => GraphQLDateTimeISO, {
+    nullable: true,
+    description:
+      'When to send it: later than now, it is stored SCHEDULED and sent once at that time (cancellable until then); at most SCHEDULE_MAX_AHEAD_DAYS ahead, not in the past. Absent: sent at once.',
+  })
+  sendAt?: Date;
 }

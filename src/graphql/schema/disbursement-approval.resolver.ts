@@ -40,7 +40,7 @@ export class DisbursementApprovalResolver {
 
   @Mutation(() => Disbursement, {
     description:
-      'Withdraws a payout still awaiting approval: by its requester (scope payouts:write) or an approver (payouts:approve). CANCELLED, never sent.',
+      'Withdraws a payout before it is sent: a SCHEDULED one by anyone of the merchant (scope payouts:write), until its time; one awaiting approval by its requester (payouts:write) or an approver (payouts:approve). CANCELLED, never sent.',
   })
   async cancelDisbursement(
     @Arg('referenceId', () => ID) referenceId: string,

@@ -4,7 +4,7 @@ import { GatewayError } from '../../disbursements/disbursement.errors';
 import { DisbursementRequest } from '../../disbursements/disbursement.model';
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { DisbursementResult } from './disbursement-result.type';
-import { BankValidationOptions, validateBank, validateMobileMoney } from './disbursement.validation';
+import { InputValidationOptions, validateBank, validateMobileMoney } from './disbursement.validation';
 import { toView } from './disbursement.view';
 import { GatewayContext } from '../gateway.context';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
@@ -38,7 +38,7 @@ const ABOUT = `Up to ${MAX_BATCH_ITEMS} payouts, one result per input in the sam
 
 @Resolver(() => DisbursementResult)
 export class DisbursementBatchResolver {
-  constructor(private readonly bankValidation: BankValidationOptions) {}
+  constructor(private readonly inputValidation: InputValidationOptions) {}
 
   @Mutation(() => [DisbursementResult], { description: `Pays out to mobile money accounts. ${ABOUT}` })
   async createMobileMoneyDisbursements(
@@ -47,7 +47,7 @@ export class DisbursementBatchResolver {
   ): Promise<DisbursementResult[]> {
     const results = await ctx.service.createMany(
       ctx.merchant,
-      itemsOf(inputs, validateMobileMoney),
+      itemsOf(inputs, (input, path) => validateMobileMoney(input, this.inputValidation, path)),
       ctx.requestId,
       ctx.actor,
     );
@@ -61,7 +61,7 @@ export class DisbursementBatchResolver {
   ): Promise<DisbursementResult[]> {
     const results = await ctx.service.createMany(
       ctx.merchant,
-      itemsOf(inputs, (input, path) => validateBank(input, this.bankValidation, path)),
+      itemsOf(inputs, (input, path) => validateBank(input, this.inputValidation, path)),
       ctx.requestId,
       ctx.actor,
     );

@@ -9,7 +9,7 @@ import {
 registerEnumType(DisbursementStatus, {
   name: 'DisbursementStatus',
   description:
-    'SUCCESSFUL, FAILED and CANCELLED are final. UNKNOWN: the provider may have the payout; the gateway is finding out. AWAITING_APPROVAL: held by the payout controls, nothing sent until a second person approves it.',
+    'SUCCESSFUL, FAILED, CANCELLED and EXPIRED are final. UNKNOWN: the provider may have the payout; the gateway is finding out. AWAITING_APPROVAL: held by the payout controls, nothing sent until a second person approves it. SCHEDULED: waiting for its sendAt, nothing sent, cancellable. EXPIRED: its sendAt passed by more than SCHEDULE_LATE_LIMIT_SECONDS before it could be sent; never sent.',
 });
 registerEnumType(DisbursementChannel, { name: 'DisbursementChannel' });
 registerEnumType(PaymentType, {
@@ -19,7 +19,7 @@ registerEnumType(PaymentType, {
 registerEnumType(EventSource, {
   name: 'DisbursementEventSource',
   description:
-    'What told the gateway about a status. CONTROL: a person (or the expiry) deciding under the payout controls.',
+    'What told the gateway about a status. CONTROL: a person (or the expiry) deciding under the payout controls, or a scheduled payout cancelled, put off or expired.',
 });
 
 /** What became of a payout held for approval. */

@@ -2,7 +2,7 @@ import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { badInput } from '../../disbursements/disbursement.errors';
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { Disbursement } from './disbursement.type';
-import { BankValidationOptions, validateBank, validateMobileMoney } from './disbursement.validation';
+import { InputValidationOptions, validateBank, validateMobileMoney } from './disbursement.validation';
 import { toView } from './disbursement.view';
 import { GatewayContext } from '../gateway.context';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
@@ -11,7 +11,7 @@ const MAX_BATCH = 100;
 
 @Resolver(() => Disbursement)
 export class DisbursementResolver {
-  constructor(private readonly bankValidation: BankValidationOptions) {}
+  constructor(private readonly inputValidation: InputValidationOptions) {}
 
   @Query(() => Disbursement, {
     nullable: true,
@@ -53,7 +53,7 @@ export class DisbursementResolver {
     @Ctx() ctx: GatewayContext,
   ): Promise<Disbursement> {
     return toView(
-      await ctx.service.create(ctx.merchant, validateBank(input, this.bankValidation), ctx.requestId, ctx.actor),
+      await ctx.service.create(ctx.merchant, validateBank(input, this.inputValidation), ctx.requestId, ctx.actor),
     );
   }
 
@@ -64,6 +64,13 @@ export class DisbursementResolver {
     @Arg('input', () => MobileMoneyDisbursementInput) input: MobileMoneyDisbursementInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<Disbursement> {
-    return toView(await ctx.service.create(ctx.merchant, validateMobileMoney(input), ctx.requestId, ctx.actor));
+    return toView(
+      await ctx.service.create(
+        ctx.merchant,
+        validateMobileMoney(input, this.inputValidation),
+        ctx.requestId,
+        ctx.actor,
+      ),
+    );
   }
 }

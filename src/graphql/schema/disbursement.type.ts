@@ -145,6 +145,12 @@ export class Disbursement {
   @Field(() => Date)
   updatedAt!: Date;
 
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When a scheduled payout is (or was) to be sent; null for one sent at once.',
+  })
+  sendAt?: Date;
+
   @Field(() => [DisbursementEvent], { description: 'Every status it went through, oldest first.' })
   history!: DisbursementEvent[];
 

@@ -56,9 +56,37 @@ const callbackUrl = z
   .max(2048)
   .nullish();
 
-/** Whether a relay may go to loopback, private and link-local addresses (RELAY_ALLOW_PRIVATE_NETWORKS). */
-export interface BankValidationOptions {
+export interface InputValidationOptions {
+  /** Whether a relay may go to loopback, private and link-local addresses (RELAY_ALLOW_PRIVATE_NETWORKS). */
   allowPrivateNetworks: boolean;
+  /** SCHEDULE_MAX_AHEAD_DAYS: how far ahead a sendAt may be. */
+  scheduleMaxAheadDays: number;
+  /** The clock sendAt is checked against; default the system clock. */
+  now?: () => Date;
+}
+
+/** How far in the past a sendAt may be (clock skew between client and gateway): it is then sent at once. */
+const SEND_AT_SKEW_MS = 5_000;
+
+const sendAt = z.date().nullish();
+
+/** A sendAt in the past (beyond clock skew) or too far ahead is refused, naming the field; returned as ISO text. */
+function checkedSendAt(
+  value: Date | null | undefined,
+  options: InputValidationOptions,
+  argument: string,
+): string | undefined {
+  if (!value) return undefined;
+  const now = (options.now?.() ?? new Date()).getTime();
+  const field = `${argument}.sendAt`;
+  if (value.getTime() < now - SEND_AT_SKEW_MS)
+    throw badInput(`Invalid input: ${field} must not be in the past`, [field]);
+  if (value.getTime() > now + options.scheduleMaxAheadDays * 86_400_000)
+    throw badInput(
+      `Invalid input: ${field} must be at most ${options.scheduleMaxAheadDays} days ahead (SCHEDULE_MAX_AHEAD_DAYS)`,
+      [field],
+    );
+  return value.toISOString();
 }
 
 const publicCallbackUrl = callbackUrl.refine(
@@ -76,6 +104,7 @@ const bankFields = {
   accountHolderName: text(200),
   phoneNumber: z.string().regex(/^\d{8,15}$/, 'must be 8-15 digits, no separators'),
   email: z.email('must be an e-mail address').max(254).nullish(),
+  sendAt,
 };
 
 const bankSchemas = {
@@ -87,6 +116,7 @@ const mobileMoneySchema = z.strictObject({
   ...common,
   accountNumber: z.string().regex(MOBILE_MONEY_ACCOUNT_NUMBER.pattern, MOBILE_MONEY_ACCOUNT_NUMBER.message),
   narration: text(255).nullish(),
+  sendAt,
 });
 
 function invalid(error: z.ZodError, argument: string): GatewayError {
@@ -111,19 +141,34 @@ function defined<T extends object>(value: T): T {
 /** `argument` is the input's path in the operation, e.g. `input` or `inputs.3`, so errors name the field exactly. */
 export function validateBank(
   input: BankDisbursementInput,
-  options: BankValidationOptions,
+  options: InputValidationOptions,
   argument = 'input',
 ): BankRequest {
   const schema = options.allowPrivateNetworks ? bankSchemas.anyAddress : bankSchemas.publicOnly;
   const parsed = schema.safeParse({ ...input });
   if (!parsed.success) throw invalid(parsed.error, argument);
-  const { email, callbackUrl, ...rest } = parsed.data;
-  return defined({ channel: 'BANK', ...rest, email: email ?? undefined, callbackUrl: callbackUrl ?? undefined });
+  const { email, callbackUrl, sendAt: at, ...rest } = parsed.data;
+  return defined({
+    channel: 'BANK',
+    ...rest,
+    email: email ?? undefined,
+    callbackUrl: callbackUrl ?? undefined,
+    sendAt: checkedSendAt(at, options, argument),
+  });
 }
 
-export function validateMobileMoney(input: MobileMoneyDisbursementInput, argument = 'input'): MobileMoneyRequest {
+export function validateMobileMoney(
+  input: MobileMoneyDisbursementInput,
+  options: InputValidationOptions,
+  argument = 'input',
+): MobileMoneyRequest {
   const parsed = mobileMoneySchema.safeParse({ ...input });
   if (!parsed.success) throw invalid(parsed.error, argument);
-  const { narration, ...rest } = parsed.data;
-  return defined({ channel: 'MOBILE_MONEY', ...rest, narration: narration ?? undefined });
+  const { narration, sendAt: at, ...rest } = parsed.data;
+  return defined({
+    channel: 'MOBILE_MONEY',
+    ...rest,
+    narration: narration ?? undefined,
+    sendAt: checkedSendAt(at, options, argument),
+  });
 }

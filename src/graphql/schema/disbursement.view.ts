@@ -14,6 +14,7 @@ export function toView(record: domain.Disbursement): Disbursement {
   return {
     ...publicFields(record),
     createdAt: date(record.createdAt),
+    sendAt: date(record.sendAt),
     updatedAt: new Date(record.updatedAt),
     history: record.history.map((e) => ({
       ...e,

@@ -7,7 +7,7 @@ import { DisbursementResolver } from './disbursement.resolver';
 import { WalletResolver } from './wallet.resolver';
 import { DisbursementBatchResolver } from './disbursement-batch.resolver';
 import { DisbursementHistoryResolver } from './disbursement-history.resolver';
-import { BankValidationOptions } from './disbursement.validation';
+import { InputValidationOptions } from './disbursement.validation';
 import { DisbursementApprovalResolver } from './disbursement-approval.resolver';
 import { AuditResolver } from './audit.resolver';
 import { FinanceResolver } from './finance.resolver';
@@ -18,13 +18,13 @@ import { FinanceResolver } from './finance.resolver';
  */
 export function buildGatewaySchema(
   pubSub: PubSub = createPubSub(),
-  bankValidation: BankValidationOptions = { allowPrivateNetworks: false },
+  inputValidation: InputValidationOptions = { allowPrivateNetworks: false, scheduleMaxAheadDays: 366 },
 ): GraphQLSchema {
   const resolvers = new Map<unknown, object>([
-    [DisbursementResolver, new DisbursementResolver(bankValidation)],
+    [DisbursementResolver, new DisbursementResolver(inputValidation)],
     [DisbursementSubscriptionResolver, new DisbursementSubscriptionResolver()],
     [WalletResolver, new WalletResolver()],
-    [DisbursementBatchResolver, new DisbursementBatchResolver(bankValidation)],
+    [DisbursementBatchResolver, new DisbursementBatchResolver(inputValidation)],
     [DisbursementHistoryResolver, new DisbursementHistoryResolver()],
     [DisbursementApprovalResolver, new DisbursementApprovalResolver()],
     [AuditResolver, new AuditResolver()],

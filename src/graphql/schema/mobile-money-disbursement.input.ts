@@ -1,4 +1,5 @@
 import { Field, InputType } from 'type-graphql';
+import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { DecimalScalar } from './decimal.scalar';
 
 @InputType({ description: 'A payout to a mobile money account (provider spec 2.2).' })
@@ -20,4 +21,11 @@ export class MobileMoneyDisbursementInput {
 
   @Field(() => String, { nullable: true })
   narration?: string;
+
+  @Field(() => GraphQLDateTimeISO, {
+    nullable: true,
+    description:
+      'When to send it: later than now, it is stored SCHEDULED and sent once at that time (cancellable until then); at most SCHEDULE_MAX_AHEAD_DAYS ahead, not in the past. Absent: sent at once.',
+  })
+  sendAt?: Date;
 }

@@ -17,6 +17,8 @@ export interface ReconcilePolicy {
   resendAfterMs: number;
   /** RESTORE_CHECK_SECONDS: how long after the database went back in time every send asks the provider first. */
   restoreCheckMs: number;
+  /** SCHEDULE_LATE_LIMIT_SECONDS: how long after its sendAt a scheduled payout may still be sent; then EXPIRED. */
+  scheduleLateLimitMs: number;
 }
 
 /** When the reconciler should next look at a record: never once final, sooner while unknown. */
@@ -24,6 +26,8 @@ export function nextCheckAt(record: Disbursement, now: Date, policy: ReconcilePo
   if (isFinal(record.status)) return undefined;
   // Awaiting approval: nothing to ask the provider; the reconciler comes back when the approval expires.
   if (record.status === 'AWAITING_APPROVAL') return record.approval?.expiresAt;
+  // Scheduled: nothing to ask either; the reconciler's due loop sends it at its time.
+  if (record.status === 'SCHEDULED') return record.sendAt;
   const base = record.sending
     ? policy.staleClaimMs
     : record.status === 'UNKNOWN'
@@ -34,7 +38,7 @@ export function nextCheckAt(record: Disbursement, now: Date, policy: ReconcilePo
 }
 
 /** The record with its next check set from its (new) state. */
-export function scheduled(record: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
+export function withNextCheck(record: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
   return { ...record, nextCheckAt: nextCheckAt(record, now, policy) };
 }
 
@@ -88,21 +92,21 @@ export function claimEnded(current: Disbursement, policy: ReconcilePolicy): Disb
  */
 export function notFoundYet(current: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
   const ended = claimEnded(current, policy);
-  const next = scheduled({ ...ended, checkAttempts: current.checkAttempts + 1 }, now, policy);
+  const next = withNextCheck({ ...ended, checkAttempts: current.checkAttempts + 1 }, now, policy);
   const trusted = resendableAt(next, policy);
   if (trusted === undefined || next.nextCheckAt === undefined || Date.parse(next.nextCheckAt) <= trusted) return next;
   return { ...next, nextCheckAt: new Date(trusted).toISOString() };
 }
 
 /** A status change restarts the backoff; the next check follows from the new state. */
-export function rescheduled(
+export function withNextCheckOnChange(
   current: Disbursement,
   next: Disbursement,
   now: Date,
   policy: ReconcilePolicy,
 ): Disbursement {
   if (next.status === current.status && next.sending === current.sending) return next;
-  return scheduled({ ...next, checkAttempts: 0 }, now, policy);
+  return withNextCheck({ ...next, checkAttempts: 0 }, now, policy);
 }
 
 /**

@@ -1,0 +1,119 @@
+import { Disbursement } from './disbursement.model';
+import { changed } from './disbursement.record';
+import { ReconcilePolicy, withNextCheck } from './disbursement.checks';
+import { Actor } from './payout.controls';
+
+/*
+ * Pure changes of a scheduled payout (one whose request has a `sendAt` later than when it arrived).
+ * Scheduling, cancelling and expiring are changes a client sees (published); the send itself turns
+ * the record into an ordinary create claim ("sending", UNKNOWN) and is bookkeeping, as an approval's.
+ */
+
+/** Whether the request asks for a time later than `now`: stored SCHEDULED, nothing sent. */
+export function sendsLater(sendAt: string | undefined, now: Date): sendAt is string {
+  return sendAt !== undefined && Date.parse(sendAt) > now.getTime();
+}
+
+/** A new claim (or one just approved) waiting for its time; the reconciler's due loop picks it up at `sendAt`. */
+export function scheduledFor(claim: Disbursement, sendAt: string, at: Date, actor?: Actor): Disbursement {
+  const when = at.toISOString();
+  return changed(
+    claim,
+    {
+      ...claim,
+      status: 'SCHEDULED',
+      sending: false,
+      sentAt: undefined,
+      sendAt,
+      nextCheckAt: sendAt,
+      history: [
+        ...claim.history,
+        { status: 'SCHEDULED', message: `Scheduled for ${sendAt}`, source: 'CREATE', at: when, actor: actor?.name },
+      ],
+    },
+    when,
+  );
+}
+
+/** Past its time by more than SCHEDULE_LATE_LIMIT_SECONDS: it may no longer be sent. */
+export function isTooLate(record: Disbursement, now: Date, policy: ReconcilePolicy): boolean {
+  return record.sendAt !== undefined && now.getTime() > Date.parse(record.sendAt) + policy.scheduleLateLimitMs;
+}
+
+/** Its time has come (it may be sent now). */
+export function isDue(record: Disbursement, now: Date): boolean {
+  return record.sendAt !== undefined && now.getTime() >= Date.parse(record.sendAt);
+}
+
+/**
+ * Due: it becomes an ordinary create claim, sent by the at-most-once create protocol; its next check
+ * is a claim's, so a process that dies mid-send leaves it to the reconciler, never unwatched.
+ */
+export function dueClaim(current: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
+  const at = now.toISOString();
+  return withNextCheck({ ...current, status: 'UNKNOWN', sending: true, sentAt: at, updatedAt: at }, now, policy);
+}
+
+/** Not sent in time (the gateway was down, the provider refused meanwhile): EXPIRED, never sent. */
+export function expiredUnsent(current: Disbursement, at: string): Disbursement {
+  const limit = 'SCHEDULE_LATE_LIMIT_SECONDS';
+  const message = `Expired: not sent within ${limit} after its sendAt ${current.sendAt}; never sent`;
+  return changed(
+    current,
+    {
+      ...current,
+      status: 'EXPIRED',
+      sending: false,
+      sentAt: undefined,
+      message,
+      nextCheckAt: undefined,
+      history: [...current.history, { status: 'EXPIRED', message, source: 'CONTROL', at }],
+    },
+    at,
+  );
+}
+
+/** Withdrawn before its time by anyone of the merchant: CANCELLED, never sent. */
+export function cancelledBeforeTime(current: Disbursement, actor: Actor, at: string): Disbursement {
+  const message = `Cancelled by ${actor.name} before its time; never sent`;
+  return changed(
+    current,
+    {
+      ...current,
+      status: 'CANCELLED',
+      sending: false,
+      message,
+      nextCheckAt: undefined,
+      history: [...current.history, { status: 'CANCELLED', message, source: 'CONTROL', at, actor: actor.name }],
+    },
+    at,
+  );
+}
+
+/**
+ * The provider took nothing at its time (refused, unreachable, its budget spent): SCHEDULED again and
+ * tried a little later each time, at the latest when it would expire. Published: clients may have
+ * seen it UNKNOWN meanwhile.
+ */
+export function sendPutOff(current: Disbursement, why: string, now: Date, policy: ReconcilePolicy): Disbursement {
+  const at = now.toISOString();
+  const delay = Math.min(policy.maxDelayMs, policy.unknownAfterMs * 2 ** Math.min(current.checkAttempts, 20));
+  const expiresAt = Date.parse(current.sendAt ?? at) + policy.scheduleLateLimitMs + 1;
+  const nextCheckAt = new Date(Math.min(now.getTime() + delay, expiresAt)).toISOString();
+  return changed(
+    current,
+    {
+      ...current,
+      status: 'SCHEDULED',
+      sending: false,
+      sentAt: undefined,
+      nextCheckAt,
+      checkAttempts: current.checkAttempts + 1,
+      history: [
+        ...current.history,
+        { status: 'SCHEDULED', message: `Not sent (${why}); trying again`, source: 'CONTROL', at },
+      ],
+    },
+    at,
+  );
+}
