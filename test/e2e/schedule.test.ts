@@ -80,6 +80,8 @@ describeEachEngine('scheduled payouts', (storeEnv) => {
       settleMs: 200,
       callbackRetryBaseMs: 50,
     }));
+    // The engine's whole settings: on PostgreSQL, the gateway's own role and the owner that migrates.
+    shared = { ...shared, ...storeEnv() };
   });
   afterAll(async () => {
     await sandbox?.close();
