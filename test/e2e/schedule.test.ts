@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { describeEachEngine } from '../support/modes';
 import { describePostgres, FreshDatabase, freshDatabase } from '../support/postgres';
@@ -6,6 +6,7 @@ import { GatewayProcess, launchGateway, workingFolder } from '../support/process
 import { sharedProvider } from '../support/replicas';
 import { bankInput, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
 import { parseCsv } from '../support/csv';
+import { auditVerify } from '../support/audit';
 
 /**
  * Scheduled payouts against real gateway processes, a real sandbox over HTTP and each engine: sent
@@ -38,6 +39,8 @@ interface Payout {
   message: string | null;
 }
 type Answer = { data?: { [op: string]: Payout } | null; errors?: { extensions?: Record<string, unknown> }[] };
+
+const AUDIT_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
 function settings(shared: Record<string, string>, extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -80,8 +83,9 @@ describeEachEngine('scheduled payouts', (storeEnv) => {
       settleMs: 200,
       callbackRetryBaseMs: 50,
     }));
-    // The engine's whole settings: on PostgreSQL, the gateway's own role and the owner that migrates.
-    shared = { ...shared, ...storeEnv() };
+    // The engine's whole settings (on PostgreSQL, the gateway's own role and the owner that migrates),
+    // and one audit key for every gateway of the block, as replicas and restarts share theirs.
+    shared = { ...shared, ...storeEnv(), AUDIT_SIGNING_KEY: AUDIT_KEY };
   });
   afterAll(async () => {
     await sandbox?.close();
@@ -247,6 +251,12 @@ describeEachEngine('scheduled payouts', (storeEnv) => {
     expect(sentOf(ref)).toBe(0);
     await second.stop();
   }, 60_000);
+
+  it('leaves an audit trail that audit:verify finds intact, every scheduled, sent, cancelled and expired payout checked', async () => {
+    const verified = await auditVerify(storeEnv().DATABASE_URL, [], { AUDIT_SIGNING_KEY: AUDIT_KEY });
+    expect(verified.output).not.toMatch(/does not verify|differs/);
+    expect(verified.code).toBe(0);
+  });
 });
 
 describePostgres('scheduled payouts on two replicas', () => {
