@@ -43,6 +43,9 @@ import {
   updateStatement,
 } from './postgres.statements';
 import { pruneBatch } from './postgres.retention';
+import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
+import { BeneficiaryStore, BeneficiaryWrite } from '../disbursements/disbursement.ports';
+import { beneficiaryPage, GET, insertBeneficiaryRow, updateBeneficiaryRow } from './postgres.beneficiaries';
 
 export interface PostgresStoreOptions {
   pool: Pool;
@@ -64,7 +67,7 @@ export interface PostgresStoreOptions {
  * the change again on the record as it now is. The change log's positions and notifications come
  * from triggers (schema.migrations.ts), so they commit with the change or not at all.
  */
-export class PostgresStore implements DisbursementStore, RecordsReader, AuditCheckpointStore {
+export class PostgresStore implements DisbursementStore, RecordsReader, AuditCheckpointStore, BeneficiaryStore {
   private readonly pool: Pool;
   private readonly now: () => number;
   private readonly retentionMs: number;
@@ -227,6 +230,61 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
     if (entries.length > 0)
       await this.runAudited(merchantId, entries, (chained) => appendStatement(merchantId, chained));
+  }
+
+  async beneficiary(merchantId: string, id: string): Promise<Beneficiary | undefined> {
+    const [row] = await this.query<{ record: string }>('beneficiary-get', GET, [merchantId, id]);
+    return row && (JSON.parse(row.record) as Beneficiary);
+  }
+
+  async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
+    const { merchantId } = write.beneficiary;
+    return this.inAuditLock(merchantId, async (client, append) => ({
+      duplicate: await insertBeneficiaryRow(client, write, append),
+    }));
+  }
+
+  async updateBeneficiary(
+    merchantId: string,
+    id: string,
+    change: (current: Beneficiary) => BeneficiaryWrite | undefined,
+  ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
+    return this.inAuditLock(merchantId, (client, append) =>
+      updateBeneficiaryRow(client, merchantId, id, change, append),
+    );
+  }
+
+  async beneficiaries(merchantId: string, query: BeneficiaryQuery): Promise<BeneficiaryPage> {
+    return beneficiaryPage((sql, values) => this.query(undefined, sql, values), merchantId, query);
+  }
+
+  /**
+   * `work` in one transaction that holds the merchant's audit lock from its start (before any row
+   * lock, as every audited write), given how to append entries to the chain inside it.
+   */
+  private async inAuditLock<T>(
+    merchantId: string,
+    work: (client: PoolClient, append: (drafts: readonly AuditDraft[]) => Promise<void>) => Promise<T>,
+  ): Promise<T> {
+    const client = await this.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        JSON.stringify(['audit', merchantId]),
+      ]);
+      const append = async (drafts: readonly AuditDraft[]) => {
+        if (drafts.length > 0)
+          await this.chainIn(client, merchantId, drafts, (entries) => appendStatement(merchantId, entries));
+      };
+      const result = await work(client, append);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.failure(error);
+    } finally {
+      client.release();
+    }
   }
 
   async unsignedHeads(): Promise<MerchantChainHead[]> {
