@@ -23,6 +23,7 @@ import {
 import { isPublished } from '../disbursements/disbursement.record';
 import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
 import { isOutage } from '../database/postgres.failures';
+import { GatewayError } from '../disbursements/disbursement.errors';
 import {
   auditCondition,
   AuditRow,
@@ -281,7 +282,8 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw this.failure(error);
+      // A refusal the change made (its code is no SQLSTATE) is the caller's answer, not an outage.
+      throw error instanceof GatewayError ? error : this.failure(error);
     } finally {
       client.release();
     }
