@@ -25,6 +25,13 @@ const DUPLICATE = numbered(ACTIVE_DUPLICATE);
 const INSERT = numbered(INSERT_BENEFICIARY);
 const UPDATE = numbered(UPDATE_BENEFICIARY);
 
+/** What a beneficiary's change threw (a refusal), carried past the store's outage mapping as it is. */
+export class ChangeRefused extends Error {
+  constructor(readonly refusal: unknown) {
+    super('the change refused the write');
+  }
+}
+
 type Append = (drafts: readonly AuditDraft[]) => Promise<void>;
 
 const parsed = (row: { record: string } | undefined) => (row ? (JSON.parse(row.record) as Beneficiary) : undefined);
@@ -56,7 +63,12 @@ export async function updateBeneficiaryRow(
   const { rows } = await client.query<{ record: string }>(FOR_UPDATE, [merchantId, id]);
   const current = parsed(rows[0]);
   if (!current) return {};
-  const write = change(current);
+  let write: BeneficiaryWrite | undefined;
+  try {
+    write = change(current);
+  } catch (refusal) {
+    throw new ChangeRefused(refusal);
+  }
   if (!write) return { stored: current };
   const { beneficiary } = write;
   const duplicate = beneficiary.status === 'ARCHIVED' ? undefined : await duplicateOf(client, beneficiary);

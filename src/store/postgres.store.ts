@@ -23,7 +23,6 @@ import {
 import { isPublished } from '../disbursements/disbursement.record';
 import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
 import { isOutage } from '../database/postgres.failures';
-import { GatewayError } from '../disbursements/disbursement.errors';
 import {
   auditCondition,
   AuditRow,
@@ -46,7 +45,13 @@ import {
 import { pruneBatch } from './postgres.retention';
 import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
 import { BeneficiaryStore, BeneficiaryWrite } from '../disbursements/disbursement.ports';
-import { beneficiaryPage, GET, insertBeneficiaryRow, updateBeneficiaryRow } from './postgres.beneficiaries';
+import {
+  beneficiaryPage,
+  ChangeRefused,
+  GET,
+  insertBeneficiaryRow,
+  updateBeneficiaryRow,
+} from './postgres.beneficiaries';
 
 export interface PostgresStoreOptions {
   pool: Pool;
@@ -282,8 +287,8 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      // A refusal the change made (its code is no SQLSTATE) is the caller's answer, not an outage.
-      throw error instanceof GatewayError ? error : this.failure(error);
+      // What the change itself threw is the caller's answer, never an outage.
+      throw error instanceof ChangeRefused ? error.refusal : this.failure(error);
     } finally {
       client.release();
     }
