@@ -27,7 +27,7 @@ import { expireStep } from './disbursement.expire';
 import { sendDueStep } from './disbursement.send-due';
 import { rejectDisbursement } from './disbursement.reject';
 import { Allowance, payoutAllowance } from './payout.allowance';
-import { Actor, ControlEvent } from './payout.controls';
+import { Actor, ANONYMOUS, ControlEvent } from './payout.controls';
 import { auditCheckpoints } from './audit.checkpoint-list';
 import { AuditCheckpoint, AuditVerifyingKeys } from './audit.keys';
 import { TrailVerification, verifyTrail } from './audit.verification';
@@ -125,6 +125,7 @@ export class DisbursementService {
     this.updates = new StatusUpdates(this.ctx, opts);
     this.batches = new DisbursementBatches({
       create: (merchant, request, requestId, actor) => this.create(merchant, request, requestId, actor),
+      pay: (merchant, payment, requestId, actor) => this.payBeneficiary(merchant, payment, requestId, actor),
       getMany: (merchant, referenceIds) => this.getMany(merchant, referenceIds),
     });
     this.histories = new DisbursementHistory(opts.store);
@@ -163,7 +164,12 @@ export class DisbursementService {
   }
 
   /** A payout to a beneficiary through the one create protocol (beneficiary.pay.ts). */
-  payBeneficiary(merchant: Merchant, payment: BeneficiaryPayment, requestId: string | undefined, actor: Actor) {
+  payBeneficiary(
+    merchant: Merchant,
+    payment: BeneficiaryPayment,
+    requestId: string | undefined,
+    actor: Actor = ANONYMOUS,
+  ): Promise<Disbursement> {
     return payBeneficiary(
       { ...this.beneficiaryCtx, store: this.ctx.store },
       this.creates,

@@ -148,6 +148,19 @@ describe('beneficiary book', () => {
     expect(d.provider.creates).toHaveLength(0);
   });
 
+  it('a batch takes beneficiary items: each paid as payBeneficiary would, an unknown one its own error', async () => {
+    const m = merchantWith();
+    const b = await d.service.createBeneficiary(m, mobile(), alice);
+    const item = (beneficiaryId: string, referenceId: string) => ({
+      referenceId,
+      payment: { beneficiaryId, referenceId, build: request(referenceId) },
+    });
+    const results = await d.service.createMany(m, [item(b.id, 'b-1'), item('ben_unknown', 'b-2')], undefined, alice);
+    expect(results[0]).toMatchObject({ record: { status: 'PENDING', beneficiaryId: b.id } });
+    expect(results[1]).toMatchObject({ error: { code: 'BAD_USER_INPUT', details: { beneficiaryId: 'ben_unknown' } } });
+    expect(d.provider.creates.map((c) => c.referenceId)).toEqual(['b-1']);
+  });
+
   it('lists with an exact totalCount, filtered by status, channel and search, page after page', async () => {
     const m = merchantWith();
     for (let i = 0; i < 5; i += 1) {

@@ -38,6 +38,9 @@ const LIST = `query L($first: Int, $after: String, $filter: BeneficiaryFilter) {
 const PAY = `mutation P($input: BeneficiaryPayoutInput!) {
   payBeneficiary(input: $input) { referenceId status accountNumber beneficiaryId history { message } }
 }`;
+const BATCH = `mutation B($inputs: [BeneficiaryPayoutInput!]!) {
+  payBeneficiaries(inputs: $inputs) { referenceId disbursement { referenceId status accountNumber beneficiaryId } error { code fields } }
+}`;
 const PAYOUT = `query D($r: ID!) { disbursement(referenceId: $r) { referenceId status accountNumber beneficiaryId } }`;
 const APPROVE_PAYOUT = `mutation AP($r: ID!) { approveDisbursement(referenceId: $r) { referenceId status } }`;
 const TRAIL = `query T { auditTrail(first: 100, filter: { actions: [BENEFICIARY_CREATED, BENEFICIARY_CHANGED, BENEFICIARY_APPROVED, BENEFICIARY_ARCHIVED] }) {
@@ -260,6 +263,32 @@ describeEachEngine('the beneficiary book, end to end', (storeEnv) => {
     expect(codeOf(after)).toBe('INVALID_STATE');
     expect(after.errors?.[0]?.extensions).toMatchObject({ beneficiaryId: mine.id, status: 'ARCHIVED' });
     expect(await payout('plain', ref)).toMatchObject({ beneficiaryId: mine.id });
+  }, 60_000);
+
+  it('a batch of beneficiary payouts: each paid as payBeneficiary would, an archived one refused apart naming its item', async () => {
+    const [live, gone] = [await create('plain', mobile(account())), await create('plain', mobile(account()))];
+    await call('plain', 'alice', ARCHIVE, { id: gone.id });
+    const item = (beneficiaryId: string) => ({
+      referenceId: `batch-${randomUUID()}`,
+      beneficiaryId,
+      amount: '3',
+      currency: 'ZMW',
+    });
+    const inputs = [item(live.id), item(gone.id), item('ben_nobody')];
+    const r = await call<{
+      payBeneficiaries: { disbursement: Payout | null; error: { code: string; fields: string[] | null } | null }[];
+    }>('plain', 'alice', BATCH, { inputs });
+    expect(r.errors).toBeUndefined();
+    const [paid, archived, unknown] = r.data!.payBeneficiaries;
+    expect(paid.disbursement).toMatchObject({
+      status: 'PENDING',
+      beneficiaryId: live.id,
+      accountNumber: live.accountNumber,
+    });
+    expect(archived.error?.code).toBe('INVALID_STATE');
+    expect(unknown.error).toMatchObject({ code: 'BAD_USER_INPUT', fields: ['inputs.2.beneficiaryId'] });
+    expect(atProvider(inputs[0].referenceId)).toMatchObject({ accountNumber: live.accountNumber });
+    expect(atProvider(inputs[1].referenceId)).toBeUndefined();
   }, 60_000);
 
   it('a read-only token cannot create, change, approve or archive a beneficiary (FORBIDDEN), yet reads the book', async () => {
