@@ -41,6 +41,9 @@ const PAY = `mutation P($input: BeneficiaryPayoutInput!) {
 const BATCH = `mutation B($inputs: [BeneficiaryPayoutInput!]!) {
   payBeneficiaries(inputs: $inputs) { referenceId disbursement { referenceId status accountNumber beneficiaryId } error { code fields } }
 }`;
+const BATCH_AND_ONE = `mutation BO($inputs: [BeneficiaryPayoutInput!]!, $input: BeneficiaryPayoutInput!) {
+  payBeneficiaries(inputs: $inputs) { referenceId } payBeneficiary(input: $input) { referenceId }
+}`;
 const PAYOUT = `query D($r: ID!) { disbursement(referenceId: $r) { referenceId status accountNumber beneficiaryId } }`;
 const APPROVE_PAYOUT = `mutation AP($r: ID!) { approveDisbursement(referenceId: $r) { referenceId status } }`;
 const TRAIL = `query T { auditTrail(first: 100, filter: { actions: [BENEFICIARY_CREATED, BENEFICIARY_CHANGED, BENEFICIARY_APPROVED, BENEFICIARY_ARCHIVED] }) {
@@ -289,6 +292,14 @@ describeEachEngine('the beneficiary book, end to end', (storeEnv) => {
     expect(unknown.error).toMatchObject({ code: 'BAD_USER_INPUT', fields: ['inputs.2.beneficiaryId'] });
     expect(atProvider(inputs[0].referenceId)).toMatchObject({ accountNumber: live.accountNumber });
     expect(atProvider(inputs[1].referenceId)).toBeUndefined();
+    // Payments to beneficiaries count as payouts of the operation: 101 are refused whole, nothing sent.
+    const sent = sandbox.records().length;
+    const hundred = Array.from({ length: 100 }, () => item(live.id));
+    const tooMany = await call('plain', 'alice', BATCH, { inputs: [...hundred, item(live.id)] });
+    expect(tooMany.errors?.[0]?.message).toMatch(/at most 100 payouts; this one has 101/);
+    const together = await call('plain', 'alice', BATCH_AND_ONE, { inputs: hundred, input: item(live.id) });
+    expect(together.errors?.[0]?.message).toMatch(/at most 100 payouts in all; this one carries 101/);
+    expect(sandbox.records()).toHaveLength(sent);
   }, 60_000);
 
   it('a read-only token cannot create, change, approve or archive a beneficiary (FORBIDDEN), yet reads the book', async () => {
