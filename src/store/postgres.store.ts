@@ -43,6 +43,17 @@ import {
   updateStatement,
 } from './postgres.statements';
 import { pruneBatch } from './postgres.retention';
+import { numbered } from '../database/sql.dialect';
+import { AUDIT_HEAD, CHANGE_HEAD, CHANGES_AFTER, HAS_CHANGE, LATEST_CHECKPOINTS } from './shared.statements';
+
+/** The statements both stores share, numbered for PostgreSQL once. */
+const PG = {
+  changesAfter: numbered(CHANGES_AFTER),
+  hasChange: numbered(HAS_CHANGE),
+  changeHead: numbered(CHANGE_HEAD),
+  auditHead: numbered(AUDIT_HEAD),
+  latestCheckpoints: numbered(LATEST_CHECKPOINTS),
+};
 import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
 import { BeneficiaryStore, BeneficiaryWrite } from '../disbursements/disbursement.ports';
 import {
@@ -336,11 +347,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   }
 
   async latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]> {
-    const rows = await this.query<CheckpointRow>(
-      'latest-checkpoints',
-      'SELECT * FROM audit_checkpoints WHERE merchant_id = $1 ORDER BY sequence DESC LIMIT $2',
-      [merchantId, limit],
-    );
+    const rows = await this.query<CheckpointRow>('latest-checkpoints', PG.latestCheckpoints, [merchantId, limit]);
     return rows.map(checkpointOf);
   }
 
@@ -436,30 +443,26 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   }
 
   async changesAfter(merchantId: string, position: string, limit: number): Promise<LoggedChange[]> {
-    const rows = await this.query<{ position: string; record: string }>(
-      'changes-after',
-      'SELECT position, record FROM payout_changes WHERE merchant_id = $1 AND position > $2 ORDER BY position LIMIT $3',
-      [merchantId, position, limit],
-    );
+    const rows = await this.query<{ position: string; record: string }>('changes-after', PG.changesAfter, [
+      merchantId,
+      position,
+      limit,
+    ]);
     return rows.map((r) => ({ position: r.position, record: JSON.parse(r.record) as Disbursement }));
   }
 
   async hasChange(merchantId: string, position: string): Promise<boolean> {
     // A change past the retention is gone for its reader, whether or not the prune has removed it yet.
-    const rows = await this.query(
-      'has-change',
-      'SELECT 1 FROM payout_changes WHERE merchant_id = $1 AND position = $2 AND at >= $3',
-      [merchantId, position, this.now() - this.eventRetentionMs],
-    );
+    const rows = await this.query('has-change', PG.hasChange, [
+      merchantId,
+      position,
+      this.now() - this.eventRetentionMs,
+    ]);
     return rows.length > 0;
   }
 
   async latestChange(merchantId: string): Promise<string> {
-    const rows = await this.query<{ change_position: string }>(
-      'latest-change',
-      'SELECT change_position FROM merchant_heads WHERE merchant_id = $1',
-      [merchantId],
-    );
+    const rows = await this.query<{ change_position: string }>('latest-change', PG.changeHead, [merchantId]);
     return rows[0]?.change_position ?? START_POSITION;
   }
 
@@ -544,7 +547,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       drafts.length > 0
         ? await client.query<{ audit_sequence: string; audit_hash: string }>({
             name: 'audit-head',
-            text: 'SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = $1',
+            text: PG.auditHead,
             values: [merchantId],
           })
         : { rows: [] };
