@@ -2,6 +2,7 @@ import { ClientRateLimit } from './auth/client.rate-limit';
 import { Config } from './config';
 import {
   AuditCheckpointStore,
+  BeneficiaryStore,
   DisbursementEvents,
   DisbursementStore,
   RecordsReader,
@@ -29,7 +30,7 @@ import { SqliteBudgetLedger } from './upstream/sqlite.budget';
 
 export interface Storage {
   /** The system of record; also what finance reads (the audit chain and its checkpoints, statements, exports). */
-  store: DisbursementStore & RecordsReader & AuditCheckpointStore;
+  store: DisbursementStore & RecordsReader & AuditCheckpointStore & BeneficiaryStore;
   runs: ReconciliationStore;
   events: DisbursementEvents & { pubSub: PubSubEvents['pubSub'] };
   /** Client quotas: in memory for the one process of the embedded file, in PostgreSQL for replicas. */

@@ -248,6 +248,7 @@ async function startGateway(
   const service = new DisbursementService({
     store,
     records: store,
+    book: store,
     auditKeys,
     runs,
     events,

@@ -247,7 +247,7 @@ const audit = {
 const controls = {
   PAYOUT_CONTROLS: doc(
     optionalText,
-    'the single merchant\'s payout controls as JSON (`approvalAbove`, `maxAmount`, `dailyLimit`, `userDailyLimit` per currency; `approvalTtlSeconds`); `MERCHANTS_FILE` entries carry their own `"controls"`',
+    'the single merchant\'s payout controls as JSON (`approvalAbove`, `maxAmount`, `dailyLimit`, `userDailyLimit` per currency; `approvalTtlSeconds`; `beneficiaryApproval`, `newPayeeHoldSeconds` for the beneficiary book); `MERCHANTS_FILE` entries carry their own `"controls"`',
     'no controls: every payout is sent at once',
   ),
   PAYOUT_DAY_TIMEZONE: doc(

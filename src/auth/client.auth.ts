@@ -15,6 +15,10 @@ export const SCOPES = {
   approve: 'payouts:approve',
   audit: 'audit:read',
   export: 'payouts:export',
+  /** The beneficiary book: beneficiary and beneficiaries. */
+  beneficiariesRead: 'beneficiaries:read',
+  /** createBeneficiary, updateBeneficiary, archiveBeneficiary. */
+  beneficiariesWrite: 'beneficiaries:write',
 } as const;
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
 const ALL_SCOPES: ReadonlySet<string> = new Set(Object.values(SCOPES));

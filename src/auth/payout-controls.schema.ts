@@ -23,6 +23,13 @@ const controlsSchema = z.strictObject({
     .min(1, 'must be at least 1')
     .max(30 * 24 * 3600, 'must be at most 30 days')
     .optional(),
+  beneficiaryApproval: z.boolean('must be true or false').optional(),
+  newPayeeHoldSeconds: z
+    .number()
+    .int('must be a whole number of seconds')
+    .min(0, 'must be at least 0')
+    .max(30 * 24 * 3600, 'must be at most 30 days')
+    .optional(),
 });
 
 /**
@@ -37,7 +44,7 @@ export function parseControls(raw: unknown, setting: string, merchantId: string)
     const key = [...issue.path.map(String), ...keys].join('.') || '(the whole object)';
     const why =
       issue.code === 'unrecognized_keys'
-        ? 'is not a control (approvalAbove, maxAmount, dailyLimit, userDailyLimit, approvalTtlSeconds)'
+        ? 'is not a control (approvalAbove, maxAmount, dailyLimit, userDailyLimit, approvalTtlSeconds, beneficiaryApproval, newPayeeHoldSeconds)'
         : issue.code === 'invalid_key'
           ? 'is not a currency: three capital letters, e.g. "ZMW"'
           : issue.message;

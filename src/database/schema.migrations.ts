@@ -357,6 +357,43 @@ CREATE TRIGGER audit_checkpoints_no_truncate BEFORE TRUNCATE ON audit_checkpoint
   FOR EACH STATEMENT EXECUTE FUNCTION audit_refuse();
 `;
 
+/** Both engines: the merchants' beneficiary books (docs/beneficiaries.md). */
+const beneficiaryTables = (text: string, bigint: string) => `
+-- One row per beneficiary: the record as JSON text, and the columns the book's queries need.
+CREATE TABLE beneficiaries (
+  merchant_id ${text} NOT NULL,
+  id ${text} NOT NULL,
+  created_at ${bigint} NOT NULL,
+  status ${text} NOT NULL,
+  channel ${text} NOT NULL,
+  search_text TEXT NOT NULL,
+  account_key ${text} NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (merchant_id, id)
+);
+CREATE INDEX beneficiaries_book ON beneficiaries (merchant_id, created_at, id);
+-- One beneficiary not archived per payee: the store checks first, this refuses whatever slips by.
+CREATE UNIQUE INDEX beneficiaries_active_account ON beneficiaries (merchant_id, account_key)
+  WHERE status <> 'ARCHIVED';
+`;
+
+/** grant_gateway_role as version 5 made it, with the beneficiary book added to what the gateway's role writes. */
+const grantWithBeneficiaries = `
+CREATE OR REPLACE FUNCTION grant_gateway_role(p_role TEXT) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('GRANT USAGE ON SCHEMA public TO %I', p_role);
+  EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON payouts, payout_changes, daily_reservations, relay_jobs,
+    provider_budgets, provider_claims, client_quotas, reconciliation_runs, reconciliation_discrepancies,
+    beneficiaries TO %I', p_role);
+  EXECUTE format('GRANT SELECT ON audit_log, merchant_heads, audit_checkpoints, schema_migrations, history_rewinds,
+    database_facts TO %I', p_role);
+  EXECUTE format('GRANT INSERT ON audit_checkpoints TO %I', p_role);
+  EXECUTE format('GRANT EXECUTE ON FUNCTION audit_append(TEXT, JSON), provider_budget_take(TEXT, DOUBLE PRECISION,
+    BOOLEAN) TO %I', p_role);
+END $$;
+REVOKE ALL ON FUNCTION grant_gateway_role(TEXT) FROM PUBLIC;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -392,6 +429,12 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'keyed audit chain, signed checkpoints',
     sqlite: keyedAudit('TEXT', 'INTEGER') + sqliteCheckpointGuards,
     postgres: keyedAudit('TEXT COLLATE "C"', 'BIGINT') + postgresKeyedChain,
+  },
+  {
+    version: 6,
+    name: 'beneficiary books',
+    sqlite: beneficiaryTables('TEXT', 'INTEGER'),
+    postgres: beneficiaryTables('TEXT COLLATE "C"', 'BIGINT') + grantWithBeneficiaries,
   },
 ];
 

@@ -12,6 +12,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
 <script src="/demo/dashboard.js" defer></script>
 <script src="/demo/approvals.js" defer></script>
 <script src="/demo/schedule.js" defer></script>
+<script src="/demo/beneficiaries.js" defer></script>
 <script src="/demo/audit.js" defer></script>
 <script src="/demo/finance.js" defer></script>
 <script src="/demo/reconciliation.js" defer></script>
@@ -107,6 +108,53 @@ export const DEMO_PAGE = String.raw`<!doctype html>
       </table>
     </div>
     <p id="scheduled-note" data-testid="scheduled-note" role="status"></p>
+  </section>
+
+  <section aria-labelledby="ben-title" data-testid="beneficiaries">
+    <h2 id="ben-title">Beneficiaries</h2>
+    <p class="hint">Saved recipients. Under <code>beneficiaryApproval</code> a new one, or new account details, waits for another person's approval before it can be paid; account numbers show in full only when you edit one.</p>
+    <form id="ben-form" autocomplete="off">
+      <label>Name <input id="ben-name" maxlength="100"></label>
+      <label>Channel <select id="ben-channel"><option value="MOBILE_MONEY">Mobile money</option><option value="BANK">Bank</option></select></label>
+      <label>Account number <input id="ben-account" inputmode="numeric"></label>
+      <fieldset id="ben-bank">
+        <label>SWIFT code <input id="ben-swiftCode"></label>
+        <label>First name <input id="ben-firstName"></label>
+        <label>Last name <input id="ben-lastName"></label>
+        <label>Account holder <input id="ben-accountHolderName"></label>
+        <label>Phone <input id="ben-phoneNumber" inputmode="numeric"></label>
+        <label>E-mail <input id="ben-email" type="email"></label>
+      </fieldset>
+      <div class="toolbar"><button type="button" id="ben-save">Add</button><button type="button" id="ben-cancel">Clear</button></div>
+    </form>
+    <div class="toolbar">
+      <label>Search <input id="ben-search" placeholder="name or account digits"></label>
+      <button type="button" id="ben-search-go">Search</button>
+      <button type="button" id="ben-refresh">Refresh</button>
+      <span id="ben-count" data-testid="ben-count"></span>
+    </div>
+    <div class="toolbar">
+      <label>Pay amount <input id="ben-pay-amount" value="10.00" inputmode="decimal"></label>
+      <label>Currency <input id="ben-pay-currency" value="ZMW" maxlength="3"></label>
+      <label>Narration <input id="ben-pay-narration" value="Payment" maxlength="255"></label>
+    </div>
+    <div class="scroll">
+      <table>
+        <thead><tr><th>Name</th><th>Channel</th><th>Account</th><th>Status</th><th>Id</th><th></th></tr></thead>
+        <tbody id="ben-rows" data-testid="ben-rows"></tbody>
+      </table>
+    </div>
+    <div class="toolbar">
+      <label>Batch CSV (<code>beneficiaryId,amount,referenceId</code>) <input type="file" id="ben-batch-file" accept=".csv,text/csv"></label>
+      <button type="button" id="ben-batch-send">Pay the file</button>
+    </div>
+    <div class="scroll">
+      <table>
+        <thead><tr><th>Reference</th><th>Result</th></tr></thead>
+        <tbody id="ben-batch-rows" data-testid="ben-batch-rows"></tbody>
+      </table>
+    </div>
+    <p id="ben-note" data-testid="ben-note" role="status"></p>
   </section>
 
   <section aria-labelledby="balance-title" data-testid="balance">

@@ -11,6 +11,7 @@ import { FINANCE_SCRIPT } from './finance.script';
 import { RECONCILIATION_SCRIPT } from './reconciliation.script';
 import { VERIFICATION_SCRIPT } from './verification.script';
 import { SCHEDULE_SCRIPT } from './schedule.script';
+import { BENEFICIARIES_SCRIPT } from './beneficiaries.script';
 
 interface Asset {
   type: string;
@@ -30,6 +31,7 @@ const assets = new Map<string, Asset>([
   ['/demo/dashboard.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(DASHBOARD_SCRIPT) }],
   ['/demo/approvals.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(APPROVALS_SCRIPT) }],
   ['/demo/schedule.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(SCHEDULE_SCRIPT) }],
+  ['/demo/beneficiaries.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(BENEFICIARIES_SCRIPT) }],
   ['/demo/audit.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(AUDIT_SCRIPT) }],
   ['/demo/finance.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(FINANCE_SCRIPT) }],
   ['/demo/reconciliation.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(RECONCILIATION_SCRIPT) }],

@@ -15,14 +15,15 @@ export function heldForApproval(
   claim: Disbursement,
   actor: Actor,
   ttlSeconds: number,
-  threshold: string,
+  /** Why it is held: above the threshold, or a new payee. */
+  why: string,
   at: Date,
 ): Disbursement {
   const when = at.toISOString();
   const expiresAt = new Date(at.getTime() + ttlSeconds * 1000).toISOString();
   const event: StatusEvent = {
     status: 'AWAITING_APPROVAL',
-    message: `Awaiting approval by a second person: above ${threshold} ${claim.currency}`,
+    message: `Awaiting approval by a second person: ${why}`,
     source: 'CREATE',
     at: when,
     actor: actor.name,

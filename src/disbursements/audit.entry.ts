@@ -18,6 +18,12 @@ export const AuditAction = {
   STATUS_CHECKED: 'STATUS_CHECKED',
   RECONCILED: 'RECONCILED',
   EXPORTED: 'EXPORTED',
+  /** A beneficiary added to the book (docs/beneficiaries.md); `detail` names it, account number masked. */
+  BENEFICIARY_CREATED: 'BENEFICIARY_CREATED',
+  /** Its name or account details changed: old and new, account numbers masked. */
+  BENEFICIARY_CHANGED: 'BENEFICIARY_CHANGED',
+  BENEFICIARY_APPROVED: 'BENEFICIARY_APPROVED',
+  BENEFICIARY_ARCHIVED: 'BENEFICIARY_ARCHIVED',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 

@@ -36,6 +36,13 @@ export interface CreateAttempt {
   fingerprint: string;
   actor: Actor;
   requestId?: string;
+  payee?: Payee;
+}
+
+/** A payout to a beneficiary: its id, kept on the payout, and why it is held as to a new payee, when it is. */
+export interface Payee {
+  beneficiaryId: string;
+  holdReason?: string;
 }
 
 /**
@@ -45,22 +52,27 @@ export interface CreateAttempt {
  * is sending this very payout.
  */
 export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, pollMs: number): Promise<ClaimOutcome> {
-  const { merchant, request, fingerprint: fp, actor, requestId } = attempt;
+  const { merchant, request, fingerprint: fp, actor, requestId, payee } = attempt;
   const { policy, now } = ctx;
-  const plan = await planOrRefuse(ctx, attempt);
+  const planned = await planOrRefuse(ctx, attempt);
+  // A new payee is held whatever the amount; the limits still count it.
+  const plan = { ...planned, awaiting: planned.awaiting || payee?.holdReason !== undefined };
   const later = sendsLater(request.sendAt, now());
   const fresh = {
     ...newClaim(merchant.id, request, fp, now().toISOString(), requestId, ctx.traceparent?.()),
     createdBy: actor.name,
     reservation: plan.reservation,
     ...(later && { sendAt: request.sendAt }),
+    ...(payee && { beneficiaryId: payee.beneficiaryId }),
   };
   const claim = plan.awaiting
     ? heldForApproval(
         fresh,
         actor,
         merchant.controls?.approvalTtlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS,
-        fromMinor(limitOf(merchant.controls, 'approvalAbove', request.currency) ?? 0),
+        planned.awaiting || !payee?.holdReason
+          ? `above ${fromMinor(limitOf(merchant.controls, 'approvalAbove', request.currency) ?? 0)} ${request.currency}`
+          : payee.holdReason,
         now(),
       )
     : later

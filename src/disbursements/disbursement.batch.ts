@@ -2,12 +2,15 @@ import { badInput, ErrorCode, GatewayError, outcomeUnknown, providerPaused } fro
 import { Disbursement, DisbursementRequest } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { Actor, limitedCurrencies } from './payout.controls';
+import { BeneficiaryPayment } from './beneficiary.pay';
 
 export const MAX_BATCH_ITEMS = 100;
 
-/** One item of a batch as the edge handed it over: a valid request, or why it is not one. */
+/** One item of a batch as the edge handed it over: a valid request, a payment to a beneficiary, or why it is not one. */
 export type BatchItem =
-  { referenceId: string; request: DisbursementRequest } | { referenceId: string; invalid: GatewayError };
+  | { referenceId: string; request: DisbursementRequest }
+  | { referenceId: string; payment: BeneficiaryPayment }
+  | { referenceId: string; invalid: GatewayError };
 
 /** The outcome of one item, in the batch's order: its record, or the error a single create would have raised. */
 export type BatchResult = { referenceId: string; record: Disbursement } | { referenceId: string; error: GatewayError };
@@ -15,6 +18,8 @@ export type BatchResult = { referenceId: string; record: Disbursement } | { refe
 export interface DisbursementBatchesOptions {
   /** The single create, with all its at-most-once guarantees; a batch is nothing more than many of them. */
   create(merchant: Merchant, request: DisbursementRequest, requestId?: string, actor?: Actor): Promise<Disbursement>;
+  /** The single payment to a beneficiary (beneficiary.pay.ts), which is that same create. */
+  pay(merchant: Merchant, payment: BeneficiaryPayment, requestId?: string, actor?: Actor): Promise<Disbursement>;
   getMany(merchant: Merchant, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]>;
   /** Provider calls running at once for one batch. Default 8. */
   concurrency?: number;
@@ -44,7 +49,7 @@ export class DisbursementBatches {
     actor?: Actor,
   ): Promise<BatchResult[]> {
     refuseWhole(items);
-    const valid = items.flatMap((item) => ('request' in item ? [item.referenceId] : []));
+    const valid = items.flatMap((item) => ('invalid' in item ? [] : [item.referenceId]));
     const known = new Map<string, Disbursement>();
     (await this.opts.getMany(merchant, valid)).forEach((record, i) => record && known.set(valid[i], record));
 
@@ -82,7 +87,11 @@ export class DisbursementBatches {
       };
     }
     try {
-      return { referenceId, record: await this.opts.create(merchant, item.request, requestId, actor) };
+      const record =
+        'request' in item
+          ? await this.opts.create(merchant, item.request, requestId, actor)
+          : await this.opts.pay(merchant, item.payment, requestId, actor);
+      return { referenceId, record };
     } catch (error) {
       if (!(error instanceof GatewayError)) {
         // Not one of create's own answers: it may have been sent, so the only safe advice is the same referenceId.

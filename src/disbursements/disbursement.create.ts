@@ -5,7 +5,7 @@ import { fingerprint } from './disbursement.fingerprint';
 import { Disbursement, DisbursementRequest, isFinal } from './disbursement.model';
 import { Merchant, StoreUnavailableError } from './disbursement.ports';
 import { Actor, ANONYMOUS } from './payout.controls';
-import { claimPayout, CreateAttempt } from './create.claim';
+import { claimPayout, CreateAttempt, Payee } from './create.claim';
 import { sendClaim } from './create.send';
 
 interface InFlight {
@@ -43,6 +43,7 @@ export class CreateDisbursement {
     request: DisbursementRequest,
     requestId?: string,
     actor: Actor = ANONYMOUS,
+    payee?: Payee,
   ): Promise<Disbursement> {
     const key = inFlightKey(merchant.id, request.referenceId);
     const fp = fingerprint(request);
@@ -52,7 +53,7 @@ export class CreateDisbursement {
       return running.result;
     }
     return this.track(key, fp, request, () =>
-      this.createOnce({ merchant, request, fingerprint: fp, actor, requestId }),
+      this.createOnce({ merchant, request, fingerprint: fp, actor, requestId, payee }),
     );
   }
 

@@ -41,6 +41,8 @@ export interface GatewayErrorDetails {
   remaining?: string;
   /** INVALID_STATE: the payout's status. */
   status?: string;
+  /** The beneficiary at fault: the one not payable, or the existing one a duplicate would copy. */
+  beneficiaryId?: string;
 }
 
 /** A failure the client is meant to see: a code and a safe message, nothing internal. */
@@ -233,4 +235,37 @@ export function balanceUnavailable(): GatewayError {
 /** A valid credential that may not do this. */
 export function forbidden(message: string): GatewayError {
   return new GatewayError(ErrorCode.FORBIDDEN, message);
+}
+
+/** No beneficiary of this merchant by that id (another merchant's is as unknown as none). */
+export function noSuchBeneficiary(id: string, field = 'id'): GatewayError {
+  return new GatewayError(ErrorCode.BAD_USER_INPUT, `You have no beneficiary with id ${id}.`, {
+    beneficiaryId: id,
+    fields: [field],
+  });
+}
+
+/** A beneficiary that cannot be paid, approved or changed in its state (e.g. ARCHIVED, AWAITING_APPROVAL). */
+export function beneficiaryState(id: string, status: string, why: string): GatewayError {
+  return new GatewayError(ErrorCode.INVALID_STATE, `Beneficiary ${id} is ${status}: ${why}`, {
+    beneficiaryId: id,
+    status,
+  });
+}
+
+/** The account details are an active beneficiary's already; naming it, so the client pays that one. */
+export function duplicateBeneficiary(existingId: string): GatewayError {
+  return new GatewayError(
+    ErrorCode.BAD_USER_INPUT,
+    `These account details are beneficiary ${existingId}'s already: pay or change that one.`,
+    { beneficiaryId: existingId, fields: ['input.accountNumber'] },
+  );
+}
+
+export function selfApprovedBeneficiary(id: string): GatewayError {
+  return new GatewayError(
+    ErrorCode.FORBIDDEN,
+    `You set beneficiary ${id}'s account details, so you cannot approve them: another person with payouts:approve must.`,
+    { beneficiaryId: id },
+  );
 }

@@ -23,6 +23,7 @@ export const PUBLIC_FIELDS = [
   'createdAt',
   'updatedAt',
   'sendAt',
+  'beneficiaryId',
 ] as const satisfies readonly (keyof Disbursement)[];
 
 export type PublicField = (typeof PUBLIC_FIELDS)[number];

@@ -170,6 +170,8 @@ export interface Disbursement {
   approval?: ApprovalState;
   /** When a scheduled payout is due (ISO); unset for one sent at once. */
   sendAt?: string;
+  /** The beneficiary it was made to (payBeneficiary); its account details are the request's, copied then. */
+  beneficiaryId?: string;
   /** Set when it counts against daily limits. */
   reservation?: Reservation;
   /** The last audit entry written about it, and the identical ones since that were only counted (audit.repeats.ts). */

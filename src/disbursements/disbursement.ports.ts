@@ -8,6 +8,7 @@ import {
   ProviderRecord,
 } from './disbursement.model';
 import { AuditAction, AuditDraft, AuditEntry } from './audit.entry';
+import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from './beneficiary.model';
 import { LimitRefusal, PayoutControls, ReservationCaps } from './payout.controls';
 
 /** What waits for its time, for the metrics. */
@@ -303,4 +304,33 @@ export interface RecordsReader {
     after: HistoryPosition | undefined,
     limit: number,
   ): Promise<HistoryEntry[]>;
+}
+
+/** What a beneficiary write stores: the record and the audit entries recording it. */
+export interface BeneficiaryWrite {
+  beneficiary: Beneficiary;
+  audit: readonly AuditDraft[];
+}
+
+/**
+ * The merchants' beneficiary books. Every write stores its audit entries in the merchant's chain in
+ * the same atomic step, and refuses (returning it, storing nothing) when another beneficiary of the
+ * merchant not ARCHIVED has the same account key (beneficiary.model.ts accountKey).
+ */
+export interface BeneficiaryStore {
+  beneficiary(merchantId: string, id: string): Promise<Beneficiary | undefined>;
+  /** Stores a new one; returns the active duplicate instead when there is one. */
+  insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }>;
+  /**
+   * Atomic read-modify-write: `change` gets the stored beneficiary (never another's) and returns the
+   * write, or undefined to leave it; it may throw to refuse. Resolves to the stored one afterwards
+   * (undefined when there is none), or the duplicate that refused the write.
+   */
+  updateBeneficiary(
+    merchantId: string,
+    id: string,
+    change: (current: Beneficiary) => BeneficiaryWrite | undefined,
+  ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }>;
+  /** A page of the merchant's book, oldest first, and how many match in all. */
+  beneficiaries(merchantId: string, query: BeneficiaryQuery): Promise<BeneficiaryPage>;
 }

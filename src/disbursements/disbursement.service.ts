@@ -27,7 +27,7 @@ import { expireStep } from './disbursement.expire';
 import { sendDueStep } from './disbursement.send-due';
 import { rejectDisbursement } from './disbursement.reject';
 import { Allowance, payoutAllowance } from './payout.allowance';
-import { Actor, ControlEvent } from './payout.controls';
+import { Actor, ANONYMOUS, ControlEvent } from './payout.controls';
 import { auditCheckpoints } from './audit.checkpoint-list';
 import { AuditCheckpoint, AuditVerifyingKeys } from './audit.keys';
 import { TrailVerification, verifyTrail } from './audit.verification';
@@ -37,6 +37,13 @@ import { exportPayouts } from './payout.export';
 import { payoutStatement, PayoutStatementLine, StatementWindow } from './payout.statement';
 import { Discrepancy, ReconciliationRun, ReconciliationStore } from './reconciliation.model';
 import { ReconciliationParts, startReconciliation } from './reconciliation.run';
+import { BeneficiaryContext, createBeneficiary } from './beneficiary.create';
+import { updateBeneficiary } from './beneficiary.update';
+import { approveBeneficiary } from './beneficiary.approve';
+import { archiveBeneficiary } from './beneficiary.archive';
+import { BeneficiaryPayment, payBeneficiary } from './beneficiary.pay';
+import { Beneficiary, BeneficiaryDraft, BeneficiaryPage, BeneficiaryQuery } from './beneficiary.model';
+import { BeneficiaryStore } from './disbursement.ports';
 
 export interface DisbursementServiceOptions extends StatusUpdateOptions {
   store: DisbursementStore;
@@ -45,6 +52,8 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   /** What checks the audit chain on demand: the gateway's own keys. */
   auditKeys: AuditVerifyingKeys;
   runs: ReconciliationStore;
+  /** The merchants' beneficiary books (beneficiary.*.ts). */
+  book: BeneficiaryStore;
   events: DisbursementEvents;
   provider: ProviderPort;
   /** How long a create may take at the provider; a claim older than twice this is no longer in flight. */
@@ -90,6 +99,7 @@ export class DisbursementService {
   /** What reconciliation runs work with (also handed to the ReconciliationRunner). */
   readonly reconciliation: ReconciliationParts;
   private readonly auditKeys: AuditVerifyingKeys;
+  private readonly beneficiaryCtx: BeneficiaryContext;
 
   constructor(opts: DisbursementServiceOptions) {
     this.auditKeys = opts.auditKeys;
@@ -115,6 +125,7 @@ export class DisbursementService {
     this.updates = new StatusUpdates(this.ctx, opts);
     this.batches = new DisbursementBatches({
       create: (merchant, request, requestId, actor) => this.create(merchant, request, requestId, actor),
+      pay: (merchant, payment, requestId, actor) => this.payBeneficiary(merchant, payment, requestId, actor),
       getMany: (merchant, referenceIds) => this.getMany(merchant, referenceIds),
     });
     this.histories = new DisbursementHistory(opts.store);
@@ -125,6 +136,48 @@ export class DisbursementService {
     });
     this.sharedReads = new SharedChangeReads(opts.store);
     this.reconciliation = { ctx: this.ctx, runs: opts.runs, records: opts.records };
+    this.beneficiaryCtx = { book: opts.book, now: this.ctx.now };
+  }
+
+  createBeneficiary(merchant: Merchant, draft: BeneficiaryDraft, actor: Actor): Promise<Beneficiary> {
+    return createBeneficiary(this.beneficiaryCtx, merchant, draft, actor);
+  }
+
+  updateBeneficiary(merchant: Merchant, id: string, draft: BeneficiaryDraft, actor: Actor): Promise<Beneficiary> {
+    return updateBeneficiary(this.beneficiaryCtx, merchant, id, draft, actor);
+  }
+
+  approveBeneficiary(merchant: Merchant, id: string, actor: Actor): Promise<Beneficiary> {
+    return approveBeneficiary(this.beneficiaryCtx, merchant, id, actor);
+  }
+
+  archiveBeneficiary(merchant: Merchant, id: string, actor: Actor): Promise<Beneficiary> {
+    return archiveBeneficiary(this.beneficiaryCtx, merchant, id, actor);
+  }
+
+  beneficiary(merchant: Merchant, id: string): Promise<Beneficiary | undefined> {
+    return this.beneficiaryCtx.book.beneficiary(merchant.id, id);
+  }
+
+  beneficiaries(merchant: Merchant, query: BeneficiaryQuery): Promise<BeneficiaryPage> {
+    return this.beneficiaryCtx.book.beneficiaries(merchant.id, query);
+  }
+
+  /** A payout to a beneficiary through the one create protocol (beneficiary.pay.ts). */
+  payBeneficiary(
+    merchant: Merchant,
+    payment: BeneficiaryPayment,
+    requestId: string | undefined,
+    actor: Actor = ANONYMOUS,
+  ): Promise<Disbursement> {
+    return payBeneficiary(
+      { ...this.beneficiaryCtx, store: this.ctx.store },
+      this.creates,
+      merchant,
+      payment,
+      requestId,
+      actor,
+    );
   }
 
   getMany(merchant: Merchant, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]> {

@@ -16,6 +16,10 @@ export interface PayoutControls {
   userDailyLimit?: AmountByCurrency;
   /** How long a payout may await approval before it is cancelled. */
   approvalTtlSeconds: number;
+  /** A new beneficiary, or a change to its account details, awaits a second person's approval before it can be paid. */
+  beneficiaryApproval?: boolean;
+  /** A payout to a beneficiary whose account details changed less than this long ago is held for approval. */
+  newPayeeHoldSeconds?: number;
 }
 
 export const CONTROL_KEYS = ['approvalAbove', 'maxAmount', 'dailyLimit', 'userDailyLimit'] as const;

@@ -58,7 +58,7 @@ function causeOf(error: unknown): unknown {
 export function formatError(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
   const original = causeOf(error);
   if (original instanceof GatewayError) {
-    const { fields, retryAfter, referenceId, limit, remaining, status } = original.details;
+    const { fields, retryAfter, referenceId, limit, remaining, status, beneficiaryId } = original.details;
     return {
       message: original.message,
       path: formatted.path,
@@ -71,6 +71,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, lo
         ...(limit && { limit }),
         ...(remaining !== undefined && { remaining }),
         ...(status && { status }),
+        ...(beneficiaryId && { beneficiaryId }),
       },
     };
   }

@@ -2,20 +2,28 @@ import { MAX_CLIENT_TEXT_LENGTH } from './client-text.limit';
 
 /** The operations of examples/operations.graphql (a test keeps the two the same): always their own label. */
 export const EXAMPLE_OPERATIONS: readonly string[] = [
+  'ApproveBeneficiary',
   'ApproveDisbursement',
   'ApproveDisbursements',
+  'ArchiveBeneficiary',
   'CancelDisbursement',
   'CreateBankDisbursement',
   'CreateBankDisbursements',
+  'CreateBeneficiary',
   'CreateMobileMoneyDisbursement',
   'CreateMobileMoneyDisbursements',
   'DisbursementEvents',
+  'GetBeneficiaries',
+  'GetBeneficiary',
   'GetDisbursement',
   'GetDisbursementHistory',
   'GetDisbursements',
   'GetPayoutAllowance',
   'GetWalletBalance',
+  'PayBeneficiaries',
+  'PayBeneficiary',
   'RejectDisbursement',
+  'UpdateBeneficiary',
   'WatchDisbursement',
   'WatchDisbursements',
 ];

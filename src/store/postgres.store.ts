@@ -43,6 +43,26 @@ import {
   updateStatement,
 } from './postgres.statements';
 import { pruneBatch } from './postgres.retention';
+import { numbered } from '../database/sql.dialect';
+import { AUDIT_HEAD, CHANGE_HEAD, CHANGES_AFTER, HAS_CHANGE, LATEST_CHECKPOINTS } from './shared.statements';
+
+/** The statements both stores share, numbered for PostgreSQL once. */
+const PG = {
+  changesAfter: numbered(CHANGES_AFTER),
+  hasChange: numbered(HAS_CHANGE),
+  changeHead: numbered(CHANGE_HEAD),
+  auditHead: numbered(AUDIT_HEAD),
+  latestCheckpoints: numbered(LATEST_CHECKPOINTS),
+};
+import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
+import { BeneficiaryStore, BeneficiaryWrite } from '../disbursements/disbursement.ports';
+import {
+  beneficiaryPage,
+  ChangeRefused,
+  GET,
+  insertBeneficiaryRow,
+  updateBeneficiaryRow,
+} from './postgres.beneficiaries';
 
 export interface PostgresStoreOptions {
   pool: Pool;
@@ -64,7 +84,7 @@ export interface PostgresStoreOptions {
  * the change again on the record as it now is. The change log's positions and notifications come
  * from triggers (schema.migrations.ts), so they commit with the change or not at all.
  */
-export class PostgresStore implements DisbursementStore, RecordsReader, AuditCheckpointStore {
+export class PostgresStore implements DisbursementStore, RecordsReader, AuditCheckpointStore, BeneficiaryStore {
   private readonly pool: Pool;
   private readonly now: () => number;
   private readonly retentionMs: number;
@@ -229,6 +249,62 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       await this.runAudited(merchantId, entries, (chained) => appendStatement(merchantId, chained));
   }
 
+  async beneficiary(merchantId: string, id: string): Promise<Beneficiary | undefined> {
+    const [row] = await this.query<{ record: string }>('beneficiary-get', GET, [merchantId, id]);
+    return row && (JSON.parse(row.record) as Beneficiary);
+  }
+
+  async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
+    const { merchantId } = write.beneficiary;
+    return this.inAuditLock(merchantId, async (client, append) => ({
+      duplicate: await insertBeneficiaryRow(client, write, append),
+    }));
+  }
+
+  async updateBeneficiary(
+    merchantId: string,
+    id: string,
+    change: (current: Beneficiary) => BeneficiaryWrite | undefined,
+  ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
+    return this.inAuditLock(merchantId, (client, append) =>
+      updateBeneficiaryRow(client, merchantId, id, change, append),
+    );
+  }
+
+  async beneficiaries(merchantId: string, query: BeneficiaryQuery): Promise<BeneficiaryPage> {
+    return beneficiaryPage((sql, values) => this.query(undefined, sql, values), merchantId, query);
+  }
+
+  /**
+   * `work` in one transaction that holds the merchant's audit lock from its start (before any row
+   * lock, as every audited write), given how to append entries to the chain inside it.
+   */
+  private async inAuditLock<T>(
+    merchantId: string,
+    work: (client: PoolClient, append: (drafts: readonly AuditDraft[]) => Promise<void>) => Promise<T>,
+  ): Promise<T> {
+    const client = await this.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        JSON.stringify(['audit', merchantId]),
+      ]);
+      const append = async (drafts: readonly AuditDraft[]) => {
+        if (drafts.length > 0)
+          await this.chainIn(client, merchantId, drafts, (entries) => appendStatement(merchantId, entries));
+      };
+      const result = await work(client, append);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      // What the change itself threw is the caller's answer, never an outage.
+      throw error instanceof ChangeRefused ? error.refusal : this.failure(error);
+    } finally {
+      client.release();
+    }
+  }
+
   async unsignedHeads(): Promise<MerchantChainHead[]> {
     const rows = await this.query<{ merchant_id: string; audit_sequence: string; audit_hash: string }>(
       'unsigned-heads',
@@ -271,11 +347,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   }
 
   async latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]> {
-    const rows = await this.query<CheckpointRow>(
-      'latest-checkpoints',
-      'SELECT * FROM audit_checkpoints WHERE merchant_id = $1 ORDER BY sequence DESC LIMIT $2',
-      [merchantId, limit],
-    );
+    const rows = await this.query<CheckpointRow>('latest-checkpoints', PG.latestCheckpoints, [merchantId, limit]);
     return rows.map(checkpointOf);
   }
 
@@ -371,30 +443,26 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   }
 
   async changesAfter(merchantId: string, position: string, limit: number): Promise<LoggedChange[]> {
-    const rows = await this.query<{ position: string; record: string }>(
-      'changes-after',
-      'SELECT position, record FROM payout_changes WHERE merchant_id = $1 AND position > $2 ORDER BY position LIMIT $3',
-      [merchantId, position, limit],
-    );
+    const rows = await this.query<{ position: string; record: string }>('changes-after', PG.changesAfter, [
+      merchantId,
+      position,
+      limit,
+    ]);
     return rows.map((r) => ({ position: r.position, record: JSON.parse(r.record) as Disbursement }));
   }
 
   async hasChange(merchantId: string, position: string): Promise<boolean> {
     // A change past the retention is gone for its reader, whether or not the prune has removed it yet.
-    const rows = await this.query(
-      'has-change',
-      'SELECT 1 FROM payout_changes WHERE merchant_id = $1 AND position = $2 AND at >= $3',
-      [merchantId, position, this.now() - this.eventRetentionMs],
-    );
+    const rows = await this.query('has-change', PG.hasChange, [
+      merchantId,
+      position,
+      this.now() - this.eventRetentionMs,
+    ]);
     return rows.length > 0;
   }
 
   async latestChange(merchantId: string): Promise<string> {
-    const rows = await this.query<{ change_position: string }>(
-      'latest-change',
-      'SELECT change_position FROM merchant_heads WHERE merchant_id = $1',
-      [merchantId],
-    );
+    const rows = await this.query<{ change_position: string }>('latest-change', PG.changeHead, [merchantId]);
     return rows[0]?.change_position ?? START_POSITION;
   }
 
@@ -479,7 +547,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       drafts.length > 0
         ? await client.query<{ audit_sequence: string; audit_hash: string }>({
             name: 'audit-head',
-            text: 'SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = $1',
+            text: PG.auditHead,
             values: [merchantId],
           })
         : { rows: [] };

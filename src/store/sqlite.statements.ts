@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { AUDIT_HEAD, CHANGE_HEAD, CHANGES_AFTER, HAS_CHANGE, LATEST_CHECKPOINTS } from './shared.statements';
 
 // The embedded store's statements, prepared once when the store opens.
 
@@ -26,11 +27,9 @@ export function sqliteStatements(db: Database) {
     nextPosition: prepare(`INSERT INTO merchant_heads (merchant_id, change_position) VALUES (?, 1)
       ON CONFLICT (merchant_id) DO UPDATE SET change_position = change_position + 1 RETURNING change_position`),
     appendChange: prepare('INSERT INTO payout_changes (merchant_id, position, at, record) VALUES (?, ?, ?, ?)'),
-    changesAfter: prepare(
-      'SELECT position, record FROM payout_changes WHERE merchant_id = ? AND position > ? ORDER BY position LIMIT ?',
-    ),
-    hasChange: prepare('SELECT 1 FROM payout_changes WHERE merchant_id = ? AND position = ? AND at >= ?'),
-    head: prepare('SELECT change_position FROM merchant_heads WHERE merchant_id = ?'),
+    changesAfter: prepare(CHANGES_AFTER),
+    hasChange: prepare(HAS_CHANGE),
+    head: prepare(CHANGE_HEAD),
     reserved: prepare(
       'SELECT minor FROM daily_reservations WHERE merchant_id = ? AND day = ? AND currency = ? AND actor_id = ?',
     ),
@@ -40,7 +39,7 @@ export function sqliteStatements(db: Database) {
     dropEmptyReservations: prepare(
       'DELETE FROM daily_reservations WHERE merchant_id = ? AND day = ? AND currency = ? AND minor <= 0',
     ),
-    auditHead: prepare('SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = ?'),
+    auditHead: prepare(AUDIT_HEAD),
     appendAudit: prepare(`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
       currency, detail, hash, previous_hash, mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     setAuditHead: prepare(`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
@@ -51,7 +50,7 @@ export function sqliteStatements(db: Database) {
       ORDER BY merchant_id`),
     addCheckpoint: prepare(`INSERT INTO audit_checkpoints (merchant_id, sequence, hash, at, signature)
       VALUES (?, ?, ?, ?, ?) ON CONFLICT (merchant_id, sequence) DO NOTHING`),
-    latestCheckpoints: prepare('SELECT * FROM audit_checkpoints WHERE merchant_id = ? ORDER BY sequence DESC LIMIT ?'),
+    latestCheckpoints: prepare(LATEST_CHECKPOINTS),
     // A statement sums its window a slice at a time: where the slice after (?, ?) ends, then the sums
     // of the rows in (after, end], whose created_at lie in [?, ?] (the range SQLite seeks the index on).
     statementSliceEnd: prepare(`SELECT created_at, reference_id FROM payouts

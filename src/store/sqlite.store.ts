@@ -41,6 +41,9 @@ import {
 } from './payout.row';
 import { sqliteStatements, SqliteStatements } from './sqlite.statements';
 import { appendAuditChain } from './sqlite.audit-chain';
+import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
+import { BeneficiaryStore, BeneficiaryWrite } from '../disbursements/disbursement.ports';
+import { beneficiaryPage, insertBeneficiaryRow, readBeneficiary, updateBeneficiaryRow } from './sqlite.beneficiaries';
 
 export interface SqliteStoreOptions {
   db: Database;
@@ -77,7 +80,7 @@ type Row = { record: string };
  * synchronously inside, in one transaction when it writes, so a read-modify-write is atomic without
  * locks: nothing else of this process runs in between, and no other process opens the file.
  */
-export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheckpointStore {
+export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheckpointStore, BeneficiaryStore {
   private readonly db: Database;
   private readonly now: () => number;
   private readonly retentionMs: number;
@@ -206,6 +209,30 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
       return { result: undefined };
     });
   }
+
+  async beneficiary(merchantId: string, id: string): Promise<Beneficiary | undefined> {
+    return this.run(() => readBeneficiary(this.db, merchantId, id));
+  }
+
+  async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
+    return this.write(() => ({ result: { duplicate: insertBeneficiaryRow(this.db, write, this.appendTo) } }));
+  }
+
+  async updateBeneficiary(
+    merchantId: string,
+    id: string,
+    change: (current: Beneficiary) => BeneficiaryWrite | undefined,
+  ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
+    return this.write(() => ({ result: updateBeneficiaryRow(this.db, merchantId, id, change, this.appendTo) }));
+  }
+
+  async beneficiaries(merchantId: string, query: BeneficiaryQuery): Promise<BeneficiaryPage> {
+    return this.run(() => beneficiaryPage(this.db, merchantId, query));
+  }
+
+  /** Appends to the merchant's chain inside the write under way. */
+  private readonly appendTo = (merchantId: string, drafts: readonly AuditDraft[]) =>
+    appendAuditChain(this.q, this.opts.chainKey, merchantId, drafts);
 
   async auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage> {
     return this.page(() => {

@@ -33,6 +33,16 @@ describe('a malformed controls object stops startup with one line naming the mer
       '{"approvalTtlSeconds": 0}',
       /merchant "default" controls key approvalTtlSeconds must be at least 1/,
     ],
+    [
+      'beneficiaryApproval as text',
+      '{"beneficiaryApproval": "yes"}',
+      /merchant "default" controls key beneficiaryApproval must be true or false/,
+    ],
+    [
+      'a negative newPayeeHoldSeconds',
+      '{"newPayeeHoldSeconds": -1}',
+      /merchant "default" controls key newPayeeHoldSeconds must be at least 0/,
+    ],
   ])('PAYOUT_CONTROLS with %s', (_name, controls, message) => {
     const { status, stderr } = runToExit({ PAYOUT_CONTROLS: controls });
     expect(status).toBe(1);

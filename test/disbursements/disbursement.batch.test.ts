@@ -3,6 +3,9 @@ import { BatchItem, DisbursementBatches } from '../../src/disbursements/disburse
 import { providerRateLimited } from '../../src/disbursements/disbursement.errors';
 import { Disbursement, DisbursementRequest } from '../../src/disbursements/disbursement.model';
 
+/** These batches hold no beneficiary items. */
+const unused = () => Promise.reject(new Error('no beneficiary items in this batch'));
+
 const merchant = { id: 'm1', apiKey: 'k' };
 const item = (i: number): BatchItem => ({
   referenceId: `r${i}`,
@@ -22,6 +25,7 @@ describe('DisbursementBatches rules', () => {
     let running = 0;
     let most = 0;
     const batches = new DisbursementBatches({
+      pay: unused,
       getMany: async (_m, ids) => ids.map(() => undefined),
       create: async (_m, request) => {
         running += 1;
@@ -43,6 +47,7 @@ describe('DisbursementBatches rules', () => {
     let now = 0;
     const sent: string[] = [];
     const batches = new DisbursementBatches({
+      pay: unused,
       concurrency: 1,
       now: () => now,
       getMany: async (_m, ids) => ids.map(() => undefined),

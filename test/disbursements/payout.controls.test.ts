@@ -6,6 +6,9 @@ import { Merchant, ProviderError } from '../../src/disbursements/disbursement.po
 import { Actor, dayOf, fromMinor, PayoutControls, toMinor } from '../../src/disbursements/payout.controls';
 import { domain, Domain, mobileRequest } from '../support/domain';
 
+/** These batches hold no beneficiary items. */
+const unused = () => Promise.reject(new Error('no beneficiary items in this batch'));
+
 const alice: Actor = { id: 'token:alice', name: 'alice' };
 const bob: Actor = { id: 'token:bob', name: 'bob' };
 const carol: Actor = { id: 'token:carol', name: 'carol' };
@@ -356,6 +359,7 @@ describe('daily limits', () => {
     // Later items reach the store sooner, as a network's jitter may have it: only running them in order keeps the order.
     const delayOf = new Map(items.map((item, i) => [item.referenceId, (items.length - i) * 3]));
     const batches = new DisbursementBatches({
+      pay: unused,
       create: async (m, request, requestId, actor) => {
         await new Promise((resolve) => setTimeout(resolve, delayOf.get(request.referenceId)));
         return d.service.create(m, request, requestId, actor);

@@ -42,6 +42,7 @@ beforeEach(() => {
   service = new DisbursementService({
     store,
     records: store,
+    book: store,
     auditKeys: TEST_AUDIT_KEYS,
     runs: new SqliteReconciliations(handle.db),
     events: new PubSubEvents(),

@@ -20,6 +20,7 @@ describeEngines('retries of one payout while the provider is unreachable', (engi
     const service = new DisbursementService({
       store,
       records: store,
+      book: store,
       runs: db().runs(),
       events: db().events(),
       provider,

@@ -167,6 +167,7 @@ export function domain(
   const service = new DisbursementService({
     store,
     records: store,
+    book: store,
     auditKeys: TEST_AUDIT_KEYS,
     runs: new SqliteReconciliations(db),
     events,

@@ -6,7 +6,12 @@ import { ClientRateLimit } from '../../src/auth/client.rate-limit';
 import { migratePostgres, migrateSqlite } from '../../src/database/schema.migrate';
 import { openPostgres, postgresPool } from '../../src/database/postgres.open';
 import { openSqlite } from '../../src/database/sqlite.open';
-import { DisbursementEvents, DisbursementStore, RecordsReader } from '../../src/disbursements/disbursement.ports';
+import {
+  BeneficiaryStore,
+  DisbursementEvents,
+  DisbursementStore,
+  RecordsReader,
+} from '../../src/disbursements/disbursement.ports';
 import { ReconciliationStore } from '../../src/disbursements/reconciliation.model';
 import { PostgresEvents } from '../../src/events/postgres.events';
 import { PubSubEvents } from '../../src/events/pubsub.events';
@@ -31,7 +36,9 @@ export interface StoreSettings {
 }
 
 /** A store as the gateway holds it: the port, what finance reads, and retention's sweep. */
-export type StoreUnderTest = DisbursementStore & RecordsReader & { prune(now?: number): number | Promise<number> };
+export type StoreUnderTest = DisbursementStore &
+  RecordsReader &
+  BeneficiaryStore & { prune(now?: number): number | Promise<number> };
 
 /**
  * A database of a test's own on one engine, migrated, and the storage ports over it. Each call opens

@@ -11,8 +11,8 @@ import { rootFields } from './operation.scopes';
 /** Payouts one operation may carry in all, whatever its aliases: the size of one batch. */
 export const MAX_PAYOUTS_PER_OPERATION = MAX_BATCH_ITEMS;
 
-/** Mutations that create payouts: single ones carry one, batches one per item of `inputs`. */
-const CREATES = /^create\w*Disbursement(s?)$/;
+/** Mutations that create payouts (payments to beneficiaries too): single ones carry one, batches one per item of `inputs`. */
+const CREATES = /^(?:create\w*Disbursement(s?)|payBeneficiar(y|ies))$/;
 
 /** Items of a list argument: a literal list, a variable's list, or (GraphQL's input coercion) one value. */
 function itemsOf(value: ValueNode | undefined, variables: Readonly<Record<string, unknown>>): number {
@@ -40,9 +40,10 @@ export function payoutItems(
     const create = CREATES.exec(field.name.value);
     if (!create) continue;
     creates += 1;
-    const argument = create[1] ? 'inputs' : 'input';
+    const batch = create[1] === 's' || create[2] === 'ies';
+    const argument = batch ? 'inputs' : 'input';
     fields.add(argument);
-    count += create[1] ? itemsOf(field.arguments?.find((a) => a.name.value === argument)?.value, variables) : 1;
+    count += batch ? itemsOf(field.arguments?.find((a) => a.name.value === argument)?.value, variables) : 1;
   }
   return { count, creates, fields: [...fields] };
 }

@@ -40,6 +40,16 @@ const CONTROL_MUTATIONS: Readonly<Record<string, readonly Scope[]>> = {
   approveDisbursements: [SCOPES.approve],
   rejectDisbursement: [SCOPES.approve],
   cancelDisbursement: [SCOPES.write, SCOPES.approve],
+  approveBeneficiary: [SCOPES.approve],
+};
+
+/** The beneficiary book: reading it beneficiaries:read, changing it beneficiaries:write (paying one is a payout: payouts:write). */
+const BENEFICIARY_FIELDS: Readonly<Record<string, readonly Scope[]>> = {
+  beneficiary: [SCOPES.beneficiariesRead],
+  beneficiaries: [SCOPES.beneficiariesRead],
+  createBeneficiary: [SCOPES.beneficiariesWrite],
+  updateBeneficiary: [SCOPES.beneficiariesWrite],
+  archiveBeneficiary: [SCOPES.beneficiariesWrite],
 };
 
 /** The audit trail and reconciliation, query and mutation alike: audit:read. */
@@ -53,7 +63,8 @@ const AUDIT_FIELDS: ReadonlySet<string> = new Set([
 
 /**
  * The scopes a root field accepts (any one suffices): the audit trail and reconciliation
- * audit:read, the payout controls' decisions payouts:approve, every other Mutation field
+ * audit:read, the beneficiary book beneficiaries:read or :write, the payout controls' decisions
+ * (approveBeneficiary too) payouts:approve, every other Mutation field (payBeneficiary too)
  * payouts:write, every other Query and Subscription field payouts:read. Deciding by root type
  * means a field added later is never left open. Introspection (`__schema`, `__type`,
  * `__typename`) needs none.
@@ -61,6 +72,7 @@ const AUDIT_FIELDS: ReadonlySet<string> = new Set([
 function scopesFor(operation: OperationDefinitionNode['operation'], field: string): readonly Scope[] {
   if (field.startsWith('__')) return [];
   if (AUDIT_FIELDS.has(field)) return [SCOPES.audit];
+  if (Object.hasOwn(BENEFICIARY_FIELDS, field)) return BENEFICIARY_FIELDS[field];
   if (operation !== OperationTypeNode.MUTATION) return [SCOPES.read];
   return Object.hasOwn(CONTROL_MUTATIONS, field) ? CONTROL_MUTATIONS[field] : [SCOPES.write];
 }

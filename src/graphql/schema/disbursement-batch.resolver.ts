@@ -4,7 +4,13 @@ import { GatewayError } from '../../disbursements/disbursement.errors';
 import { DisbursementRequest } from '../../disbursements/disbursement.model';
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { DisbursementResult } from './disbursement-result.type';
-import { InputValidationOptions, validateBank, validateMobileMoney } from './disbursement.validation';
+import {
+  beneficiaryRequest,
+  InputValidationOptions,
+  validateBank,
+  validateMobileMoney,
+} from './disbursement.validation';
+import { BeneficiaryPayoutInput } from './beneficiary-payout.input';
 import { toView } from './disbursement.view';
 import { GatewayContext } from '../gateway.context';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
@@ -52,6 +58,24 @@ export class DisbursementBatchResolver {
       ctx.actor,
     );
     return results.map(toResult);
+  }
+
+  @Mutation(() => [DisbursementResult], {
+    description: `Pays your beneficiaries, each as payBeneficiary would; an item's error names its own fields (inputs.3.beneficiaryId). ${ABOUT}`,
+  })
+  async payBeneficiaries(
+    @Arg('inputs', () => [BeneficiaryPayoutInput]) inputs: BeneficiaryPayoutInput[],
+    @Ctx() ctx: GatewayContext,
+  ): Promise<DisbursementResult[]> {
+    const items: BatchItem[] = inputs.map((input) => ({
+      referenceId: input.referenceId,
+      payment: {
+        beneficiaryId: input.beneficiaryId,
+        referenceId: input.referenceId,
+        build: (details) => beneficiaryRequest(input, details, this.inputValidation),
+      },
+    }));
+    return (await ctx.service.createMany(ctx.merchant, items, ctx.requestId, ctx.actor)).map(toResult);
   }
 
   @Mutation(() => [DisbursementResult], { description: `Pays out to bank accounts. ${ABOUT}` })

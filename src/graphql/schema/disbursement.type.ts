@@ -151,6 +151,13 @@ export class Disbursement {
   })
   sendAt?: Date;
 
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      "The beneficiary it was paid to (payBeneficiary); its account details are the payout's own, copied then.",
+  })
+  beneficiaryId?: string;
+
   @Field(() => [DisbursementEvent], { description: 'Every status it went through, oldest first.' })
   history!: DisbursementEvent[];
 

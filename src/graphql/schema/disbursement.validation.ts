@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { BANK_ACCOUNT_NUMBER, MOBILE_MONEY_ACCOUNT_NUMBER } from '../../disbursements/account-number.rules';
 import { canonicalDecimal, decimalPlaces, fitsJsonNumber, isPositive } from '../../disbursements/decimal.parse';
 import { badInput, GatewayError } from '../../disbursements/disbursement.errors';
-import { BankRequest, MobileMoneyRequest } from '../../disbursements/disbursement.model';
+import { BankRequest, DisbursementRequest, MobileMoneyRequest } from '../../disbursements/disbursement.model';
+import { AccountDetails, BeneficiaryDraft } from '../../disbursements/beneficiary.model';
+import { BeneficiaryInput } from './beneficiary.type';
+import { BeneficiaryPayoutInput } from './beneficiary-payout.input';
 import { isPrivateHost } from '../../relay/relay.address';
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
@@ -171,4 +174,55 @@ export function validateMobileMoney(
     narration: narration ?? undefined,
     sendAt: checkedSendAt(at, options, argument),
   });
+}
+
+const beneficiaryName = text(100);
+const bankAccountSchema = z.strictObject({
+  name: beneficiaryName,
+  channel: z.literal('BANK'),
+  accountNumber: bankFields.accountNumber,
+  swiftCode: bankFields.swiftCode,
+  firstName: bankFields.firstName,
+  lastName: bankFields.lastName,
+  accountHolderName: bankFields.accountHolderName,
+  phoneNumber: bankFields.phoneNumber,
+  email: bankFields.email,
+});
+const mobileMoneyAccountSchema = z.strictObject({
+  name: beneficiaryName,
+  channel: z.literal('MOBILE_MONEY'),
+  accountNumber: mobileMoneySchema.shape.accountNumber,
+});
+
+/**
+ * A beneficiary's name and account details, with the payout inputs' own rules for each field (the
+ * bank fields all required, as on a bank payout; a mobile money one takes the account number alone).
+ */
+export function validateBeneficiary(input: BeneficiaryInput, argument = 'input'): BeneficiaryDraft {
+  const given = defined({ ...input });
+  if (input.channel === 'MOBILE_MONEY') {
+    const parsed = mobileMoneyAccountSchema.safeParse(given);
+    if (!parsed.success) throw invalid(parsed.error, argument);
+    const { name, ...details } = parsed.data;
+    return { name, details };
+  }
+  const parsed = bankAccountSchema.safeParse(given);
+  if (!parsed.success) throw invalid(parsed.error, argument);
+  const { name, email, ...details } = parsed.data;
+  return { name, details: defined({ ...details, email: email ?? undefined }) };
+}
+
+/**
+ * The payout to a beneficiary as the direct mutation for its channel would take it, checked by the
+ * same rules: the account details come from the beneficiary, the rest from the input.
+ */
+export function beneficiaryRequest(
+  input: BeneficiaryPayoutInput,
+  details: AccountDetails,
+  options: InputValidationOptions,
+): DisbursementRequest {
+  const { beneficiaryId: _beneficiary, ...payout } = input;
+  const { channel: _channel, ...account } = details;
+  if (details.channel === 'BANK') return validateBank({ ...payout, ...account } as BankDisbursementInput, options);
+  return validateMobileMoney(defined({ ...payout, ...account }), options);
 }

@@ -11,6 +11,7 @@ import { InputValidationOptions } from './disbursement.validation';
 import { DisbursementApprovalResolver } from './disbursement-approval.resolver';
 import { AuditResolver } from './audit.resolver';
 import { FinanceResolver } from './finance.resolver';
+import { BeneficiaryResolver } from './beneficiary.resolver';
 
 /**
  * The schema, built from the type-graphql classes; `schema.graphql` is its printed, committed form.
@@ -29,6 +30,7 @@ export function buildGatewaySchema(
     [DisbursementApprovalResolver, new DisbursementApprovalResolver()],
     [AuditResolver, new AuditResolver()],
     [FinanceResolver, new FinanceResolver()],
+    [BeneficiaryResolver, new BeneficiaryResolver(inputValidation)],
   ]);
   return buildSchemaSync({
     resolvers: [
@@ -40,6 +42,7 @@ export function buildGatewaySchema(
       DisbursementApprovalResolver,
       AuditResolver,
       FinanceResolver,
+      BeneficiaryResolver,
     ],
     validate: false,
     pubSub,
