@@ -6,25 +6,15 @@ import { AuditEntry, chainHash } from '../../src/disbursements/audit.entry';
 import { asInsider, auditCheckpoint, auditVerify, copyDatabase, InsiderSql } from '../support/audit';
 import { describeEachEngine, ownerUrl } from '../support/modes';
 import { eventually, gql, mobileInput, startStack } from '../support/stack';
+import { AuditRow } from '../../src/store/payout.row';
 
 jest.setTimeout(120_000);
 
 const CREATE = `mutation Create($input: MobileMoneyDisbursementInput!) { createMobileMoneyDisbursement(input: $input) { referenceId status } }`;
 const ONE = `query One($referenceId: ID!) { disbursement(referenceId: $referenceId) { status } }`;
 
-interface Row {
-  sequence: number | string;
-  at: string;
-  actor: string | null;
-  action: string;
-  reference_id: string | null;
-  status: string | null;
-  amount: string | null;
-  currency: string | null;
-  detail: string | null;
-  hash: string;
-  previous_hash: string;
-}
+/** An audit_log row as the insider reads it. */
+type Row = AuditRow;
 
 const draftOf = (row: Row): AuditEntry => ({
   sequence: Number(row.sequence),
