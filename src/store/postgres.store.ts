@@ -44,16 +44,6 @@ import {
 } from './postgres.statements';
 import { pruneBatch } from './postgres.retention';
 import { numbered } from '../database/sql.dialect';
-import { AUDIT_HEAD, CHANGE_HEAD, CHANGES_AFTER, HAS_CHANGE, LATEST_CHECKPOINTS } from './shared.statements';
-
-/** The statements both stores share, numbered for PostgreSQL once. */
-const PG = {
-  changesAfter: numbered(CHANGES_AFTER),
-  hasChange: numbered(HAS_CHANGE),
-  changeHead: numbered(CHANGE_HEAD),
-  auditHead: numbered(AUDIT_HEAD),
-  latestCheckpoints: numbered(LATEST_CHECKPOINTS),
-};
 import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
 import { BeneficiaryStore, BeneficiaryWrite } from '../disbursements/disbursement.ports';
 import {
@@ -63,6 +53,34 @@ import {
   insertBeneficiaryRow,
   updateBeneficiaryRow,
 } from './postgres.beneficiaries';
+import {
+  AUDIT_HEAD,
+  auditPageSql,
+  CHANGE_HEAD,
+  CHANGES_AFTER,
+  CREATED_BETWEEN,
+  GET_RECORD,
+  HAS_CHANGE,
+  historyCountSql,
+  LATEST_CHECKPOINTS,
+  SCHEDULED_WAITING,
+  UNSIGNED_HEADS,
+  WRITTEN_SINCE,
+} from './shared.statements';
+
+/** The statements both stores share, numbered for PostgreSQL once. */
+const PG = {
+  changesAfter: numbered(CHANGES_AFTER),
+  hasChange: numbered(HAS_CHANGE),
+  changeHead: numbered(CHANGE_HEAD),
+  auditHead: numbered(AUDIT_HEAD),
+  latestCheckpoints: numbered(LATEST_CHECKPOINTS),
+  getRecord: numbered(GET_RECORD),
+  unsignedHeads: numbered(UNSIGNED_HEADS),
+  scheduledWaiting: numbered(SCHEDULED_WAITING),
+  createdBetween: numbered(CREATED_BETWEEN),
+  writtenSince: numbered(WRITTEN_SINCE),
+};
 
 export interface PostgresStoreOptions {
   pool: Pool;
@@ -144,10 +162,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
         JSON.stringify([record.merchantId, held.day, held.currency]),
       ]);
-      const existing = await client.query<{ record: string }>(
-        'SELECT record FROM payouts WHERE merchant_id = $1 AND reference_id = $2',
-        [record.merchantId, record.referenceId],
-      );
+      const existing = await client.query<{ record: string }>(PG.getRecord, [record.merchantId, record.referenceId]);
       if (existing.rows[0]) {
         await client.query('COMMIT');
         return { existing: JSON.parse(existing.rows[0].record) as Disbursement };
@@ -308,9 +323,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   async unsignedHeads(): Promise<MerchantChainHead[]> {
     const rows = await this.query<{ merchant_id: string; audit_sequence: string; audit_hash: string }>(
       'unsigned-heads',
-      `SELECT merchant_id, audit_sequence, audit_hash FROM merchant_heads h WHERE audit_sequence >
-         coalesce((SELECT max(sequence) FROM audit_checkpoints c WHERE c.merchant_id = h.merchant_id), 0)
-       ORDER BY merchant_id`,
+      PG.unsignedHeads,
       [],
     );
     return rows.map((r) => ({ merchantId: r.merchant_id, sequence: Number(r.audit_sequence), hash: r.audit_hash }));
@@ -353,11 +366,10 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
 
   async auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage> {
     const where = auditCondition(merchantId, query, dollar);
-    const rows = await this.query<AuditRow>(
-      undefined,
-      `SELECT * FROM audit_log WHERE ${where.sql} ORDER BY sequence LIMIT ${dollar(where.values.length + 1)}`,
-      [...where.values, query.limit + 1],
-    );
+    const rows = await this.query<AuditRow>(undefined, auditPageSql(where.sql, dollar(where.values.length + 1)), [
+      ...where.values,
+      query.limit + 1,
+    ]);
     return { entries: rows.slice(0, query.limit).map(entryOf), hasMore: rows.length > query.limit };
   }
 
@@ -377,13 +389,14 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     after: HistoryPosition | undefined,
     limit: number,
   ): Promise<HistoryEntry[]> {
-    const rows = await this.query<HistoryRow>(
-      'created-between',
-      `SELECT created_at, reference_id, record FROM payouts
-       WHERE merchant_id = $1 AND created_at >= $2 AND created_at < $3 AND (created_at, reference_id) > ($4, $5)
-       ORDER BY created_at, reference_id LIMIT $6`,
-      [merchantId, window.from, window.to, after?.at ?? window.from - 1, after?.referenceId ?? '', limit],
-    );
+    const rows = await this.query<HistoryRow>('created-between', PG.createdBetween, [
+      merchantId,
+      window.from,
+      window.to,
+      after?.at ?? window.from - 1,
+      after?.referenceId ?? '',
+      limit,
+    ]);
     return rows.map(historyEntryOf);
   }
 
@@ -393,13 +406,13 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     after: HistoryPosition | undefined,
     limit: number,
   ): Promise<HistoryEntry[]> {
-    const rows = await this.query<HistoryRow>(
-      'written-since',
-      `SELECT created_at, reference_id, record FROM payouts
-       WHERE merchant_id = $1 AND written_at >= $2 AND (created_at, reference_id) > ($3, $4)
-       ORDER BY created_at, reference_id LIMIT $5`,
-      [merchantId, since, after?.at ?? -1, after?.referenceId ?? '', limit],
-    );
+    const rows = await this.query<HistoryRow>('written-since', PG.writtenSince, [
+      merchantId,
+      since,
+      after?.at ?? -1,
+      after?.referenceId ?? '',
+      limit,
+    ]);
     return rows.map(historyEntryOf);
   }
 
@@ -415,7 +428,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   async scheduledWaiting(): Promise<ScheduledWaiting> {
     const [row] = await this.query<{ count: string; earliest: string | null }>(
       'scheduled_waiting',
-      "SELECT count(*) AS count, min(next_check_at) AS earliest FROM payouts WHERE next_check_at IS NOT NULL AND status = 'SCHEDULED'",
+      PG.scheduledWaiting,
       [],
     );
     return { count: Number(row.count), earliestDueAt: row.earliest === null ? undefined : Number(row.earliest) };
@@ -426,11 +439,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     const all = historyCondition(merchantId, query.filter, undefined, dollar);
     const [rows, counted] = await Promise.all([
       this.query<HistoryRow>(undefined, page.sql, page.values),
-      this.query<{ count: number }>(
-        undefined,
-        `SELECT count(*)::int AS count FROM payouts WHERE ${all.sql}`,
-        all.values,
-      ),
+      this.query<{ count: string }>(undefined, historyCountSql(all.sql), all.values),
     ]);
     const entries = rows.slice(0, query.limit).map(historyEntryOf);
     const last = entries.at(-1);
@@ -438,7 +447,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       entries,
       hasMore: rows.length > query.limit,
       endPosition: last ? { at: last.at, referenceId: last.referenceId } : query.after,
-      totalCount: counted[0].count,
+      totalCount: Number(counted[0].count),
     };
   }
 

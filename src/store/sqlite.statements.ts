@@ -1,5 +1,16 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { AUDIT_HEAD, CHANGE_HEAD, CHANGES_AFTER, HAS_CHANGE, LATEST_CHECKPOINTS } from './shared.statements';
+import {
+  AUDIT_HEAD,
+  CHANGE_HEAD,
+  CHANGES_AFTER,
+  CREATED_BETWEEN,
+  GET_RECORD,
+  HAS_CHANGE,
+  LATEST_CHECKPOINTS,
+  SCHEDULED_WAITING,
+  UNSIGNED_HEADS,
+  WRITTEN_SINCE,
+} from './shared.statements';
 
 // The embedded store's statements, prepared once when the store opens.
 
@@ -7,7 +18,7 @@ export function sqliteStatements(db: Database) {
   const prepare = (sql: string): Statement => db.prepare(sql);
   return {
     ping: prepare('SELECT 1'),
-    get: prepare('SELECT record FROM payouts WHERE merchant_id = ? AND reference_id = ?'),
+    get: prepare(GET_RECORD),
     getMany: prepare(
       'SELECT reference_id, record FROM payouts WHERE merchant_id = ? AND reference_id IN (SELECT value FROM json_each(?))',
     ),
@@ -21,9 +32,7 @@ export function sqliteStatements(db: Database) {
     due: prepare(
       'SELECT record FROM payouts WHERE next_check_at IS NOT NULL AND next_check_at <= ? ORDER BY next_check_at LIMIT ?',
     ),
-    scheduledWaiting: prepare(
-      "SELECT count(*) AS count, min(next_check_at) AS earliest FROM payouts WHERE next_check_at IS NOT NULL AND status = 'SCHEDULED'",
-    ),
+    scheduledWaiting: prepare(SCHEDULED_WAITING),
     nextPosition: prepare(`INSERT INTO merchant_heads (merchant_id, change_position) VALUES (?, 1)
       ON CONFLICT (merchant_id) DO UPDATE SET change_position = change_position + 1 RETURNING change_position`),
     appendChange: prepare('INSERT INTO payout_changes (merchant_id, position, at, record) VALUES (?, ?, ?, ?)'),
@@ -45,9 +54,7 @@ export function sqliteStatements(db: Database) {
     setAuditHead: prepare(`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
       VALUES (?, 0, ?, ?) ON CONFLICT (merchant_id) DO UPDATE SET audit_sequence = excluded.audit_sequence,
       audit_hash = excluded.audit_hash`),
-    unsignedHeads: prepare(`SELECT merchant_id, audit_sequence, audit_hash FROM merchant_heads h
-      WHERE audit_sequence > coalesce((SELECT max(sequence) FROM audit_checkpoints c WHERE c.merchant_id = h.merchant_id), 0)
-      ORDER BY merchant_id`),
+    unsignedHeads: prepare(UNSIGNED_HEADS),
     addCheckpoint: prepare(`INSERT INTO audit_checkpoints (merchant_id, sequence, hash, at, signature)
       VALUES (?, ?, ?, ?, ?) ON CONFLICT (merchant_id, sequence) DO NOTHING`),
     latestCheckpoints: prepare(LATEST_CHECKPOINTS),
@@ -59,12 +66,8 @@ export function sqliteStatements(db: Database) {
     statementSlice: prepare(`SELECT currency, status, count(*) AS count, sum(amount_minor) AS minor FROM payouts
       WHERE merchant_id = ? AND created_at BETWEEN ? AND ? AND (created_at, reference_id) > (?, ?)
       AND (created_at, reference_id) <= (?, ?) GROUP BY currency, status`),
-    createdBetween: prepare(`SELECT created_at, reference_id, record FROM payouts
-      WHERE merchant_id = ? AND created_at >= ? AND created_at < ? AND (created_at, reference_id) > (?, ?)
-      ORDER BY created_at, reference_id LIMIT ?`),
-    writtenSince: prepare(`SELECT created_at, reference_id, record FROM payouts
-      WHERE merchant_id = ? AND written_at >= ? AND (created_at, reference_id) > (?, ?)
-      ORDER BY created_at, reference_id LIMIT ?`),
+    createdBetween: prepare(CREATED_BETWEEN),
+    writtenSince: prepare(WRITTEN_SINCE),
     pruneChanges: prepare(
       'DELETE FROM payout_changes WHERE rowid IN (SELECT rowid FROM payout_changes WHERE at < ? LIMIT 1000)',
     ),

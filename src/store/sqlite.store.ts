@@ -41,6 +41,7 @@ import {
 } from './payout.row';
 import { sqliteStatements, SqliteStatements } from './sqlite.statements';
 import { appendAuditChain } from './sqlite.audit-chain';
+import { auditPageSql, historyCountSql } from './shared.statements';
 import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
 import { BeneficiaryStore, BeneficiaryWrite } from '../disbursements/disbursement.ports';
 import { beneficiaryPage, insertBeneficiaryRow, readBeneficiary, updateBeneficiaryRow } from './sqlite.beneficiaries';
@@ -238,9 +239,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
     return this.page(() => {
       this.reads += 1;
       const where = auditCondition(merchantId, query, () => '?');
-      const rows = this.db
-        .prepare(`SELECT * FROM audit_log WHERE ${where.sql} ORDER BY sequence LIMIT ?`)
-        .all(...where.values, query.limit + 1) as AuditRow[];
+      const rows = this.db.prepare(auditPageSql(where.sql, '?')).all(...where.values, query.limit + 1) as AuditRow[];
       return { entries: rows.slice(0, query.limit).map(entryOf), hasMore: rows.length > query.limit };
     });
   }
@@ -375,9 +374,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
       );
       const rows = this.db.prepare(page.sql).all(...page.values) as HistoryRow[];
       const all = historyCondition(merchantId, query.filter, undefined, () => '?');
-      const { count } = this.db
-        .prepare(`SELECT count(*) AS count FROM payouts WHERE ${all.sql}`)
-        .get(...all.values) as {
+      const { count } = this.db.prepare(historyCountSql(all.sql)).get(...all.values) as {
         count: number;
       };
       const entries = rows.slice(0, query.limit).map(historyEntryOf);
