@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { commandOf, RESULTS_DIR, settingsFrom } from './bench.settings';
+import { BenchPart, commandOf, RESULTS_DIR, settingsFrom } from './bench.settings';
 import {
   Chart,
   chartsSvg,
@@ -75,7 +75,8 @@ async function main(): Promise<void> {
     startChild(GATEWAY_CHILD, { BENCH_UPSTREAM_URL: sandbox.url, ...env }, execArgv, 'ignore');
   const parts: Part[] = [];
   try {
-    if (settings.memoryOnly) {
+    const runs = (part: BenchPart) => (settings.only === undefined && part !== 'memory') || settings.only === part;
+    if (runs('memory')) {
       const successfulStub = await startChild(STUB_CHILD, { BENCH_STUB_STATUS: 'Successful' });
       try {
         parts.push(
@@ -84,7 +85,8 @@ async function main(): Promise<void> {
       } finally {
         await successfulStub.close();
       }
-    } else {
+    }
+    if (runs('mutation')) {
       parts.push(
         await attempt('1. Mutation cost', async () => {
           const floor = await startChild(FLOOR_CHILD, { BENCH_UPSTREAM_URL: stub.url });
@@ -110,17 +112,17 @@ async function main(): Promise<void> {
           })),
         );
       }
-      if (!settings.mutationOnly) {
-        parts.push(await attempt('2. Subscription fan-out', () => runFanoutBench(settings, startGateway, ids, log)));
-        parts.push(await attempt('3. Callback ingest', () => runIngestBench(settings, startGateway, ids, log)));
-      }
     }
+    if (runs('fanout'))
+      parts.push(await attempt('2. Subscription fan-out', () => runFanoutBench(settings, startGateway, ids, log)));
+    if (runs('ingest'))
+      parts.push(await attempt('3. Callback ingest', () => runIngestBench(settings, startGateway, ids, log)));
   } finally {
     await Promise.all([sandbox.close(), stub.close()]);
   }
 
   const seconds = (Date.now() - startedAt.getTime()) / 1000;
-  const report = settings.memoryOnly ? 'memory' : settings.mutationOnly ? 'mutation' : 'latest';
+  const report = settings.only ?? 'latest';
   const command = commandOf(settings);
   const targets = parts.flatMap((p) => p.targets ?? []);
   // Sections in their numbered order, whatever order they ran in.

@@ -4,17 +4,23 @@ import { join } from 'node:path';
 export const PACKAGE_ROOT = join(__dirname, '..', '..');
 export const RESULTS_DIR = join(PACKAGE_ROOT, 'bench', 'results');
 
+/** The parts a run can be limited to: `npm run bench -- <part>`. */
+export type BenchPart = 'mutation' | 'fanout' | 'ingest' | 'memory';
+const PARTS: readonly BenchPart[] = ['mutation', 'fanout', 'ingest', 'memory'];
+
 /**
  * How much each part does. BENCH_QUICK=1 shrinks everything to a smoke run of about 40 s;
  * BENCH_PROFILE=1 adds the CPU profile; BENCH_FANOUT_RATE sets the fan-out callback rate (default 2,000/s);
- * BENCH_MEMORY_PAYOUTS the payouts of `npm run bench -- memory` (default 1,000,000), BENCH_GATEWAY_NODE_FLAGS its gateway's V8 flags.
+ * BENCH_MEMORY_PAYOUTS the payouts of `npm run bench -- memory` (default 1,000,000), or BENCH_MEMORY_SECONDS
+ * creates for that long instead; BENCH_GATEWAY_NODE_FLAGS its gateway's V8 flags.
  */
 export interface BenchSettings {
   quick: boolean;
-  /** `npm run bench -- memory`: part 5 alone, written to bench/results/memory.md. */
-  memoryOnly: boolean;
-  /** `npm run bench -- mutation`: part 1 (and the profile) alone, for before/after comparisons; written to bench/results/mutation.md. */
-  mutationOnly: boolean;
+  /**
+   * `npm run bench -- <part>`: that part alone, written to bench/results/<part>.md (mutation with the
+   * profile when asked); undefined: parts 1–3, written to latest.md. The memory part runs only when named.
+   */
+  only?: BenchPart;
   profile: boolean;
   /** BENCH_DATABASE_URL: a PostgreSQL server for the PostgreSQL rows instead of one the bench starts. */
   databaseUrl?: string;
@@ -34,6 +40,8 @@ export interface BenchSettings {
   /** Part 5 (`npm run bench -- memory`): payouts created, and how often RSS is sampled on the way. */
   memory: {
     payouts: number;
+    /** BENCH_MEMORY_SECONDS: creates at full speed for this long instead of a number of payouts. */
+    seconds?: number;
     sampleEvery: number;
     connections: number;
     /** BENCH_GATEWAY_NODE_FLAGS: V8 flags for the gateway of the memory run, e.g. --heap-growing-percent=20. */
@@ -47,8 +55,7 @@ export function settingsFrom(env: NodeJS.ProcessEnv, args: readonly string[]): B
   const quick = env.BENCH_QUICK === '1';
   return {
     quick,
-    memoryOnly: args.includes('memory'),
-    mutationOnly: args.includes('mutation'),
+    only: PARTS.find((part) => args.includes(part)),
     profile: env.BENCH_PROFILE === '1',
     databaseUrl: env.BENCH_DATABASE_URL || undefined,
     // A million creates take a quarter of an hour or more on two cores.
@@ -69,7 +76,8 @@ export function settingsFrom(env: NodeJS.ProcessEnv, args: readonly string[]): B
       : { callbacks: 30_000, warmupCallbacks: 3_000, connections: 32 },
     memory: {
       payouts: Number(env.BENCH_MEMORY_PAYOUTS) > 0 ? Number(env.BENCH_MEMORY_PAYOUTS) : quick ? 20_000 : 1_000_000,
-      sampleEvery: quick ? 5_000 : 50_000,
+      seconds: Number(env.BENCH_MEMORY_SECONDS) > 0 ? Number(env.BENCH_MEMORY_SECONDS) : undefined,
+      sampleEvery: quick ? 5_000 : 100_000,
       connections: 50,
       nodeFlags: (env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
     },
@@ -84,13 +92,15 @@ export function commandOf(settings: BenchSettings): string {
     settings.profile ? 'BENCH_PROFILE=1' : '',
     settings.databaseUrl ? 'BENCH_DATABASE_URL=…' : '',
     settings.fanout.callbacksPerSec === 2_000 ? '' : `BENCH_FANOUT_RATE=${settings.fanout.callbacksPerSec}`,
-    settings.memoryOnly && settings.memory.payouts !== 1_000_000
+    settings.only === 'memory' && settings.memory.seconds !== undefined
+      ? `BENCH_MEMORY_SECONDS=${settings.memory.seconds}`
+      : '',
+    settings.only === 'memory' && settings.memory.seconds === undefined && settings.memory.payouts !== 1_000_000
       ? `BENCH_MEMORY_PAYOUTS=${settings.memory.payouts}`
       : '',
-    settings.memoryOnly && settings.memory.nodeFlags.length > 0
+    settings.only === 'memory' && settings.memory.nodeFlags.length > 0
       ? `BENCH_GATEWAY_NODE_FLAGS='${settings.memory.nodeFlags.join(' ')}'`
       : '',
   ].filter((v) => v !== '');
-  const part = settings.memoryOnly ? ' -- memory' : settings.mutationOnly ? ' -- mutation' : '';
-  return [...vars, `npm run bench${part}`].join(' ');
+  return [...vars, `npm run bench${settings.only ? ` -- ${settings.only}` : ''}`].join(' ');
 }
