@@ -81,7 +81,7 @@ export interface Serving {
 export async function serve({ httpServer }: Listening, parts: ServerParts): Promise<Serving> {
   const { config, logger, merchants, metrics, storage, service, reconciler, callbacks } = parts;
   const { store, events, rateLimit } = storage;
-  const schema = buildGatewaySchema(events.pubSub, {
+  const schema = buildGatewaySchema({
     allowPrivateNetworks: config.relay.allowPrivateNetworks,
     scheduleMaxAheadDays: config.schedule.maxAheadDays,
   });
