@@ -3,10 +3,10 @@
  * shutdown, or at once when a later start-up step throws, so a failed start leaves nothing behind.
  */
 export class Opened {
-  private readonly closers: (() => Promise<void> | void)[] = [];
+  private readonly closers: (() => Promise<unknown> | void)[] = [];
 
   /** Registers how to close what a step just opened: it closes before everything opened earlier. */
-  add(close: () => Promise<void> | void): void {
+  add(close: () => Promise<unknown> | void): void {
     this.closers.push(close);
   }
 

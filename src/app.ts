@@ -265,7 +265,7 @@ async function startGateway(
       trustedOperations,
     });
     // Creates still running after the grace are answered OUTCOME_UNKNOWN, so the HTTP drain can finish.
-    opened.add(async () => void (await Promise.all([service.drain(createGraceMs), server.close()])));
+    opened.add(() => Promise.all([service.drain(createGraceMs), server.close()]));
 
     const checks = startStatusChecks({ config, store: storage.store, service, merchants, metrics, logger, loop });
     opened.add(() => checks.close());
