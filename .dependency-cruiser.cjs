@@ -4,7 +4,7 @@ const domain = '^src/disbursements/';
 const base = '^src/(observability|http|database)/|^src/config[.]ts$';
 const adapters = '^src/(store|events|upstream|relay|auth|callbacks|sandbox)/';
 const edges = '^src/(graphql|demo|exports)/';
-// Start-up wiring: the files at the top of src/ (app.ts and its modules, server.ts, main.ts) but
+// Start-up wiring: the files at the top of src/ (app.ts and its app.*.ts steps, main.ts) but
 // config.ts, and every `*.main.ts` entry point.
 const wiring = '^src/[^/]+[.]ts$|[.]main[.]ts$';
 const config = '^src/config[.]ts$';

@@ -32,7 +32,7 @@ export interface Storage {
   /** The system of record; also what finance reads (the audit chain and its checkpoints, statements, exports). */
   store: DisbursementStore & RecordsReader & AuditCheckpointStore & BeneficiaryStore;
   runs: ReconciliationStore;
-  events: DisbursementEvents & { pubSub: PubSubEvents['pubSub'] };
+  events: DisbursementEvents;
   /** Client quotas: in memory for the one process of the embedded file, in PostgreSQL for replicas. */
   rateLimit: ClientRateLimit;
   /** Provider budgets (UPSTREAM_RATE_LIMIT_PER_MIN), in the database every replica shares. */

@@ -1,31 +1,25 @@
-import { redactSecrets, secretForms } from './observability/secret.redaction';
+import { randomBytes } from 'node:crypto';
 import { AuditCheckpointer } from './audit/audit.checkpointer';
 import { LoadedAuditKeys, loadAuditKeys } from './audit/audit.keys.load';
 import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
-import { randomBytes } from 'node:crypto';
 import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
-import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config, ConfigError } from './config';
-import { Reconciler } from './disbursements/disbursement.reconciler';
-import { ReconciliationRunner } from './disbursements/reconciliation.runner';
-import { DisbursementService } from './disbursements/disbursement.service';
-import { clientText } from './observability/client-text.limit';
-import { createLogger, Logger } from './observability/pino.logger';
-import { repeatedLine } from './observability/log.throttle';
-import { GatewayMetrics } from './observability/gateway.metrics';
-import { currentTraceparent, linksTo, ROOT_CONTEXT, SpanKind, traced } from './observability/tracing.spans';
-import type { TracingSdk } from './observability/tracing.sdk';
-import { RelaySender } from './relay/relay.sender';
-import { RelayWorker } from './relay/relay.worker';
-import { SandboxHandle, startSandbox } from './sandbox/sandbox.server';
-import { listen, Listening, serve } from './server';
-import { createStorage, Storage } from './app.storage';
 import { databasePassword, shownTarget } from './database/database.target';
+import { DisbursementService } from './disbursements/disbursement.service';
 import { loadManifest } from './graphql/operations/trusted-documents.manifest';
-import { BreakingProvider } from './upstream/upstream.breaker';
-import { BudgetedProvider } from './upstream/provider.budget';
-import { UpstreamClient } from './upstream/upstream.client';
-import { SecretScrubber } from './upstream/secret.scrubber';
+import { GatewayMetrics } from './observability/gateway.metrics';
+import { repeatedLine } from './observability/log.throttle';
+import { createLogger, Logger } from './observability/pino.logger';
+import { redactSecrets, secretForms } from './observability/secret.redaction';
+import type { TracingSdk } from './observability/tracing.sdk';
+import { SandboxHandle, startSandbox } from './sandbox/sandbox.server';
+import { buildService } from './app.domain';
+import { listen, serve } from './app.http';
+import { LoopEntry, WorkLoop } from './app.loop';
+import { Opened } from './app.opened';
+import { connectProvider } from './app.provider';
+import { createStorage, Storage } from './app.storage';
+import { startRelays, startStatusChecks } from './app.workers';
 
 /** How long creates in flight may still finish at shutdown before they are answered OUTCOME_UNKNOWN; under the HTTP drain's 10 s. */
 const CREATE_GRACE_MS = 8_000;
@@ -46,7 +40,8 @@ export interface Gateway {
   url: string;
   port: number;
   service: DisbursementService;
-  reconciler: Reconciler;
+  /** The status re-checker's place on the work loop (a test pauses it). */
+  reconciler: LoopEntry;
   merchants: MerchantRegistry;
   logger: Logger;
   /** Every secret the gateway knows; none may appear in a response or a log line. */
@@ -169,6 +164,35 @@ async function openStorage(
   return storage;
 }
 
+/** The audit checkpointer: it signs at start, every AUDIT_CHECKPOINT_SECONDS, and once more at stop. */
+async function startCheckpointer(
+  config: Config,
+  storage: Storage,
+  audit: LoadedAuditKeys,
+  logger: Logger,
+  developmentJwksUrl?: string,
+): Promise<AuditCheckpointer> {
+  if (audit.developmentFile) {
+    const line = `audit checkpoints signed with the development key in ${audit.developmentFile}`;
+    // With the embedded sandbox this is development; with a real provider, say it louder.
+    if (developmentJwksUrl) logger.info(line);
+    else logger.warn(`AUDIT_SIGNING_KEY is unset: ${line}; set it to a key kept outside the database`);
+  }
+  const checkpointer = new AuditCheckpointer({
+    store: storage.store,
+    keys: audit.keys,
+    intervalMs: config.audit.checkpointSeconds * 1000,
+    logger,
+  });
+  await checkpointer.start();
+  return checkpointer;
+}
+
+/**
+ * The gateway, step by step: each step's closer is registered as it opens, so shutdown (and a
+ * start-up that fails part way) closes them in reverse: status checks, then the HTTP drain, then
+ * relays, the loop, the provider, the checkpointer (after every write), and storage last.
+ */
 async function startGateway(
   config: Config,
   merchants: MerchantRegistry,
@@ -178,201 +202,89 @@ async function startGateway(
   createGraceMs: number,
   developmentJwksUrl?: string,
 ): Promise<Gateway> {
-  if (!config.upstreamBaseUrl) throw new Error('the gateway needs an upstream base URL');
+  const baseUrl = config.upstreamBaseUrl;
+  if (!baseUrl) throw new Error('the gateway needs an upstream base URL');
   // Read before the port is bound: a manifest that cannot be used stops startup with nothing to close.
   const trustedOperations = config.trustedDocuments && loadManifest(config.trustedDocuments.path);
   const metrics = new GatewayMetrics();
-  const auditKeys = audit.keys;
-  const storage = await openStorage(config, logger, metrics, auditKeys.chainKey);
-  if (audit.developmentFile) {
-    const line = `audit checkpoints signed with the development key in ${audit.developmentFile}`;
-    // With the embedded sandbox this is development; with a real provider, say it louder.
-    if (developmentJwksUrl) logger.info(line);
-    else logger.warn(`AUDIT_SIGNING_KEY is unset: ${line}; set it to a key kept outside the database`);
-  }
-  let listening: Listening;
-  try {
-    listening = await listen(config);
-  } catch (error) {
-    await storage.close();
-    throw error;
-  }
-  const { port } = listening;
-  const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
-  const callbackUrl = (merchantId: string) => `${publicUrl}/callbacks/${merchants.byId(merchantId)?.callbackToken}`;
+  const opened = new Opened();
+  return opened.starting(async () => {
+    const storage = await openStorage(config, logger, metrics, audit.keys.chainKey);
+    opened.add(() => storage.close());
 
-  const upstream = new UpstreamClient({
-    baseUrl: config.upstreamBaseUrl,
-    timeoutMs: config.upstreamTimeoutMs,
-    callbackUrl: (merchant) => callbackUrl(merchant.id),
-    secrets,
-    logger,
-    observe: (endpoint, status, seconds) => metrics.providerLatency.observe({ endpoint, status }, seconds),
-  });
-  const { store, events, relayQueue, runs } = storage;
-  const breaking = new BreakingProvider(upstream, {
-    resetTimeoutMs: config.breakerResetMs,
-    onStateChange: (merchantId, endpoint, state) => {
-      logger.warn({ merchant: merchantId, endpoint, state }, 'provider circuit changed');
-      metrics.providerCircuitOpen.set({ merchant: merchantId, endpoint }, state === 'open' ? 1 : 0);
-    },
-  });
-  // Outside the breaker: what the budget holds back never reaches the provider, nor counts as its failure.
-  const provider = new BudgetedProvider(breaking, {
-    ledger: storage.budget,
-    providerUrl: config.upstreamBaseUrl,
-    perMinute: config.upstreamRateLimitPerMin,
-    onSpend: (merchant, purpose) => metrics.providerBudgetSpent.inc({ merchant, purpose }),
-    onRefuse: (merchant, purpose, reason) => metrics.providerBudgetRefused.inc({ merchant, purpose, reason }),
-  });
-  const relaySender = new RelaySender({
-    secret: config.relay.secret,
-    timeoutMs: config.relay.timeoutMs,
-    allowPrivateNetworks: config.relay.allowPrivateNetworks,
-  });
-  // Lines a database outage repeats on every round: each at most five a minute (docs/operations.md).
-  const roundFailed = repeatedLine(logger, 'error', 'reconciler round failed');
-  const stepFailed = repeatedLine(logger, 'error', 'reconciliation run step failed');
-  const notQueued = repeatedLine(logger, 'error', 'relay could not be queued');
-  const relay = new RelayWorker({
-    queue: relayQueue,
-    sender: relaySender,
-    // The service is built just below; attempts are noted only once relays run, after start-up.
-    noteAttempt: (merchantId, referenceId, attempt) => service.noteRelayAttempt(merchantId, referenceId, attempt),
-    logger,
-    maxAttempts: config.relay.maxAttempts,
-    retryBaseMs: config.relay.retryBaseMs,
-    pollMs: config.relay.pollMs,
-    leaseMs: 2 * config.relay.timeoutMs,
-  });
-  const service = new DisbursementService({
-    store,
-    records: store,
-    book: store,
-    auditKeys,
-    runs,
-    events,
-    provider,
-    upstreamTimeoutMs: config.upstreamTimeoutMs,
-    resendAfterMs: config.resendAfterMs,
-    restoreCheckMs: config.restoreCheckMs,
-    rewoundAt: () => storage.rewoundAt(),
-    walletBalanceCacheMs: config.walletBalanceCacheMs,
-    reconcile: {
-      unknownAfterMs: config.reconcile.unknownAfterMs,
-      pendingAfterMs: config.reconcile.pendingAfterMs,
-      maxDelayMs: 10 * 60_000,
-    },
-    onFinal: (record) => {
-      metrics.finalPayouts.inc({ status: record.status });
-      relay.enqueue(record).catch((error: unknown) => notQueued({ err: error, referenceId: record.referenceId }));
-    },
-    payoutDayTimeZone: config.payoutDayTimeZone,
-    scheduleLateLimitMs: config.schedule.lateLimitMs,
-    onControl: (event) => {
-      metrics.payoutControls.inc({ action: event.action, ...(event.limit && { limit: event.limit }) });
-      logger.info(
-        {
-          merchant: event.merchantId,
-          referenceId: event.referenceId,
-          // A JWT's subject, as long as the identity provider made it.
-          actor: clientText(event.actor) ?? null,
-          action: event.action,
-          limit: event.limit,
-        },
-        'payout control',
-      );
-    },
-    traceparent: currentTraceparent,
-    onMismatch: (mismatch) => {
-      metrics.callbackMismatches.inc();
-      logger.warn(mismatch, 'callback contradicted by the provider; its answer applied');
-    },
-  });
-  const reconciler = new Reconciler({
-    service: {
-      lease: (record, until) => service.lease(record, until),
-      // A scheduled payout's send runs long after its create: a new trace, linked to the create's.
-      reconcile: (merchant, record) =>
-        record.status === 'SCHEDULED'
-          ? traced(
-              'scheduled send',
-              {
-                kind: SpanKind.INTERNAL,
-                parent: ROOT_CONTEXT,
-                links: linksTo(record.traceparent),
-                attributes: { 'merchant.id': merchant.id, 'payout.reference_id': record.referenceId },
-              },
-              () => service.reconcile(merchant, record),
-            )
-          : service.reconcile(merchant, record),
-    },
-    store,
-    merchantById: (id) => merchants.byId(id),
-    intervalMs: config.reconcile.intervalMs,
-    onError: (error) => roundFailed({ err: error }),
-  });
-  const reconciliations = new ReconciliationRunner({
-    ...service.reconciliation,
-    merchantById: (id) => merchants.byId(id),
-    intervalMs: config.reconcile.intervalMs,
-    onError: (error) => stepFailed({ err: error }),
-  });
-  const callbacks = new CallbackReceiver({
-    service,
-    merchants,
-    webhookSecret: config.webhookSecret,
-    logger,
-    metrics,
-    scrubber: new SecretScrubber(secrets),
-  });
-  const server = await serve(listening, {
-    config,
-    logger,
-    merchants,
-    metrics,
-    storage,
-    service,
-    reconciler,
-    callbacks,
-    developmentJwksUrl,
-    trustedOperations,
-  });
-  const checkpointer = new AuditCheckpointer({
-    store,
-    keys: auditKeys,
-    intervalMs: config.audit.checkpointSeconds * 1000,
-    logger,
-  });
-  await checkpointer.start();
-  reconciler.start();
-  reconciliations.start();
-  relay.start();
+    const listening = await listen(config);
+    opened.add(() => listening.close());
+    const publicUrl = config.publicUrl ?? `http://localhost:${listening.port}`;
+    const callbackUrl = (merchantId: string) => `${publicUrl}/callbacks/${merchants.byId(merchantId)?.callbackToken}`;
 
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    service,
-    reconciler,
-    merchants,
-    logger,
-    secrets,
-    metricsUrl: server.metricsPort === undefined ? undefined : `http://127.0.0.1:${server.metricsPort}`,
-    callbackUrl,
-    storeReads: () => store.reads,
-    async close() {
-      server.stopAccepting();
-      await reconciler.stop();
-      await reconciliations.stop();
-      // Creates still running after the grace are answered OUTCOME_UNKNOWN, so the HTTP drain can finish.
-      await Promise.all([service.drain(createGraceMs), server.close()]);
-      await relay.stop();
-      await relaySender.close();
-      breaking.shutdown();
-      await upstream.close();
-      // After every write: the last entries are signed too.
-      await checkpointer.stop();
-      await storage.close();
-    },
-  };
+    const checkpointer = await startCheckpointer(config, storage, audit, logger, developmentJwksUrl);
+    opened.add(() => checkpointer.stop());
+
+    const upstream = connectProvider({
+      config,
+      baseUrl,
+      budget: storage.budget,
+      metrics,
+      logger,
+      secrets,
+      callbackUrl,
+    });
+    opened.add(() => upstream.close());
+
+    const notQueued = repeatedLine(logger, 'error', 'relay could not be queued');
+    const service = buildService({
+      config,
+      storage,
+      auditKeys: audit.keys,
+      provider: upstream.provider,
+      metrics,
+      logger,
+      // Relays start just below; nothing becomes final before then.
+      onFinal: (record) => {
+        relays.worker
+          .enqueue(record)
+          .catch((error: unknown) => notQueued({ err: error, referenceId: record.referenceId }));
+      },
+    });
+
+    const loop = new WorkLoop();
+    opened.add(() => loop.stop());
+
+    const relays = startRelays({ config, queue: storage.relayQueue, service, logger, loop });
+    opened.add(() => relays.close());
+
+    const server = await serve(listening, {
+      config,
+      logger,
+      merchants,
+      metrics,
+      storage,
+      service,
+      secrets,
+      developmentJwksUrl,
+      trustedOperations,
+    });
+    // Creates still running after the grace are answered OUTCOME_UNKNOWN, so the HTTP drain can finish.
+    opened.add(() => Promise.all([service.drain(createGraceMs), server.close()]));
+
+    const checks = startStatusChecks({ config, store: storage.store, service, merchants, metrics, logger, loop });
+    opened.add(() => checks.close());
+
+    return {
+      url: `http://127.0.0.1:${listening.port}`,
+      port: listening.port,
+      service,
+      reconciler: checks.reconciler,
+      merchants,
+      logger,
+      secrets,
+      metricsUrl: server.metricsPort === undefined ? undefined : `http://127.0.0.1:${server.metricsPort}`,
+      callbackUrl,
+      storeReads: () => storage.store.reads,
+      async close() {
+        server.stopAccepting();
+        await opened.close();
+      },
+    };
+  });
 }

@@ -75,6 +75,7 @@ export interface ReconcilerOptions {
   service: ReconcileTarget;
   store: DisbursementStore;
   merchantById: (id: string) => Merchant | undefined;
+  /** How long after a round the next one runs. */
   intervalMs: number;
   /** Records looked at per round. */
   batchSize?: number;
@@ -83,6 +84,8 @@ export interface ReconcilerOptions {
   /** How long a replica holds a record it is checking before another may try. */
   leaseMs?: number;
   onError?: (error: unknown) => void;
+  /** Told how many records were due in each round (the backlog metric). */
+  onBacklog?: (due: number) => void;
   /** The domain's clock (the service's); default the system clock. */
   now?: () => Date;
 }
@@ -93,53 +96,29 @@ export interface ReconcilerOptions {
  * sharing a store do not ask about the same payout at once.
  */
 export class Reconciler {
-  private timer?: NodeJS.Timeout;
-  private round?: Promise<void>;
-  private stopped = false;
-  /** Records that were due in the last round, for metrics. */
-  backlog = 0;
-
   private readonly now: () => Date;
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.now = opts.now ?? (() => new Date());
   }
 
-  start(): void {
-    this.stopped = false;
-    this.schedule();
+  /** One round, its failure reported; resolves with the delay until the next. */
+  async tick(signal: AbortSignal): Promise<number> {
+    await this.runOnce(signal).catch((error: unknown) => this.opts.onError?.(error));
+    return this.opts.intervalMs;
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.round;
-  }
-
-  /** One round; returns how many records it checked. */
-  async runOnce(): Promise<number> {
+  /** One round; returns how many records it checked. Once `signal` aborts, it checks no more. */
+  async runOnce(signal?: AbortSignal): Promise<number> {
     const { store, batchSize = 100, concurrency = 8 } = this.opts;
     const due = await store.due(this.now(), batchSize);
-    this.backlog = due.length;
+    this.opts.onBacklog?.(due.length);
     let checked = 0;
-    for (let i = 0; i < due.length && !this.stopped; i += concurrency) {
+    for (let i = 0; i < due.length && !signal?.aborted; i += concurrency) {
       const results = await Promise.all(due.slice(i, i + concurrency).map((r) => this.check(r)));
       checked += results.filter(Boolean).length;
     }
     return checked;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.round = this.runOnce()
-        .then(
-          () => undefined,
-          (error: unknown) => this.opts.onError?.(error),
-        )
-        .finally(() => this.schedule());
-    }, this.opts.intervalMs);
-    this.timer.unref();
   }
 
   private async check(record: Disbursement): Promise<boolean> {

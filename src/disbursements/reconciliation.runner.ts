@@ -15,21 +15,12 @@ export interface ReconciliationRunnerOptions extends ReconciliationParts {
  * lease ends, and resumes after the last payout it saved.
  */
 export class ReconciliationRunner {
-  private timer?: NodeJS.Timeout;
-  private round?: Promise<void>;
-  private stopped = false;
-
   constructor(private readonly opts: ReconciliationRunnerOptions) {}
 
-  start(): void {
-    this.stopped = false;
-    this.schedule();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.round;
+  /** One round, its failure reported; resolves with the delay until the next. */
+  async tick(): Promise<number> {
+    await this.runOnce().catch((error: unknown) => this.opts.onError?.(error));
+    return this.opts.intervalMs;
   }
 
   /** One round; true when it stepped a run. */
@@ -49,18 +40,5 @@ export class ReconciliationRunner {
     const { run, found } = await reconciliationStep(this.opts, merchant, held);
     await runs.save(run, found);
     return true;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.round = this.runOnce()
-        .then(
-          () => undefined,
-          (error: unknown) => this.opts.onError?.(error),
-        )
-        .finally(() => this.schedule());
-    }, this.opts.intervalMs);
-    this.timer.unref();
   }
 }

@@ -27,9 +27,8 @@ interface Note {
  * connection is down it is opened again, every second at most; `listening` waits for it.
  */
 export class PostgresEvents implements DisbursementEvents {
+  /** The watchers of this process. */
   private readonly local = new PubSubEvents();
-  /** type-graphql's PubSub: the watchers of this process. */
-  readonly pubSub = this.local.pubSub;
   private client?: Client;
   private ready: Promise<void>;
   private setReady: () => void = () => undefined;

@@ -20,8 +20,7 @@ function unboundedTarget(): EventTarget {
 
 /** Changes heard in this process, over graphql-yoga's PubSub: the embedded file's events, and what PostgresEvents hands its watchers. */
 export class PubSubEvents implements DisbursementEvents {
-  /** Also handed to type-graphql, which wants the PubSub its subscriptions run on. */
-  readonly pubSub: ReturnType<typeof createPubSub<Topics>>;
+  private readonly pubSub: ReturnType<typeof createPubSub<Topics>>;
 
   constructor(config: Parameters<typeof createPubSub<Topics>>[0] = undefined) {
     this.pubSub = createPubSub<Topics>(config ?? { eventTarget: unboundedTarget() });

@@ -20,6 +20,8 @@ export interface RelayWorkerOptions {
   retryBaseMs: number;
   /** How often the queue is asked for due jobs, including those another replica left behind. */
   pollMs: number;
+  /** Asks the loop that runs `tick` for a round in `delayMs` (app.loop.ts). */
+  wake: (delayMs: number) => void;
   /** How long a replica holds a job it is sending; longer than one attempt may take. */
   leaseMs: number;
   /** Attempts in flight at once in this replica (a moving window: a freed slot is refilled at once). Default 32. */
@@ -41,11 +43,6 @@ const MAX_BACKOFF_MS = 10 * 60_000;
  * a merchant whose endpoints hang (each attempt bounded by RELAY_TIMEOUT_MS) never holds up another's.
  */
 export class RelayWorker {
-  private timer?: NodeJS.Timeout;
-  private timerAt = Infinity;
-  private leasing?: Promise<void>;
-  private again = false;
-  private stopped = true;
   private readonly running = new Set<Promise<void>>();
   private readonly busy = new Map<string, number>();
 
@@ -58,15 +55,23 @@ export class RelayWorker {
     this.notRecorded = repeatedLine(opts.logger, 'error', 'relay attempt could not be recorded');
   }
 
-  start(): void {
-    this.stopped = false;
-    this.wake(0);
+  /** One round: fills the free slots with due jobs; resolves with the delay until the next. */
+  async tick(): Promise<number> {
+    const taken = await this.fill().catch((error: unknown) => {
+      this.leaseFailed({ err: error });
+      return 0;
+    });
+    // Slots still free and jobs taken: more may be due. Otherwise look again after the poll interval.
+    return taken > 0 && this.running.size < this.window ? 0 : this.opts.pollMs;
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.leasing;
+  /** Fills slots in `delayMs` unless that is already set for sooner (a job was queued, a slot freed). */
+  wake(delayMs = 0): void {
+    this.opts.wake(delayMs);
+  }
+
+  /** Waits for the attempts in flight, once the loop runs no more rounds. */
+  async settle(): Promise<void> {
     await Promise.all(this.running);
   }
 
@@ -109,43 +114,6 @@ export class RelayWorker {
         this.wake(0);
       });
     this.running.add(attempt);
-  }
-
-  /** Fills slots in `delayMs` unless that is already set for sooner. */
-  private wake(delayMs: number): void {
-    if (this.stopped) return;
-    const at = Date.now() + delayMs;
-    if (this.timer && this.timerAt <= at) return;
-    clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Infinity;
-      this.run();
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private run(): void {
-    if (this.leasing) {
-      this.again = true;
-      return;
-    }
-    this.leasing = this.fill()
-      .then(
-        (taken) => taken,
-        (error: unknown) => {
-          this.leaseFailed({ err: error });
-          return 0;
-        },
-      )
-      .then((taken) => {
-        this.leasing = undefined;
-        // Slots still free and jobs taken: more may be due. Otherwise look again after the poll interval.
-        const more = this.again || (taken > 0 && this.running.size < this.window);
-        this.again = false;
-        this.wake(more ? 0 : this.opts.pollMs);
-      });
   }
 
   private async deliver(job: LeasedRelayJob): Promise<void> {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
-import { buildSchemaSync, PubSub } from 'type-graphql';
+import { buildSchemaSync } from 'type-graphql';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { DisbursementSubscriptionResolver } from './disbursement-subscription.resolver';
 import { DisbursementResolver } from './disbursement.resolver';
@@ -18,7 +18,6 @@ import { BeneficiaryResolver } from './beneficiary.resolver';
  * The resolvers are built here, with their settings, and handed to type-graphql as its container.
  */
 export function buildGatewaySchema(
-  pubSub: PubSub = createPubSub(),
   inputValidation: InputValidationOptions = { allowPrivateNetworks: false, scheduleMaxAheadDays: 366 },
 ): GraphQLSchema {
   const resolvers = new Map<unknown, object>([
@@ -45,7 +44,9 @@ export function buildGatewaySchema(
       BeneficiaryResolver,
     ],
     validate: false,
-    pubSub,
+    // type-graphql wants a PubSub wherever there are subscriptions; every one here subscribes through
+    // the service (its storage's events), so this one never carries an event.
+    pubSub: createPubSub(),
     container: { get: (resolverClass: unknown) => resolvers.get(resolverClass) },
   });
 }

@@ -1,0 +1,105 @@
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Config } from './config';
+import { sendJson } from './http/http.reply';
+import { GatewayMetrics } from './observability/gateway.metrics';
+import { repeatedLine } from './observability/log.throttle';
+import { Logger } from './observability/pino.logger';
+import { Storage } from './app.storage';
+
+export interface HealthParts {
+  config: Pick<Config, 'metricsPort' | 'host'>;
+  storage: Pick<Storage, 'store' | 'events'>;
+  metrics: GatewayMetrics;
+  logger: Logger;
+}
+
+export interface Health {
+  /** Serves /healthz, /readyz and, where `withMetrics`, /metrics; false when `url` is none of them. */
+  respond(res: ServerResponse, url: URL, withMetrics: boolean): Promise<boolean>;
+  /** The port of the METRICS_PORT listener, when there is one. */
+  metricsPort?: number;
+  /** Report not ready from now on (shutdown has begun). */
+  stopAccepting(): void;
+  /** Closes the METRICS_PORT listener, which reports not ready until then. */
+  close(): Promise<void>;
+}
+
+/** Health, readiness and metrics: on the API's server, and alone on METRICS_PORT when it is set. */
+export async function startHealth(parts: HealthParts): Promise<Health> {
+  const { config, metrics } = parts;
+  const { store, events } = parts.storage;
+  let shuttingDown = false;
+
+  /**
+   * Whether this replica can serve: not stopping, its store and pub/sub answer. A provider circuit
+   * is not this replica's state (every replica shares the provider, and reads and callbacks work
+   * without it): taking the replica out of a balancer would only lose its callback receiver.
+   */
+  async function readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }> {
+    const [storeOk, pubsubOk] = await Promise.all([store.healthy(), events.healthy()]);
+    const checks = { notShuttingDown: !shuttingDown, store: storeOk, pubsub: pubsubOk };
+    return { ready: Object.values(checks).every(Boolean), checks };
+  }
+
+  async function respond(res: ServerResponse, url: URL, withMetrics: boolean): Promise<boolean> {
+    if (url.pathname === '/healthz') {
+      sendJson(res, 200, { status: 'ok' });
+      return true;
+    }
+    if (url.pathname === '/readyz') {
+      const state = await readiness();
+      sendJson(res, state.ready ? 200 : 503, state);
+      return true;
+    }
+    if (url.pathname === '/metrics' && withMetrics) {
+      // The database away (an outage): the scheduled gauges keep their last values, the rest is served.
+      const scheduled = await store.scheduledWaiting().catch(() => undefined);
+      if (scheduled) {
+        metrics.scheduledWaiting.set(scheduled.count);
+        const overdueMs = scheduled.earliestDueAt === undefined ? 0 : Date.now() - scheduled.earliestDueAt;
+        metrics.scheduledOverdue.set(Math.max(0, overdueMs) / 1000);
+      }
+      const text = await metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      res.end(text);
+      return true;
+    }
+    return false;
+  }
+
+  const metricsServer = config.metricsPort === undefined ? undefined : createServer();
+  if (metricsServer) {
+    const metricsFailed = repeatedLine(parts.logger, 'error', 'metrics request failed');
+    metricsServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const url = new URL(req.url ?? '/', 'http://gateway');
+      respond(res, url, true)
+        .then((served) => {
+          if (!served) sendJson(res, 404, { error: 'Not found' });
+        })
+        .catch((error: unknown) => {
+          metricsFailed({ err: error });
+          if (!res.headersSent) sendJson(res, 500, { error: 'Internal server error' });
+        });
+    });
+    await new Promise<void>((resolve, reject) => {
+      metricsServer.once('error', reject);
+      metricsServer.listen(config.metricsPort, config.host, () => resolve());
+    });
+  }
+
+  return {
+    respond,
+    metricsPort: metricsServer && (metricsServer.address() as AddressInfo).port,
+    stopAccepting() {
+      shuttingDown = true;
+    },
+    async close() {
+      if (!metricsServer) return;
+      await new Promise<void>((resolve) => {
+        metricsServer.close(() => resolve());
+        metricsServer.closeAllConnections();
+      });
+    },
+  };
+}
