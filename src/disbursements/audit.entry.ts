@@ -64,9 +64,10 @@ export const GENESIS_HASH = '0'.repeat(64);
 const DETAIL_LIMIT = 500;
 
 /**
- * An entry's content as the chain hashes it: a JSON array of its fields in a fixed order. PostgreSQL
- * writes the same text in its trigger (`audit_canonical`), so either engine's chain verifies with
- * the other's code.
+ * An entry's content as the chain hashes it: a JSON array of its fields in a fixed order. On
+ * PostgreSQL the `audit_log_chain` trigger's function, `audit_chain()` (schema.migrations.ts),
+ * builds the same text from the row's columns with `to_json` and refuses an entry whose hash is not
+ * that text's: the two must write identical text, or PostgreSQL refuses the entry.
  */
 export function canonicalContent(sequence: number, draft: AuditDraft): string {
   return JSON.stringify([

@@ -1,4 +1,5 @@
 import { AuditAction, AuditDraft, auditEvent, auditOf } from './audit.entry';
+import { CHANNEL_RULES } from './channel.rules';
 import { Disbursement } from './disbursement.model';
 import { AuditRule } from './disbursement.ports';
 import { ControlKey } from './payout.controls';
@@ -15,7 +16,7 @@ const lastEvent = (record: Disbursement) => record.history.at(-1);
 export function requested(record: Disbursement, actor: string): AuditDraft[] {
   const asked = auditOf(record, AuditAction.CREATE_REQUESTED, record.updatedAt, {
     actor,
-    detail: `${record.channel === 'BANK' ? 'bank' : 'mobile money'} payout to ${record.accountNumber}`,
+    detail: `${CHANNEL_RULES[record.channel].label} payout to ${record.accountNumber}`,
   });
   const detail = lastEvent(record)?.message;
   if (record.status === 'SCHEDULED')

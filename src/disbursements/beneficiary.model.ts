@@ -1,4 +1,5 @@
 import { AuditAction, AuditDraft, auditEvent } from './audit.entry';
+import { CHANNEL_RULES } from './channel.rules';
 import { BankRequest, DisbursementChannel, DisbursementRequest, MobileMoneyRequest } from './disbursement.model';
 
 /** A saved recipient of a merchant (docs/beneficiaries.md). */
@@ -79,32 +80,66 @@ export function maskAccount(accountNumber: string): string {
 
 /** The account details a payout's request carries, in the order a beneficiary keeps them. */
 export function detailsOf(request: DisbursementRequest): AccountDetails {
-  if (request.channel === 'MOBILE_MONEY') return { channel: 'MOBILE_MONEY', accountNumber: request.accountNumber };
-  const { accountNumber, swiftCode, firstName, lastName, accountHolderName, phoneNumber, email } = request;
-  return { channel: 'BANK', accountNumber, swiftCode, firstName, lastName, accountHolderName, phoneNumber, email };
+  switch (request.channel) {
+    case 'BANK': {
+      const { accountNumber, swiftCode, firstName, lastName, accountHolderName, phoneNumber, email } = request;
+      return { channel: 'BANK', accountNumber, swiftCode, firstName, lastName, accountHolderName, phoneNumber, email };
+    }
+    case 'MOBILE_MONEY':
+      return { channel: 'MOBILE_MONEY', accountNumber: request.accountNumber };
+    default:
+      return request satisfies never;
+  }
+}
+
+/** Every field of the details in a fixed order, the channel first: what `sameDetails` compares. */
+function accountFields(d: AccountDetails): unknown[] {
+  switch (d.channel) {
+    case 'BANK':
+      return [
+        d.channel,
+        d.accountNumber,
+        d.swiftCode,
+        d.firstName,
+        d.lastName,
+        d.accountHolderName,
+        d.phoneNumber,
+        d.email,
+      ];
+    case 'MOBILE_MONEY':
+      return [d.channel, d.accountNumber];
+    default:
+      return d satisfies never;
+  }
 }
 
 /** What makes two beneficiaries the same payee: the channel, the account number and, for a bank, its SWIFT code. */
 export function accountKey(details: AccountDetails): string {
-  return JSON.stringify([
-    details.channel,
-    details.accountNumber,
-    details.channel === 'BANK' ? details.swiftCode.toUpperCase() : '',
-  ]);
+  return JSON.stringify([details.channel, details.accountNumber, institutionOf(details)?.toUpperCase() ?? '']);
 }
 
 /** Whether two sets of account details are the same in every field (a change of any needs approval). */
 export function sameDetails(a: AccountDetails, b: AccountDetails): boolean {
-  const fields = (d: AccountDetails) =>
-    d.channel === 'MOBILE_MONEY'
-      ? [d.channel, d.accountNumber]
-      : [d.channel, d.accountNumber, d.swiftCode, d.firstName, d.lastName, d.accountHolderName, d.phoneNumber, d.email];
-  return JSON.stringify(fields(a)) === JSON.stringify(fields(b));
+  return JSON.stringify(accountFields(a)) === JSON.stringify(accountFields(b));
 }
 
-/** The details as the audit shows them: the channel and the masked account number. */
+/** The institution that holds the account, when the channel names one: a bank's SWIFT code. */
+function institutionOf(details: AccountDetails): string | undefined {
+  switch (details.channel) {
+    case 'BANK':
+      return details.swiftCode;
+    case 'MOBILE_MONEY':
+      return undefined;
+    default:
+      return details satisfies never;
+  }
+}
+
+/** The details as the audit shows them: the channel (a bank with its SWIFT code) and the masked account number. */
 export function describeAccount(details: AccountDetails): string {
-  return `${details.channel === 'BANK' ? `bank ${details.swiftCode}` : 'mobile money'} ${maskAccount(details.accountNumber)}`;
+  const institution = institutionOf(details);
+  const label = CHANNEL_RULES[details.channel].label;
+  return `${institution === undefined ? label : `${label} ${institution}`} ${maskAccount(details.accountNumber)}`;
 }
 
 /** The text a beneficiary's searches match: its name and account number, lower case. */

@@ -1,3 +1,4 @@
+import { CHANNEL_OF_PAYMENT_TYPE, CHANNEL_RULES } from './channel.rules';
 import { canonicalDecimal } from './decimal.parse';
 import { Disbursement, DisbursementRequest, ProviderRecord, RelayAttempt, StatusEvent } from './disbursement.model';
 
@@ -60,7 +61,7 @@ export function newClaim(
       request,
       fingerprint,
       sending: true,
-      paymentType: request.channel === 'BANK' ? 'BANK' : 'OTHER',
+      paymentType: CHANNEL_RULES[request.channel].paymentType,
       amount: request.amount,
       currency: request.currency,
       accountNumber: request.accountNumber,
@@ -80,7 +81,7 @@ export function orphanRecord(merchantId: string, answer: ProviderRecord, at: str
     {
       merchantId,
       referenceId: answer.referenceId,
-      channel: answer.paymentType === 'BANK' ? 'BANK' : 'MOBILE_MONEY',
+      channel: CHANNEL_OF_PAYMENT_TYPE[answer.paymentType],
       sending: false,
       paymentType: 'OTHER',
       amount: answer.amount ?? '0',

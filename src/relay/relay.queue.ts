@@ -1,6 +1,7 @@
 import { publicFields } from '../disbursements/disbursement.fields';
 import { createHash } from 'node:crypto';
 import { Disbursement } from '../disbursements/disbursement.model';
+import { relayUrlOf } from '../disbursements/channel.rules';
 
 /** One final record to deliver to a client's callbackUrl. Everything a replica needs to send it is here. */
 export interface RelayJob {
@@ -96,7 +97,7 @@ function payload(record: Disbursement): string {
 
 /** The job for a record that just became final, when its client asked for a relay. */
 export function relayJobFor(record: Disbursement): RelayJob | undefined {
-  const url = record.request?.channel === 'BANK' ? record.request.callbackUrl : undefined;
+  const url = record.request && relayUrlOf(record.request);
   if (!url) return undefined;
   const digest = createHash('sha256')
     .update(`${record.merchantId}\u0000${record.referenceId}\u0000${record.status}`)

@@ -184,8 +184,13 @@ export class Ledger {
     const digits = date.toISOString().replace(/\D/g, '');
     const day = digits.slice(0, 8);
     const time = digits.slice(8, 14);
-    return channel === 'bank'
-      ? `BNK-${day}-${time}-${pad(this.sequence, 6)}`
-      : `MM-${day}${time}-${pad(this.sequence % 100_000, 5)}`;
+    switch (channel) {
+      case 'bank':
+        return `BNK-${day}-${time}-${pad(this.sequence, 6)}`;
+      case 'mobile-money':
+        return `MM-${day}${time}-${pad(this.sequence % 100_000, 5)}`;
+      default:
+        return channel satisfies never;
+    }
   }
 }

@@ -1,8 +1,4 @@
-import {
-  BANK_ACCOUNT_NUMBER,
-  MOBILE_MONEY_ACCOUNT_NUMBER,
-  type AccountNumberRule,
-} from '../disbursements/account-number.rules';
+import { CHANNEL_RULES, type AccountNumberRule } from '../disbursements/channel.rules';
 import { operatorFor, type Channel, type PayoutRequest } from './sandbox.records';
 
 /** Why a request was refused with 400; field is unset when the body as a whole is wrong. */
@@ -84,7 +80,7 @@ function bankRequest(body: Body, callbackUrlHeader: string | undefined): PayoutR
   const amount = amountOf(body);
   const currency = currencyOf(body);
   const narration = requiredString(body, 'narration');
-  const accountNumber = accountNumberOf(body, BANK_ACCOUNT_NUMBER);
+  const accountNumber = accountNumberOf(body, CHANNEL_RULES.BANK.accountNumber);
   for (const field of ['swiftCode', 'firstName', 'lastName', 'accountHolderName', 'phoneNumber']) {
     requiredString(body, field);
   }
@@ -96,7 +92,7 @@ function bankRequest(body: Body, callbackUrlHeader: string | undefined): PayoutR
 function mobileMoneyRequest(body: Body, callbackUrlHeader: string | undefined): PayoutRequest {
   const referenceId = requiredString(body, 'referenceId');
   const amount = amountOf(body);
-  const accountNumber = accountNumberOf(body, MOBILE_MONEY_ACCOUNT_NUMBER);
+  const accountNumber = accountNumberOf(body, CHANNEL_RULES.MOBILE_MONEY.accountNumber);
   // The shape is the gateway's rule too; the operator is the provider's own check.
   const paymentType = operatorFor(accountNumber);
   if (!paymentType) {
@@ -116,6 +112,17 @@ function mobileMoneyRequest(body: Body, callbackUrlHeader: string | undefined): 
   };
 }
 
+function requestOf(channel: Channel, body: Body, callbackUrlHeader: string | undefined): PayoutRequest {
+  switch (channel) {
+    case 'bank':
+      return bankRequest(body, callbackUrlHeader);
+    case 'mobile-money':
+      return mobileMoneyRequest(body, callbackUrlHeader);
+    default:
+      return channel satisfies never;
+  }
+}
+
 /** Checks a create body (already parsed JSON) and the callbackUrl header; reports the first offending field. */
 export function validateCreate(
   channel: Channel,
@@ -124,9 +131,7 @@ export function validateCreate(
 ): Validated<PayoutRequest> {
   try {
     if (!isPlainObject(body)) throw new Invalid(undefined, 'Request body must be a JSON object');
-    const value =
-      channel === 'bank' ? bankRequest(body, callbackUrlHeader) : mobileMoneyRequest(body, callbackUrlHeader);
-    return { ok: true, value };
+    return { ok: true, value: requestOf(channel, body, callbackUrlHeader) };
   } catch (err) {
     if (err instanceof Invalid) return { ok: false, error: { field: err.field, message: err.message } };
     throw err;

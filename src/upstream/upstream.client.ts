@@ -4,6 +4,7 @@ import { Logger } from '../observability/pino.logger';
 import { currentRequestId, noteProviderCall } from '../observability/request.context';
 import { DisbursementRequest, ProviderBalance, ProviderRecord } from '../disbursements/disbursement.model';
 import { Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
+import { CHANNEL_RULES, ProviderEndpoint } from '../disbursements/channel.rules';
 import { parseProviderBalance } from './provider.balance';
 import { parseProviderRecord } from './provider.record';
 import { SecretScrubber } from './secret.scrubber';
@@ -55,16 +56,14 @@ export class UpstreamClient implements ProviderPort {
 
   async create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord> {
     const callbackUrl = this.opts.callbackUrl(merchant);
-    const bank = request.channel === 'BANK';
-    const path = bank ? '/api/v1/disbursements/bank' : '/api/v1/disbursements/mobile-money';
-    const endpoint = bank ? 'create_bank' : 'create_mobile_money';
+    const create = createEndpoint(CHANNEL_RULES[request.channel].endpoint);
     const answer = await this.send(
-      endpoint,
+      create.endpoint,
       request.referenceId,
       merchant,
       'POST',
-      path,
-      providerBody(request, callbackUrl),
+      create.path,
+      providerBody(request, create.callbackUrlInBody ? callbackUrl : undefined),
       callbackUrl,
     );
     if (answer.status >= 200 && answer.status < 300) {
@@ -234,11 +233,29 @@ function parseJson(body: string): ProviderRecord | undefined {
   }
 }
 
+interface CreateEndpoint {
+  path: string;
+  endpoint: Endpoint;
+  /** The bank create takes the callbackUrl in its body too; the mobile money one in the header alone. */
+  callbackUrlInBody: boolean;
+}
+
+function createEndpoint(kind: ProviderEndpoint): CreateEndpoint {
+  switch (kind) {
+    case 'BANK':
+      return { path: '/api/v1/disbursements/bank', endpoint: 'create_bank', callbackUrlInBody: true };
+    case 'MOBILE_MONEY':
+      return { path: '/api/v1/disbursements/mobile-money', endpoint: 'create_mobile_money', callbackUrlInBody: false };
+    default:
+      return kind satisfies never;
+  }
+}
+
 /** The spec's request body; the amount goes out as a JSON number written from its exact decimal text. */
-function providerBody(request: DisbursementRequest, callbackUrl: string): string {
+function providerBody(request: DisbursementRequest, callbackUrl: string | undefined): string {
   // sendAt is the gateway's own: the provider is only called at that time.
-  const { channel, amount, sendAt: _sendAt, ...fields } = request;
-  const body: Record<string, string> = channel === 'BANK' ? { ...fields, callbackUrl } : fields;
+  const { channel: _channel, amount, sendAt: _sendAt, ...fields } = request;
+  const body: Record<string, string> = callbackUrl === undefined ? fields : { ...fields, callbackUrl };
   const json = JSON.stringify(body);
   return `{"amount":${amount},${json.slice(1)}`;
 }

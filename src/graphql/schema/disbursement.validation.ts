@@ -1,8 +1,13 @@
 import { z } from 'zod';
-import { BANK_ACCOUNT_NUMBER, MOBILE_MONEY_ACCOUNT_NUMBER } from '../../disbursements/account-number.rules';
+import { AccountNumberRule, CHANNEL_RULES } from '../../disbursements/channel.rules';
 import { canonicalDecimal, decimalPlaces, fitsJsonNumber, isPositive } from '../../disbursements/decimal.parse';
 import { badInput, GatewayError } from '../../disbursements/disbursement.errors';
-import { BankRequest, DisbursementRequest, MobileMoneyRequest } from '../../disbursements/disbursement.model';
+import {
+  BankRequest,
+  DisbursementChannel,
+  DisbursementRequest,
+  MobileMoneyRequest,
+} from '../../disbursements/disbursement.model';
 import { AccountDetails, BeneficiaryDraft } from '../../disbursements/beneficiary.model';
 import { BeneficiaryInput } from './beneficiary.type';
 import { BeneficiaryPayoutInput } from './beneficiary-payout.input';
@@ -47,6 +52,9 @@ const amount = z.string().transform((raw, ctx) => {
 });
 
 const currency = z.string().regex(/^[A-Z]{3}$/, 'must be three capital letters, e.g. ZMW');
+
+/** The channel's accountNumber shape, as the provider checks it. */
+const accountNumberOf = (rule: AccountNumberRule) => z.string().regex(rule.pattern, rule.message);
 
 const common = {
   referenceId,
@@ -100,7 +108,7 @@ const publicCallbackUrl = callbackUrl.refine(
 const bankFields = {
   ...common,
   narration: text(255),
-  accountNumber: z.string().regex(BANK_ACCOUNT_NUMBER.pattern, BANK_ACCOUNT_NUMBER.message),
+  accountNumber: accountNumberOf(CHANNEL_RULES.BANK.accountNumber),
   swiftCode: z.string().regex(/^[A-Za-z0-9]{8}([A-Za-z0-9]{3})?$/, 'must be 8 or 11 letters or digits'),
   firstName: text(100),
   lastName: text(100),
@@ -117,7 +125,7 @@ const bankSchemas = {
 
 const mobileMoneySchema = z.strictObject({
   ...common,
-  accountNumber: z.string().regex(MOBILE_MONEY_ACCOUNT_NUMBER.pattern, MOBILE_MONEY_ACCOUNT_NUMBER.message),
+  accountNumber: accountNumberOf(CHANNEL_RULES.MOBILE_MONEY.accountNumber),
   narration: text(255).nullish(),
   sendAt,
 });
@@ -177,22 +185,25 @@ export function validateMobileMoney(
 }
 
 const beneficiaryName = text(100);
-const bankAccountSchema = z.strictObject({
-  name: beneficiaryName,
-  channel: z.literal('BANK'),
-  accountNumber: bankFields.accountNumber,
-  swiftCode: bankFields.swiftCode,
-  firstName: bankFields.firstName,
-  lastName: bankFields.lastName,
-  accountHolderName: bankFields.accountHolderName,
-  phoneNumber: bankFields.phoneNumber,
-  email: bankFields.email,
-});
-const mobileMoneyAccountSchema = z.strictObject({
-  name: beneficiaryName,
-  channel: z.literal('MOBILE_MONEY'),
-  accountNumber: mobileMoneySchema.shape.accountNumber,
-});
+/** Each channel's account details under the payout inputs' own rules, with the beneficiary's name. */
+const accountSchemas = {
+  BANK: z.strictObject({
+    name: beneficiaryName,
+    channel: z.literal('BANK'),
+    accountNumber: bankFields.accountNumber,
+    swiftCode: bankFields.swiftCode,
+    firstName: bankFields.firstName,
+    lastName: bankFields.lastName,
+    accountHolderName: bankFields.accountHolderName,
+    phoneNumber: bankFields.phoneNumber,
+    email: bankFields.email,
+  }),
+  MOBILE_MONEY: z.strictObject({
+    name: beneficiaryName,
+    channel: z.literal('MOBILE_MONEY'),
+    accountNumber: mobileMoneySchema.shape.accountNumber,
+  }),
+} satisfies Record<DisbursementChannel, z.ZodType>;
 
 /**
  * A beneficiary's name and account details, with the payout inputs' own rules for each field (the
@@ -200,16 +211,23 @@ const mobileMoneyAccountSchema = z.strictObject({
  */
 export function validateBeneficiary(input: BeneficiaryInput, argument = 'input'): BeneficiaryDraft {
   const given = defined({ ...input });
-  if (input.channel === 'MOBILE_MONEY') {
-    const parsed = mobileMoneyAccountSchema.safeParse(given);
-    if (!parsed.success) throw invalid(parsed.error, argument);
-    const { name, ...details } = parsed.data;
-    return { name, details };
+  const channel = input.channel;
+  switch (channel) {
+    case 'BANK': {
+      const parsed = accountSchemas.BANK.safeParse(given);
+      if (!parsed.success) throw invalid(parsed.error, argument);
+      const { name, email, ...details } = parsed.data;
+      return { name, details: defined({ ...details, email: email ?? undefined }) };
+    }
+    case 'MOBILE_MONEY': {
+      const parsed = accountSchemas.MOBILE_MONEY.safeParse(given);
+      if (!parsed.success) throw invalid(parsed.error, argument);
+      const { name, ...details } = parsed.data;
+      return { name, details };
+    }
+    default:
+      return channel satisfies never;
   }
-  const parsed = bankAccountSchema.safeParse(given);
-  if (!parsed.success) throw invalid(parsed.error, argument);
-  const { name, email, ...details } = parsed.data;
-  return { name, details: defined({ ...details, email: email ?? undefined }) };
 }
 
 /**
@@ -222,7 +240,16 @@ export function beneficiaryRequest(
   options: InputValidationOptions,
 ): DisbursementRequest {
   const { beneficiaryId: _beneficiary, ...payout } = input;
-  const { channel: _channel, ...account } = details;
-  if (details.channel === 'BANK') return validateBank({ ...payout, ...account } as BankDisbursementInput, options);
-  return validateMobileMoney(defined({ ...payout, ...account }), options);
+  switch (details.channel) {
+    case 'BANK': {
+      const { channel: _channel, ...account } = details;
+      return validateBank({ ...payout, ...account } as BankDisbursementInput, options);
+    }
+    case 'MOBILE_MONEY': {
+      const { channel: _channel, ...account } = details;
+      return validateMobileMoney(defined({ ...payout, ...account }), options);
+    }
+    default:
+      return details satisfies never;
+  }
 }
