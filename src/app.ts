@@ -233,7 +233,6 @@ async function startGateway(
   // Lines a database outage repeats on every round: each at most five a minute (docs/operations.md).
   const roundFailed = repeatedLine(logger, 'error', 'reconciler round failed');
   const stepFailed = repeatedLine(logger, 'error', 'reconciliation run step failed');
-  const notQueued = repeatedLine(logger, 'error', 'relay could not be queued');
   const relay = new RelayWorker({
     queue: relayQueue,
     sender: relaySender,
@@ -265,7 +264,7 @@ async function startGateway(
     },
     onFinal: (record) => {
       metrics.finalPayouts.inc({ status: record.status });
-      relay.enqueue(record).catch((error: unknown) => notQueued({ err: error, referenceId: record.referenceId }));
+      relay.wakeFor(record);
     },
     payoutDayTimeZone: config.payoutDayTimeZone,
     scheduleLateLimitMs: config.schedule.lateLimitMs,
