@@ -8,7 +8,6 @@ import { databasePassword, shownTarget } from './database/database.target';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { loadManifest } from './graphql/operations/trusted-documents.manifest';
 import { GatewayMetrics } from './observability/gateway.metrics';
-import { repeatedLine } from './observability/log.throttle';
 import { createLogger, Logger } from './observability/pino.logger';
 import { redactSecrets, secretForms } from './observability/secret.redaction';
 import type { TracingSdk } from './observability/tracing.sdk';
@@ -231,7 +230,6 @@ async function startGateway(
     });
     opened.add(() => upstream.close());
 
-    const notQueued = repeatedLine(logger, 'error', 'relay could not be queued');
     const service = buildService({
       config,
       storage,
@@ -239,12 +237,9 @@ async function startGateway(
       provider: upstream.provider,
       metrics,
       logger,
-      // Relays start just below; nothing becomes final before then.
-      onFinal: (record) => {
-        relays.worker
-          .enqueue(record)
-          .catch((error: unknown) => notQueued({ err: error, referenceId: record.referenceId }));
-      },
+      // Relays start just below; nothing becomes final before then. The job itself was queued with the
+      // final write (relay.job.ts); this only wakes the worker to send it now.
+      onFinal: (record) => relays.worker.wakeFor(record),
     });
 
     const loop = new WorkLoop();

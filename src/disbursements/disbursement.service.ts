@@ -71,7 +71,10 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   scheduleLateLimitMs?: number;
   /** How long one wallet balance answer is served per merchant (0: ask every time). Default 5000. */
   walletBalanceCacheMs?: number;
-  /** Called once when a payout reaches a final status (metrics, relay to the client's own callbackUrl). */
+  /**
+   * Called once when a payout reaches a final status, after that write committed (metrics, waking the
+   * relay worker). Nothing durable waits on it: the write queued the payout's relay itself.
+   */
   onFinal?: (record: Disbursement) => void;
   /** The IANA zone whose calendar day the daily limits count; default UTC. */
   payoutDayTimeZone?: string;

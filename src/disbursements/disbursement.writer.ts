@@ -1,9 +1,10 @@
-import { Disbursement, isFinal } from './disbursement.model';
+import { Disbursement } from './disbursement.model';
 import { AuditDraft } from './audit.entry';
 import { burstSummary, countRepeats } from './audit.repeats';
 import { AuditRule, DisbursementStore } from './disbursement.ports';
 import { isPublished } from './disbursement.record';
 import { LimitRefusal, ReservationCaps } from './payout.controls';
+import { becameFinal } from './relay.job';
 
 export interface Written {
   /** The record as stored afterwards; undefined when there is none. */
@@ -21,8 +22,9 @@ export interface Inserted {
 
 /**
  * The one way a record is written: stored atomically with the audit entries that record it (the
- * store logs and publishes a change a client can see), then reported once to `onFinal` when it has
- * just become final. Use cases never write through the store themselves. Identical audit entries
+ * store logs and publishes a change a client can see, and queues the relay of a record made final),
+ * then reported once to `onFinal` when it has just become final. Use cases never write through the
+ * store themselves. Identical audit entries
  * about a payout in a burst are counted on it and summarised once (audit.repeats.ts).
  */
 export class RecordWriter {
@@ -54,7 +56,7 @@ export class RecordWriter {
       audit && (() => entries),
     );
     const changed = after !== undefined && stored !== undefined && isPublished(before, stored);
-    if (changed && stored && before && !isFinal(before.status) && isFinal(stored.status)) this.onFinal?.(stored);
+    if (before && stored && becameFinal(before, stored)) this.onFinal?.(stored);
     return { stored, changed };
   }
 

@@ -1,8 +1,10 @@
 import type { Pool } from 'pg';
 import { randomUUID } from 'node:crypto';
 import { numbered } from '../database/sql.dialect';
-import { chooseDue, LeasedRelayJob, LeaseFairness, RelayJob, RelayQueue } from './relay.queue';
-import { DUE, ENQUEUE, FINISH, RETRY, TAKE_CHOSEN } from './relay-queue.statements';
+import { RelayJob } from '../disbursements/relay.job';
+import { chooseDue, LeasedRelayJob, LeaseFairness, RelayQueue } from './relay.queue';
+import { ENQUEUE } from '../database/relay-jobs.statements';
+import { DUE, FINISH, RETRY, TAKE_CHOSEN } from './relay-queue.statements';
 
 const Q = {
   enqueue: numbered(ENQUEUE),
@@ -31,7 +33,7 @@ export class PostgresRelayQueue implements RelayQueue {
   constructor(private readonly pool: Pool) {}
 
   async enqueue(job: RelayJob, at: Date): Promise<void> {
-    await this.pool.query(Q.enqueue, [job.merchantId, job.referenceId, at.getTime(), JSON.stringify(job)]);
+    await this.pool.query(Q.enqueue, [at.getTime(), JSON.stringify(job), job.merchantId, job.referenceId]);
   }
 
   async lease(now: Date, limit: number, leaseUntil: Date, fairness?: LeaseFairness): Promise<LeasedRelayJob[]> {

@@ -1,10 +1,8 @@
 /*
  * The relay queue's statements, each written once with `?` placeholders: SQLite uses them as they
- * are, PostgreSQL numbers them when its module loads (sql.dialect.ts).
+ * are, PostgreSQL numbers them when its module loads (sql.dialect.ts). Its insert, which the stores
+ * share, is in database/relay-jobs.statements.ts.
  */
-
-export const ENQUEUE =
-  'INSERT INTO relay_jobs (merchant_id, reference_id, due_at, attempts, job) VALUES (?, ?, ?, 0, ?) ON CONFLICT DO NOTHING';
 
 /** Up to `limit` due jobs of each merchant, earliest first: enough for any choice a lease makes. */
 export const DUE = `SELECT merchant_id, reference_id, due_at, attempts, job FROM (

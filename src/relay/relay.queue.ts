@@ -1,21 +1,4 @@
-import { publicFields } from '../disbursements/disbursement.fields';
-import { createHash } from 'node:crypto';
-import { Disbursement } from '../disbursements/disbursement.model';
-import { relayUrlOf } from '../disbursements/channel.rules';
-
-/** One final record to deliver to a client's callbackUrl. Everything a replica needs to send it is here. */
-export interface RelayJob {
-  merchantId: string;
-  referenceId: string;
-  url: string;
-  /** Stable across attempts and replicas, so the client can drop repeats of one delivery. */
-  webhookId: string;
-  /** The exact body every attempt sends. */
-  body: string;
-  requestId?: string;
-  /** The payout's create trace (W3C traceparent), which each attempt's span links to. */
-  traceparent?: string;
-}
+import { RelayJob } from '../disbursements/relay.job';
 
 /** A job this replica holds until `leaseUntil`; after that another replica may take it. */
 export interface LeasedRelayJob extends RelayJob {
@@ -88,27 +71,4 @@ export interface RelayQueue {
   /** Delivered, or given up: the job is gone. */
   finish(job: LeasedRelayJob): Promise<void>;
   close(): Promise<void>;
-}
-
-/** The record as the client's endpoint receives it: the public fields, as the GraphQL type has them. */
-function payload(record: Disbursement): string {
-  return JSON.stringify({ type: 'disbursement.final', data: publicFields(record) });
-}
-
-/** The job for a record that just became final, when its client asked for a relay. */
-export function relayJobFor(record: Disbursement): RelayJob | undefined {
-  const url = record.request && relayUrlOf(record.request);
-  if (!url) return undefined;
-  const digest = createHash('sha256')
-    .update(`${record.merchantId}\u0000${record.referenceId}\u0000${record.status}`)
-    .digest('hex');
-  return {
-    merchantId: record.merchantId,
-    referenceId: record.referenceId,
-    url,
-    webhookId: `relay_${digest.slice(0, 32)}`,
-    body: payload(record),
-    requestId: record.requestId,
-    ...(record.traceparent !== undefined && { traceparent: record.traceparent }),
-  };
 }

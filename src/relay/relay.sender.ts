@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { RelayAttempt } from '../disbursements/disbursement.model';
 import { publicOnlyConnector, RelayTargetRefused } from './relay.connector';
-import { RelayJob } from './relay.queue';
+import { RelayJob } from '../disbursements/relay.job';
 
 export interface RelaySenderOptions {
   /** Standard Webhooks secret the client verifies with; unset: relays go unsigned. */

@@ -2,7 +2,8 @@ import { linksTo, ROOT_CONTEXT, SpanKind, traced } from '../observability/tracin
 import { Disbursement, RelayAttempt } from '../disbursements/disbursement.model';
 import { repeatedLine } from '../observability/log.throttle';
 import { Logger } from '../observability/pino.logger';
-import { LeasedRelayJob, RelayQueue, relayJobFor } from './relay.queue';
+import { relayUrl } from '../disbursements/relay.job';
+import { LeasedRelayJob, RelayQueue } from './relay.queue';
 import { RelaySender } from './relay.sender';
 
 export interface RelayWorkerOptions {
@@ -75,12 +76,12 @@ export class RelayWorker {
     await Promise.all(this.running);
   }
 
-  /** For a record that just became final: stores its relay, when its client asked for one, and sends it soon. */
-  async enqueue(record: Disbursement): Promise<void> {
-    const job = relayJobFor(record);
-    if (!job) return;
-    await this.opts.queue.enqueue(job, new Date());
-    this.wake(0);
+  /**
+   * For a record that just became final: its relay job, when its client asked for one, was queued
+   * by the write itself, so only a lease soon is needed, not the next poll.
+   */
+  wakeFor(record: Disbursement): void {
+    if (relayUrl(record)) this.wake(0);
   }
 
   private get window(): number {

@@ -1,7 +1,9 @@
 import type { Database } from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { chooseDue, LeasedRelayJob, LeaseFairness, RelayJob, RelayQueue } from './relay.queue';
-import { DUE, ENQUEUE, FINISH, RETRY, TAKE_ONE } from './relay-queue.statements';
+import { RelayJob } from '../disbursements/relay.job';
+import { chooseDue, LeasedRelayJob, LeaseFairness, RelayQueue } from './relay.queue';
+import { ENQUEUE } from '../database/relay-jobs.statements';
+import { DUE, FINISH, RETRY, TAKE_ONE } from './relay-queue.statements';
 
 interface Row {
   merchant_id: string;
@@ -26,7 +28,7 @@ export class SqliteRelayQueue implements RelayQueue {
   }
 
   async enqueue(job: RelayJob, at: Date): Promise<void> {
-    this.q.enqueue.run(job.merchantId, job.referenceId, at.getTime(), JSON.stringify(job));
+    this.q.enqueue.run(at.getTime(), JSON.stringify(job), job.merchantId, job.referenceId);
   }
 
   async lease(now: Date, limit: number, leaseUntil: Date, fairness?: LeaseFairness): Promise<LeasedRelayJob[]> {

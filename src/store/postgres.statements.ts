@@ -1,10 +1,13 @@
 import { AuditEntry } from '../disbursements/audit.entry';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import { shownOnInsert } from '../disbursements/disbursement.record';
+import { RelayJob } from '../disbursements/relay.job';
+import { enqueueRelayJob } from '../database/relay-jobs.statements';
 import { createdAtOf, payoutColumns } from './payout.row';
 
-// PostgreSQL's writes, each one statement: the row, its reservation release, its change-log entry
-// and its audit entries commit together or not at all (CTEs that run only when the write did).
+// PostgreSQL's writes, each one statement: the row, its reservation release, its change-log entry,
+// its relay job and its audit entries commit together or not at all (CTEs that run only when the
+// write did).
 
 export const dollar = (index: number) => `$${index}`;
 
@@ -80,6 +83,11 @@ function logged(record: string, at: string, after: string): string {
   return `, logged AS (INSERT INTO payout_changes (merchant_id, at, record) SELECT merchant_id, ${at}, ${record} FROM ${after})`;
 }
 
+/** Queues the payout's relay job, due at `at`, when the write `after` named happened. */
+function relayed(v: Values, job: RelayJob, at: string, after: string): string {
+  return `, relayed AS (${enqueueRelayJob(after, at, v.add(JSON.stringify(job)))})`;
+}
+
 export function insertStatement(record: Disbursement, writtenAt: number, audit: readonly AuditEntry[]): Statement {
   const v = new Values();
   v.add(record.merchantId);
@@ -100,12 +108,12 @@ SELECT count(*)::int AS done${appendedBy(audit)} FROM inserted`;
   return { name: `insert-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list };
 }
 
-/** The write of a record read at `revision`, with its reservation release, log entry and audit entries. */
+/** The write of a record read at `revision`, with its reservation release, log entry, relay job and audit entries. */
 export function updateStatement(
   keys: { merchantId: string; referenceId: string; revision: string },
   record: Disbursement,
   writtenAt: number,
-  extra: { release?: Reservation; published: boolean; audit: readonly AuditEntry[] },
+  extra: { release?: Reservation; published: boolean; relay?: RelayJob; audit: readonly AuditEntry[] },
 ): Statement {
   const v = new Values();
   v.add(keys.merchantId);
@@ -118,12 +126,16 @@ WITH updated AS (
     currency = ${c.currency}, amount_minor = ${c.amount_minor}, final = ${c.final},
     next_check_at = ${c.next_check_at}, record = ${c.record}, revision = revision + 1
   WHERE merchant_id = $1 AND reference_id = $2 AND revision = ${revision}
-  RETURNING merchant_id
+  RETURNING merchant_id, reference_id
 )${extra.release ? released(v, extra.release, 'updated') : ''}${
     extra.published ? logged(c.record, c.written_at, 'updated') : ''
-  }${extra.audit.length > 0 ? audited(v, extra.audit, 'updated') : ''}
+  }${extra.relay ? relayed(v, extra.relay, c.written_at, 'updated') : ''}${
+    extra.audit.length > 0 ? audited(v, extra.audit, 'updated') : ''
+  }
 SELECT count(*)::int AS done${appendedBy(extra.audit)} FROM updated`;
-  const shape = `${extra.release ? 'r' : ''}${extra.published ? 'l' : ''}${extra.audit.length > 0 ? 'a' : ''}`;
+  const shape = `${extra.release ? 'r' : ''}${extra.published ? 'l' : ''}${extra.relay ? 'j' : ''}${
+    extra.audit.length > 0 ? 'a' : ''
+  }`;
   return { name: `update-${shape}`, text, values: v.list };
 }
 

@@ -21,6 +21,7 @@ import {
   StoreUnavailableError,
 } from '../disbursements/disbursement.ports';
 import { isPublished } from '../disbursements/disbursement.record';
+import { relayJobOf } from '../disbursements/relay.job';
 import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
 import { isOutage } from '../database/postgres.failures';
 import {
@@ -98,7 +99,7 @@ export interface PostgresStoreOptions {
 /**
  * The store shared by replicas, on PostgreSQL. A read-modify-write reads the record and its revision,
  * runs the change, and writes it in one statement only if the revision is still the one read (its
- * reservation release and change-log entry in the same statement); a write that lost the race runs
+ * reservation release, change-log entry and relay job in the same statement); a write that lost the race runs
  * the change again on the record as it now is. The change log's positions and notifications come
  * from triggers (schema.migrations.ts), so they commit with the change or not at all.
  */
@@ -232,10 +233,11 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       const { record, release } = releasing(next);
       const keys = { merchantId, referenceId, revision: current.revision };
       const published = isPublished(current.record, record);
+      const relay = relayJobOf(current.record, record);
       const [{ done }] = await this.runAudited<{ done: number }>(
         merchantId,
         audit?.(current.record, record) ?? [],
-        (entries) => updateStatement(keys, record, this.now(), { release, published, audit: entries }),
+        (entries) => updateStatement(keys, record, this.now(), { release, published, relay, audit: entries }),
       );
       if (done === 1) return record;
     }

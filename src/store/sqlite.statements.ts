@@ -11,6 +11,7 @@ import {
   UNSIGNED_HEADS,
   WRITTEN_SINCE,
 } from './shared.statements';
+import { ENQUEUE } from '../database/relay-jobs.statements';
 
 // The embedded store's statements, prepared once when the store opens.
 
@@ -28,6 +29,7 @@ export function sqliteStatements(db: Database) {
     update: prepare(`UPDATE payouts SET written_at = @written_at, status = @status, channel = @channel,
       currency = @currency, amount_minor = @amount_minor, final = @final, next_check_at = @next_check_at,
       revision = revision + 1, record = @record WHERE merchant_id = @merchant_id AND reference_id = @reference_id`),
+    enqueueRelay: prepare(ENQUEUE),
     remove: prepare('DELETE FROM payouts WHERE merchant_id = ? AND reference_id = ?'),
     due: prepare(
       'SELECT record FROM payouts WHERE next_check_at IS NOT NULL AND next_check_at <= ? ORDER BY next_check_at LIMIT ?',

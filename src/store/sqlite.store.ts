@@ -24,6 +24,7 @@ import {
   StoreUnavailableError,
 } from '../disbursements/disbursement.ports';
 import { isPublished, shownOnInsert } from '../disbursements/disbursement.record';
+import { relayJobOf } from '../disbursements/relay.job';
 import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
 import {
   auditCondition,
@@ -182,6 +183,9 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
       const columns = payoutColumns(record, this.now());
       this.q.update.run({ merchant_id: merchantId, reference_id: referenceId, ...columns });
       if (release) this.count(merchantId, release, -1);
+      // The payout's relay commits with the write that made it final, or neither does.
+      const job = relayJobOf(current, record);
+      if (job) this.q.enqueueRelay.run(columns.written_at, JSON.stringify(job), merchantId, referenceId);
       appendAuditChain(this.q, this.opts.chainKey, merchantId, audit?.(current, record) ?? []);
       return { result: record, logged: isPublished(current, record) ? this.log(record, columns) : undefined };
     });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { LeasedRelayJob, RelayJob, RelayQueue } from '../../src/relay/relay.queue';
+import { RelayJob } from '../../src/disbursements/relay.job';
+import { LeasedRelayJob, RelayQueue } from '../../src/relay/relay.queue';
 import { databasePerTest, Engine } from '../support/engines';
 
 const job = (overrides: Partial<RelayJob> = {}): RelayJob => ({

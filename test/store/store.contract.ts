@@ -1,6 +1,6 @@
 import { AuditAction, AuditDraft, AuditEntry, entryMac } from '../../src/disbursements/audit.entry';
 import { verifyChain } from '../../src/disbursements/audit.verify';
-import { Disbursement, DisbursementStatus } from '../../src/disbursements/disbursement.model';
+import { BankRequest, Disbursement, DisbursementStatus } from '../../src/disbursements/disbursement.model';
 import { HistoryPage, HistoryQuery, START_POSITION } from '../../src/disbursements/disbursement.ports';
 import { databasePerTest, Engine, StoreUnderTest, StoreSettings } from '../support/engines';
 import { TEST_CHAIN_KEY } from '../support/chain-key';
@@ -152,6 +152,82 @@ export function storeContract(engine: Engine): void {
       const holders = leases.filter((lease, i) => stored[i]?.nextCheckAt === lease);
       expect(holders).toHaveLength(1);
       expect((await store.get(r.merchantId, r.referenceId))?.nextCheckAt).toBe(holders[0]);
+    });
+  });
+
+  describe('relay: the write that makes a payout final queues its relay job in the same step', () => {
+    const HOOK = 'https://client.example/hook';
+    const bank = (callbackUrl?: string) => {
+      const base = record({ channel: 'BANK', paymentType: 'BANK' });
+      const request: BankRequest = {
+        channel: 'BANK',
+        referenceId: base.referenceId,
+        amount: base.amount,
+        currency: base.currency,
+        narration: 'Invoice 7',
+        accountNumber: '0012345678',
+        swiftCode: 'ZNCOZMLU',
+        firstName: 'Mwila',
+        lastName: 'Banda',
+        accountHolderName: 'Mwila Banda',
+        phoneNumber: '260971234567',
+        ...(callbackUrl !== undefined && { callbackUrl }),
+      };
+      return { ...base, request };
+    };
+    const queued = () =>
+      db()
+        .relayQueue()
+        .lease(new Date(Date.now() + 60_000), 100, new Date(Date.now() + 120_000));
+
+    it('queues the final record for its callbackUrl, due at once', async () => {
+      const r = bank(HOOK);
+      await store.insertIfAbsent(r);
+      await store.update(r.merchantId, r.referenceId, bump({ status: 'PENDING' }));
+      expect(await queued()).toEqual([]);
+      await store.update(r.merchantId, r.referenceId, bump({ status: 'SUCCESSFUL' }));
+      const jobs = await db()
+        .relayQueue()
+        .lease(new Date(), 100, new Date(Date.now() + 60_000));
+      expect(jobs).toEqual([
+        expect.objectContaining({ merchantId: r.merchantId, referenceId: r.referenceId, url: HOOK, attempts: 0 }),
+      ]);
+      expect(JSON.parse(jobs[0].body)).toMatchObject({
+        type: 'disbursement.final',
+        data: { referenceId: r.referenceId, status: 'SUCCESSFUL' },
+      });
+    });
+
+    it('queues nothing without a callbackUrl, for a write that is not published, or once already final', async () => {
+      const plain = bank();
+      await store.insertIfAbsent(plain);
+      await store.update(plain.merchantId, plain.referenceId, bump({ status: 'FAILED' }));
+      const quiet = bank(HOOK);
+      await store.insertIfAbsent(quiet);
+      await store.update(quiet.merchantId, quiet.referenceId, (c) => ({ ...c, status: 'SUCCESSFUL' }));
+      const twice = bank(HOOK);
+      await store.insertIfAbsent(twice);
+      await store.update(twice.merchantId, twice.referenceId, bump({ status: 'SUCCESSFUL' }));
+      expect((await queued()).map((j) => j.referenceId)).toEqual([twice.referenceId]);
+      await store.update(twice.merchantId, twice.referenceId, bump({ status: 'FAILED' }));
+      expect(await queued()).toEqual([]);
+    });
+
+    it('queues one job, of the status stored, among concurrent writes racing to make it final', async () => {
+      const r = bank(HOOK);
+      await store.insertIfAbsent(r);
+      const statuses: DisbursementStatus[] = ['SUCCESSFUL', 'FAILED', 'SUCCESSFUL', 'FAILED', 'SUCCESSFUL', 'FAILED'];
+      await Promise.all(
+        statuses.map((status) =>
+          db()
+            .store()
+            .update(r.merchantId, r.referenceId, (c) => (c.status === 'PENDING' ? bump({ status })(c) : undefined)),
+        ),
+      );
+      const stored = await store.get(r.merchantId, r.referenceId);
+      const jobs = await queued();
+      expect(jobs).toHaveLength(1);
+      expect(JSON.parse(jobs[0].body)).toMatchObject({ data: { status: stored?.status } });
     });
   });
 
