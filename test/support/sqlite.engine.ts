@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClientRateLimit } from '../../src/auth/client.rate-limit';
+import { migrateSqlite } from '../../src/database/schema.migrate';
+import { openSqlite } from '../../src/database/sqlite.open';
+import { PubSubEvents } from '../../src/events/pubsub.events';
+import { SqliteRelayQueue } from '../../src/relay/sqlite.relay-queue';
+import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
+import { SqliteStore } from '../../src/store/sqlite.store';
+import { SqliteBudgetLedger } from '../../src/upstream/sqlite.budget';
+import { TEST_CHAIN_KEY } from './chain-key';
+import { Engine, TestDatabase } from './engine.types';
+import { sqliteFile } from './stack';
+
+/** An embedded file in a new temporary folder, removed with it. */
+async function openSqliteDatabase(): Promise<TestDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), 'payout-gateway-'));
+  const handle = openSqlite(join(dir, 'gateway.sqlite'));
+  const events = new PubSubEvents();
+  return {
+    store: (settings) =>
+      new SqliteStore({
+        db: handle.db,
+        chainKey: TEST_CHAIN_KEY,
+        onChange: (r) => void events.publish(r),
+        ...settings,
+      }),
+    events: () => events,
+    relayQueue: () => new SqliteRelayQueue(handle.db),
+    budget: () => new SqliteBudgetLedger(handle.db),
+    rateLimit: (perMinute) => ClientRateLimit.inMemory(perMinute),
+    runs: () => new SqliteReconciliations(handle.db),
+    bytes: async () => {
+      handle.db.pragma('wal_checkpoint(TRUNCATE)');
+      const pages = handle.db.pragma('page_count', { simple: true }) as number;
+      return pages * (handle.db.pragma('page_size', { simple: true }) as number);
+    },
+    migrate: async () => migrateSqlite(handle.db),
+    exec: async (sql) => void handle.db.exec(sql),
+    close: async () => {
+      handle.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The embedded file: one process, always there to test. */
+export const SQLITE: Engine = {
+  name: 'SQLite',
+  capabilities: [],
+  describe,
+  open: openSqliteDatabase,
+  gatewayDatabase: async () => {
+    const file = sqliteFile();
+    return { env: { DATABASE_URL: file.url }, drop: async () => file.remove() };
+  },
+};
