@@ -64,7 +64,7 @@ describe.each([
   let spinner: ChildProcess | undefined;
   beforeAll(async () => {
     clients = new Agent({ connect: { timeout: 120_000 }, headersTimeout: 0, bodyTimeout: 0 });
-    const shared = await sharedProvider(file.url, { settleMs: 200, callbackRetryBaseMs: 100 });
+    const shared = await sharedProvider({ DATABASE_URL: file.url }, { settleMs: 200, callbackRetryBaseMs: 100 });
     sandbox = shared.sandbox;
     gateway = await launchGateway({
       ...shared.env,
