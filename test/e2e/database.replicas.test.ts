@@ -15,7 +15,7 @@ const HISTORY = `query H($first: Int, $filter: DisbursementFilter) {
   disbursementHistory(first: $first, filter: $filter) { totalCount edges { node { referenceId status } } }
 }`;
 
-/** Two real gateway processes over one fresh PostgreSQL database, as replicas behind a load balancer. */
+/** Two real gateway processes over one fresh database, as replicas behind a load balancer. */
 describeEachEngine(
   'two gateway processes sharing a database',
   (databaseEnv) => {

@@ -22,7 +22,7 @@ const INTAKE_MS = 12_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Two gateway processes over one PostgreSQL database, both killed (SIGKILL: no drain, no goodbye) and
+ * Two gateway processes over one database, both killed (SIGKILL: no drain, no goodbye) and
  * started again: what was stored is all there, and nothing is sent twice.
  */
 describeEachEngine(

@@ -12,7 +12,7 @@ const SETTLED = 50;
 const TOKEN = 'tok_resume_client_0123456789abcdef';
 const AUTH = `Bearer ${TOKEN}`;
 
-/** Two gateway processes sharing one PostgreSQL database: a subscriber leaves one and comes back on the other with its last cursor. */
+/** Two gateway processes sharing one database: a subscriber leaves one and comes back on the other with its last cursor. */
 describeEachEngine(
   'resuming disbursementEvents on another replica',
   (databaseEnv) => {

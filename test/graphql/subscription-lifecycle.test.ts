@@ -47,7 +47,7 @@ async function openHundred(stack: Stack): Promise<{ clients: Client[]; subs: Sub
   return { clients, subs };
 }
 
-describe('subscriptions end with their socket (embedded SQLite)', () => {
+describe('subscriptions end with their socket (the default embedded file)', () => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack();
