@@ -6,7 +6,8 @@ import { escapeIdentifier } from 'pg';
 import { GatewayProcess, launchGateway } from '../support/process';
 import { describePostgres, freshDatabase, FreshDatabase, postgresUrl, withClient } from '../support/postgres';
 import { sharedProvider, SharedProvider } from '../support/replicas';
-import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput, sqliteFile } from '../support/stack';
+import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
+import { sqliteFile } from '../support/sqlite.engine';
 
 /**
  * A database that went back in time (the documented backup restored with the documented command, an

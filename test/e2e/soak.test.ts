@@ -4,7 +4,8 @@ import { Agent, request } from 'undici';
 import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { GatewayProcess, launchGateway } from '../support/process';
 import { sharedProvider } from '../support/replicas';
-import { CREATE_MOBILE, eventually, mobileInput, sqliteFile, uniqueRef } from '../support/stack';
+import { CREATE_MOBILE, eventually, mobileInput, uniqueRef } from '../support/stack';
+import { sqliteFile } from '../support/sqlite.engine';
 
 const CONCURRENCY = 40;
 /** Each kind of fault on 2 % of creates: 10 % in all. */

@@ -52,6 +52,18 @@ export interface GatewayDatabase {
   drop(): Promise<void>;
 }
 
+/** SQL as an insider runs it behind the gateway's back, written with `?` placeholders on every engine. */
+export interface InsiderSql {
+  all<T>(sql: string, ...params: unknown[]): Promise<T[]>;
+  run(sql: string, ...params: unknown[]): Promise<void>;
+}
+
+/** A copy of a database, beside it, and how to remove it. */
+export interface DatabaseCopy {
+  url: string;
+  remove(): Promise<void>;
+}
+
 /**
  * What an engine offers beyond the ports every engine serves:
  * - `replicas`: several gateway processes (or instances of the ports) share one database;
@@ -70,4 +82,13 @@ export interface Engine {
   open(): Promise<TestDatabase>;
   /** A database for gateways, set up as production runs it on this engine. */
   gatewayDatabase(): Promise<GatewayDatabase>;
+  /** Whether a gateway's DATABASE_URL names a database of this engine. */
+  serves(url: string): boolean;
+  /**
+   * Runs `use` on the database at `url` (its owner's) as someone who can write to it would: the append-only
+   * guards lifted for the length of `use`.
+   */
+  asInsider(url: string, use: (sql: InsiderSql) => Promise<void>): Promise<void>;
+  /** A copy of the database at `url` (its owner's). */
+  copy(url: string): Promise<DatabaseCopy>;
 }

@@ -10,6 +10,13 @@ export type { Capability, Engine, StoreSettings, StoreUnderTest, TestDatabase } 
  */
 const ENGINES: readonly Engine[] = [SQLITE, POSTGRES];
 
+/** The registered engine of a gateway's DATABASE_URL, for SQL behind the gateway's back. */
+export function engineServing(url: string): Engine {
+  const engine = ENGINES.find((each) => each.serves(url));
+  if (!engine) throw new Error('no registered engine serves this DATABASE_URL');
+  return engine;
+}
+
 /** What a block asks of the engines it runs on. */
 export interface EngineNeeds {
   /** Only engines with every one of these capabilities. */

@@ -1,4 +1,5 @@
-import type { Pool } from 'pg';
+import { randomUUID } from 'node:crypto';
+import { escapeIdentifier, type Pool } from 'pg';
 import { ClientRateLimit } from '../../src/auth/client.rate-limit';
 import { openPostgres, postgresPool } from '../../src/database/postgres.open';
 import { migratePostgres } from '../../src/database/schema.migrate';
@@ -8,8 +9,8 @@ import { PostgresReconciliations } from '../../src/store/postgres.reconciliation
 import { PostgresStore } from '../../src/store/postgres.store';
 import { PostgresBudgetLedger } from '../../src/upstream/postgres.budget';
 import { TEST_CHAIN_KEY } from './chain-key';
-import { Engine, TestDatabase } from './engine.types';
-import { describePostgres, freshDatabase, twoRoleDatabase } from './postgres';
+import { DatabaseCopy, Engine, InsiderSql, TestDatabase } from './engine.types';
+import { describePostgres, freshDatabase, twoRoleDatabase, withClient } from './postgres';
 
 /** A fresh database on TEST_DATABASE_URL's server, dropped at close with whatever is still connected. */
 async function openPostgresDatabase(): Promise<TestDatabase> {
@@ -46,6 +47,44 @@ async function openPostgresDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** As superuser, with every trigger off for the transaction (session_replication_role). */
+async function asInsider(url: string, use: (sql: InsiderSql) => Promise<void>): Promise<void> {
+  await withClient(url, async (client) => {
+    const numbered = (sql: string) => {
+      let n = 0;
+      return sql.replace(/\?/g, () => `$${++n}`);
+    };
+    await client.query('BEGIN');
+    await client.query('SET LOCAL session_replication_role = replica');
+    await use({
+      all: async <T>(sql: string, ...params: unknown[]) => (await client.query(numbered(sql), params)).rows as T[],
+      run: async (sql, ...params) => void (await client.query(numbered(sql), params)),
+    });
+    await client.query('COMMIT');
+  });
+}
+
+/** A database made from the one at `url` as its template, on the same server. */
+async function copy(databaseUrl: string): Promise<DatabaseCopy> {
+  const url = new URL(databaseUrl);
+  const source = url.pathname.slice(1);
+  const name = `copy_${randomUUID().replaceAll('-', '')}`;
+  const server = new URL(databaseUrl);
+  server.pathname = '/postgres';
+  await withClient(server.toString(), (client) =>
+    client.query(`CREATE DATABASE ${escapeIdentifier(name)} TEMPLATE ${escapeIdentifier(source)}`),
+  );
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    remove: async () => {
+      await withClient(databaseUrl, (client) =>
+        client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`),
+      );
+    },
+  };
+}
+
 /**
  * PostgreSQL on TEST_DATABASE_URL's server. Gateways run on it as production does, on two roles:
  * DATABASE_OWNER_URL migrates, DATABASE_URL is a role of the block's own with only what the migrations grant.
@@ -62,4 +101,7 @@ export const POSTGRES: Engine = {
       drop: () => database.drop(),
     };
   },
+  serves: (url) => /^postgres(ql)?:\/\//.test(url),
+  asInsider,
+  copy,
 };
