@@ -5,8 +5,8 @@ const base = '^src/(observability|http|database)/|^src/config[.]ts$';
 const adapters = '^src/(store|events|upstream|relay|auth|callbacks|sandbox)/';
 const edges = '^src/(graphql|demo|exports)/';
 // Start-up wiring: the files at the top of src/ (app.ts and its app.*.ts steps, main.ts) but
-// config.ts, and every `*.main.ts` entry point.
-const wiring = '^src/[^/]+[.]ts$|[.]main[.]ts$';
+// config.ts, the storage each engine assembles from the adapters (src/storage/), and every `*.main.ts` entry point.
+const wiring = '^src/[^/]+[.]ts$|^src/storage/|[.]main[.]ts$';
 const config = '^src/config[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 
 /** Where the system of record lives: an embedded SQLite file (one process) or a PostgreSQL database (replicas). */
-export type DatabaseTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+export type DatabaseTarget = SqliteTarget | PostgresTarget;
+export type SqliteTarget = { engine: 'sqlite'; path: string };
+export type PostgresTarget = { engine: 'postgres'; url: string };
 
 /** The embedded file when DATABASE_URL is unset: inside the working folder, ignored by git. */
 export const DEFAULT_SQLITE_PATH = '.data/gateway.sqlite';

@@ -1,6 +1,6 @@
-import { databasePerTest, describeEngines, POSTGRES } from '../support/engines';
+import { databasePerTest, describeEngines } from '../support/engines';
 
-// Client quotas: in memory for the one process of the embedded file, in PostgreSQL for replicas.
+// Client quotas: in memory for an embedded file's one process, in the database where replicas share it.
 describeEngines('ClientRateLimit', (engine) => {
   const db = databasePerTest(engine);
 
@@ -26,15 +26,19 @@ describeEngines('ClientRateLimit', (engine) => {
   });
 });
 
-POSTGRES.describe('ClientRateLimit in PostgreSQL, across replicas', () => {
-  const db = databasePerTest(POSTGRES);
+describeEngines(
+  'ClientRateLimit across replicas',
+  (engine) => {
+    const db = databasePerTest(engine);
 
-  it('gives two limiters on one database one quota', async () => {
-    const [a, b] = [db().rateLimit(4), db().rateLimit(4)];
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).retryAfter('t:alice')));
-    expect(answers.filter((wait) => wait === undefined)).toHaveLength(4);
-    expect(await a.retryAfter('t:alice')).toBeGreaterThanOrEqual(1);
-    expect(await b.retryAfter('t:alice')).toBeGreaterThanOrEqual(1);
-    expect(await b.retryAfter('t:bob')).toBeUndefined();
-  });
-});
+    it('gives two limiters on one database one quota', async () => {
+      const [a, b] = [db().rateLimit(4), db().rateLimit(4)];
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).retryAfter('t:alice')));
+      expect(answers.filter((wait) => wait === undefined)).toHaveLength(4);
+      expect(await a.retryAfter('t:alice')).toBeGreaterThanOrEqual(1);
+      expect(await b.retryAfter('t:alice')).toBeGreaterThanOrEqual(1);
+      expect(await b.retryAfter('t:bob')).toBeUndefined();
+    });
+  },
+  { needs: ['replicas'] },
+);

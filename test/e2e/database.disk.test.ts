@@ -59,10 +59,13 @@ describeOnSmallDisk('the embedded file on a disk that fills up', () => {
 
   beforeAll(async () => {
     knownSecrets.add(TOKEN);
-    const shared = await sharedProvider(`sqlite:${join(dir, 'gateway.sqlite')}`, {
-      settleMs: 300,
-      callbackRetryBaseMs: 50,
-    });
+    const shared = await sharedProvider(
+      { DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}` },
+      {
+        settleMs: 300,
+        callbackRetryBaseMs: 50,
+      },
+    );
     sandbox = shared.sandbox;
     gateway = await launchGateway({ ...shared.env, PORT: '0', CLIENT_TOKENS: TOKEN, CLIENT_RATE_LIMIT_PER_MIN: '0' });
   }, 60_000);

@@ -26,7 +26,7 @@ describeOwnPostgres('two gateway processes while their PostgreSQL server is down
     knownSecrets.add(PASSWORD);
     server = await startOwnPostgres();
     const url = server.url.replace('postgres@', `postgres:${PASSWORD}@`);
-    const shared = await sharedProvider(url, { settleMs: 300, callbackRetryBaseMs: 50 });
+    const shared = await sharedProvider({ DATABASE_URL: url }, { settleMs: 300, callbackRetryBaseMs: 50 });
     sandbox = shared.sandbox;
     const env = {
       ...shared.env,

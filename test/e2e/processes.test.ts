@@ -1,14 +1,7 @@
 import { Client } from 'graphql-ws';
 import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { launchGateway } from '../support/process';
-import {
-  describeOwnPostgres,
-  describePostgres,
-  freshDatabase,
-  FreshDatabase,
-  OwnPostgres,
-  startOwnPostgres,
-} from '../support/postgres';
+import { describeEachEngine } from '../support/modes';
 import { sharedProvider } from '../support/replicas';
 import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput, subscriptionsLive } from '../support/stack';
 import { subscribe, wsClient } from '../support/ws';
@@ -28,153 +21,111 @@ const envOf = (shared: Record<string, string>, extra: Record<string, string> = {
   ...extra,
 });
 
-/** Several real gateway processes sharing one PostgreSQL database, as a fleet behind a load balancer would. */
-describePostgres('gateway processes sharing one PostgreSQL database', () => {
-  let database: FreshDatabase;
-  let sandbox: SandboxHandle;
-  let shared: Record<string, string>;
-  const clients: Client[] = [];
-  const envFor = (extra: Record<string, string> = {}) => envOf(shared, extra);
+/** Several real gateway processes sharing one database, as a fleet behind a load balancer would. */
+describeEachEngine(
+  'gateway processes sharing one database',
+  (databaseEnv) => {
+    let sandbox: SandboxHandle;
+    let shared: Record<string, string>;
+    const clients: Client[] = [];
+    const envFor = (extra: Record<string, string> = {}) => envOf(shared, extra);
 
-  beforeAll(async () => {
-    knownSecrets.add(TOKEN);
-    database = await freshDatabase();
-    ({ sandbox, env: shared } = await sharedProvider(database.url, {
-      settleMs: 1000,
-      callbackRetryBaseMs: 50,
-      latencyMs: 200,
-    }));
-  });
+    beforeAll(async () => {
+      knownSecrets.add(TOKEN);
+      ({ sandbox, env: shared } = await sharedProvider(databaseEnv(), {
+        settleMs: 1000,
+        callbackRetryBaseMs: 50,
+        latencyMs: 200,
+      }));
+    });
 
-  afterAll(async () => {
-    await Promise.all(clients.map(async (c) => c.dispose()));
-    await sandbox.close();
-    await database.drop();
-  });
+    afterAll(async () => {
+      await Promise.all(clients.map(async (c) => c.dispose()));
+      await sandbox.close();
+    });
 
-  it('a mutation on A, its callback delivered to B, and the subscriber on C gets the final status once', async () => {
-    const b = await launchGateway(envFor());
-    // A tells the provider to call back at B's address, as a load balancer might route it.
-    const a = await launchGateway(envFor({ PUBLIC_URL: b.url }));
-    const c = await launchGateway(envFor());
-    const onC = wsClient(c.graphqlUrl, AUTH);
-    clients.push(onC);
-    try {
-      const input = mobileInput();
-      const sub = subscribe<{ disbursementUpdated: PayoutRow }>(onC, WATCH, { referenceId: input.referenceId });
-      // C's watcher is live (C listens to the database) before anything happens on A.
-      await subscriptionsLive(c, 1);
+    it('a mutation on A, its callback delivered to B, and the subscriber on C gets the final status once', async () => {
+      const b = await launchGateway(envFor());
+      // A tells the provider to call back at B's address, as a load balancer might route it.
+      const a = await launchGateway(envFor({ PUBLIC_URL: b.url }));
+      const c = await launchGateway(envFor());
+      const onC = wsClient(c.graphqlUrl, AUTH);
+      clients.push(onC);
+      try {
+        const input = mobileInput();
+        const sub = subscribe<{ disbursementUpdated: PayoutRow }>(onC, WATCH, { referenceId: input.referenceId });
+        // C's watcher is live (C listens to the database) before anything happens on A.
+        await subscriptionsLive(c, 1);
+        const created = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
+          a.graphqlUrl,
+          CREATE_MOBILE,
+          { input },
+          AUTH,
+        );
+        expect(created.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
+        await sub.completed;
+        expect(sub.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
+        // B's log line crosses a pipe and may trail the event C already got.
+        const receivedOnB = new RegExp(`${input.referenceId as string}.*"msg":"callback received"`);
+        await eventually(() => (receivedOnB.test(b.output()) ? true : undefined));
+        expect(a.output()).not.toMatch(/callback received/);
+      } finally {
+        await Promise.all([a.stop(), b.stop(), c.stop()]);
+      }
+    }, 60_000);
+
+    it('concurrent identical mutations spread over A and B make one provider call', async () => {
+      const a = await launchGateway(envFor());
+      const b = await launchGateway(envFor());
+      try {
+        const input = mobileInput();
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            gql<{ createMobileMoneyDisbursement: PayoutRow }>(
+              (i % 2 ? a : b).graphqlUrl,
+              CREATE_MOBILE,
+              { input },
+              AUTH,
+            ),
+          ),
+        );
+        expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
+        expect(new Set(answers.map((x) => x.data?.createMobileMoneyDisbursement.identifier)).size).toBe(1);
+        expect(answers.every((x) => x.errors === undefined)).toBe(true);
+      } finally {
+        await Promise.all([a.stop(), b.stop()]);
+      }
+    }, 60_000);
+
+    it('a restarted replica keeps serving the records and claims made before', async () => {
+      const first = await launchGateway(envFor());
+      const input = mobileInput({ accountNumber: '260971234222' });
       const created = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
-        a.graphqlUrl,
+        first.graphqlUrl,
         CREATE_MOBILE,
         { input },
         AUTH,
       );
-      expect(created.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
-      await sub.completed;
-      expect(sub.events.map((e) => e.disbursementUpdated.status)).toEqual(['PENDING', 'SUCCESSFUL']);
-      // B's log line crosses a pipe and may trail the event C already got.
-      const receivedOnB = new RegExp(`${input.referenceId as string}.*"msg":"callback received"`);
-      await eventually(() => (receivedOnB.test(b.output()) ? true : undefined));
-      expect(a.output()).not.toMatch(/callback received/);
-    } finally {
-      await Promise.all([a.stop(), b.stop(), c.stop()]);
-    }
-  }, 60_000);
-
-  it('concurrent identical mutations spread over A and B make one provider call', async () => {
-    const a = await launchGateway(envFor());
-    const b = await launchGateway(envFor());
-    try {
-      const input = mobileInput();
-      const answers = await Promise.all(
-        Array.from({ length: 10 }, (_, i) =>
-          gql<{ createMobileMoneyDisbursement: PayoutRow }>((i % 2 ? a : b).graphqlUrl, CREATE_MOBILE, { input }, AUTH),
-        ),
-      );
-      expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
-      expect(new Set(answers.map((x) => x.data?.createMobileMoneyDisbursement.identifier)).size).toBe(1);
-      expect(answers.every((x) => x.errors === undefined)).toBe(true);
-    } finally {
-      await Promise.all([a.stop(), b.stop()]);
-    }
-  }, 60_000);
-
-  it('a restarted replica keeps serving the records and claims made before', async () => {
-    const first = await launchGateway(envFor());
-    const input = mobileInput({ accountNumber: '260971234222' });
-    const created = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
-      first.graphqlUrl,
-      CREATE_MOBILE,
-      { input },
-      AUTH,
-    );
-    expect(await first.stop()).toBe(0);
-    const again = await launchGateway(envFor());
-    try {
-      const read = await gql<{ disbursement: PayoutRow }>(again.graphqlUrl, QUERY, { r: input.referenceId }, AUTH);
-      const identifier = created.data?.createMobileMoneyDisbursement.identifier;
-      expect(read.data?.disbursement).toEqual({ referenceId: input.referenceId, status: 'PENDING', identifier });
-      const retry = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
-        again.graphqlUrl,
-        CREATE_MOBILE,
-        { input },
-        AUTH,
-      );
-      expect(retry.data?.createMobileMoneyDisbursement.identifier).toBe(identifier);
-      const conflict = await gql(again.graphqlUrl, CREATE_MOBILE, { input: { ...input, amount: '1' } }, AUTH);
-      expect(conflict.errors?.[0].extensions?.code).toBe('REFERENCE_CONFLICT');
-      expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
-    } finally {
-      await again.stop();
-    }
-  }, 60_000);
-});
-
-/** One gateway process over a PostgreSQL server of the test's own, which the test stops as a crash would and starts again. */
-describeOwnPostgres('a gateway process while its PostgreSQL is down', () => {
-  let server: OwnPostgres;
-  let sandbox: SandboxHandle;
-  let shared: Record<string, string>;
-
-  beforeAll(async () => {
-    knownSecrets.add(TOKEN);
-    server = await startOwnPostgres();
-    ({ sandbox, env: shared } = await sharedProvider(server.url, { settleMs: 1000, callbackRetryBaseMs: 50 }));
-  }, 60_000);
-
-  afterAll(async () => {
-    await sandbox.close();
-    await server.destroy();
-  });
-
-  it('is not ready, answers a create SERVICE_UNAVAILABLE without sending it, and recovers by itself', async () => {
-    const gw = await launchGateway(envOf(shared));
-    try {
-      await server.stop('immediate');
-      const ready = await eventually(async () => {
-        const res = await fetch(`${gw.url}/readyz`);
-        return res.status === 503 ? ((await res.json()) as { checks: Record<string, boolean> }) : undefined;
-      });
-      expect(ready.checks.store).toBe(false);
-      const before = sandbox.stats().createRequests;
-      const input = mobileInput();
-      const refused = await gql(gw.graphqlUrl, CREATE_MOBILE, { input }, AUTH);
-      expect(refused.errors?.[0].extensions?.code).toBe('SERVICE_UNAVAILABLE');
-      expect(sandbox.stats().createRequests).toBe(before);
-
-      await server.start();
-      await eventually(async () => ((await fetch(`${gw.url}/readyz`)).status === 200 ? true : undefined), 100, 100);
-      const served = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
-        gw.graphqlUrl,
-        CREATE_MOBILE,
-        { input },
-        AUTH,
-      );
-      expect(served.data?.createMobileMoneyDisbursement.status).toBe('PENDING');
-      expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
-    } finally {
-      await gw.stop();
-    }
-  }, 60_000);
-});
+      expect(await first.stop()).toBe(0);
+      const again = await launchGateway(envFor());
+      try {
+        const read = await gql<{ disbursement: PayoutRow }>(again.graphqlUrl, QUERY, { r: input.referenceId }, AUTH);
+        const identifier = created.data?.createMobileMoneyDisbursement.identifier;
+        expect(read.data?.disbursement).toEqual({ referenceId: input.referenceId, status: 'PENDING', identifier });
+        const retry = await gql<{ createMobileMoneyDisbursement: PayoutRow }>(
+          again.graphqlUrl,
+          CREATE_MOBILE,
+          { input },
+          AUTH,
+        );
+        expect(retry.data?.createMobileMoneyDisbursement.identifier).toBe(identifier);
+        const conflict = await gql(again.graphqlUrl, CREATE_MOBILE, { input: { ...input, amount: '1' } }, AUTH);
+        expect(conflict.errors?.[0].extensions?.code).toBe('REFERENCE_CONFLICT');
+        expect(sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
+      } finally {
+        await again.stop();
+      }
+    }, 60_000);
+  },
+  { needs: ['replicas'] },
+);

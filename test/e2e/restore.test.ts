@@ -6,7 +6,8 @@ import { escapeIdentifier } from 'pg';
 import { GatewayProcess, launchGateway } from '../support/process';
 import { describePostgres, freshDatabase, FreshDatabase, postgresUrl, withClient } from '../support/postgres';
 import { sharedProvider, SharedProvider } from '../support/replicas';
-import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput, sqliteFile } from '../support/stack';
+import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
+import { sqliteFile } from '../support/sqlite.engine';
 
 /**
  * A database that went back in time (the documented backup restored with the documented command, an
@@ -124,7 +125,7 @@ function restoreSuite(make: () => Engine) {
   beforeAll(async () => {
     engine = make();
     await engine.prepare();
-    provider = await sharedProvider(engine.databaseUrl(), { settleMs: 300, callbackRetryBaseMs: 50 });
+    provider = await sharedProvider({ DATABASE_URL: engine.databaseUrl() }, { settleMs: 300, callbackRetryBaseMs: 50 });
     env = { ...provider.env, PORT: '0', CLIENT_TOKENS: TOKEN, RESEND_AFTER_SECONDS: '30', UPSTREAM_TIMEOUT_MS: '8000' };
   });
   afterAll(async () => {
@@ -210,7 +211,7 @@ describePostgres('restored from a copy (PostgreSQL, db:restored)', () => restore
 describe('an older copy of the embedded file put in place by hand while the gateway was stopped', () => {
   it('is found at start, and no payout it lacks is paid twice', async () => {
     const file = sqliteFile();
-    const provider = await sharedProvider(file.url, { settleMs: 300, callbackRetryBaseMs: 50 });
+    const provider = await sharedProvider({ DATABASE_URL: file.url }, { settleMs: 300, callbackRetryBaseMs: 50 });
     provider.sandbox.setFaults({ payDuplicates: true });
     const env = { ...provider.env, PORT: '0', CLIENT_TOKENS: TOKEN };
     const older = `${file.path}.older`;

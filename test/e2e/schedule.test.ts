@@ -1,7 +1,6 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { describeEachEngine } from '../support/modes';
-import { describePostgres, FreshDatabase, freshDatabase } from '../support/postgres';
 import { GatewayProcess, launchGateway, workingFolder } from '../support/process';
 import { sharedProvider } from '../support/replicas';
 import { bankInput, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
@@ -79,13 +78,9 @@ describeEachEngine('scheduled payouts', (storeEnv) => {
   beforeAll(async () => {
     knownSecrets.add(REQUESTER);
     knownSecrets.add(APPROVER);
-    ({ sandbox, env: shared } = await sharedProvider(storeEnv().DATABASE_URL, {
-      settleMs: 200,
-      callbackRetryBaseMs: 50,
-    }));
-    // The engine's whole settings (on PostgreSQL, the gateway's own role and the owner that migrates),
-    // and one audit key for every gateway of the block, as replicas and restarts share theirs.
-    shared = { ...shared, ...storeEnv(), AUDIT_SIGNING_KEY: AUDIT_KEY };
+    ({ sandbox, env: shared } = await sharedProvider(storeEnv(), { settleMs: 200, callbackRetryBaseMs: 50 }));
+    // One audit key for every gateway of the block, as replicas and restarts share theirs.
+    shared = { ...shared, AUDIT_SIGNING_KEY: AUDIT_KEY };
   });
   afterAll(async () => {
     await sandbox?.close();
@@ -259,34 +254,35 @@ describeEachEngine('scheduled payouts', (storeEnv) => {
   });
 });
 
-describePostgres('scheduled payouts on two replicas', () => {
-  let database: FreshDatabase;
-  let sandbox: SandboxHandle;
-  let shared: Record<string, string>;
+describeEachEngine(
+  'scheduled payouts on two replicas',
+  (storeEnv) => {
+    let sandbox: SandboxHandle;
+    let shared: Record<string, string>;
 
-  beforeAll(async () => {
-    knownSecrets.add(REQUESTER);
-    knownSecrets.add(APPROVER);
-    database = await freshDatabase();
-    ({ sandbox, env: shared } = await sharedProvider(database.url, { settleMs: 200, callbackRetryBaseMs: 50 }));
-  });
-  afterAll(async () => {
-    await sandbox?.close();
-    await database?.drop();
-  });
+    beforeAll(async () => {
+      knownSecrets.add(REQUESTER);
+      knownSecrets.add(APPROVER);
+      ({ sandbox, env: shared } = await sharedProvider(storeEnv(), { settleMs: 200, callbackRetryBaseMs: 50 }));
+    });
+    afterAll(async () => {
+      await sandbox?.close();
+    });
 
-  it('ten payouts due at the same moment, both replicas running: each sent exactly once', async () => {
-    const [a, b] = await Promise.all([launchGateway(settings(shared)), launchGateway(settings(shared))]);
-    const sendAt = inMs(3_000);
-    const refs: string[] = [];
-    for (let i = 0; i < 10; i += 1) {
-      const { input, payout } = await scheduleOn(i % 2 ? a : b, sendAt);
-      expect(payout?.status).toBe('SCHEDULED');
-      refs.push(input.referenceId as string);
-    }
-    for (const ref of refs) await reaches(a, ref, ['SUCCESSFUL']);
-    await sleep(1_000);
-    expect(refs.map((ref) => sandbox.stats().createRequestsByReferenceId[ref])).toEqual(Array(10).fill(1));
-    await Promise.all([a.stop(), b.stop()]);
-  }, 60_000);
-});
+    it('ten payouts due at the same moment, both replicas running: each sent exactly once', async () => {
+      const [a, b] = await Promise.all([launchGateway(settings(shared)), launchGateway(settings(shared))]);
+      const sendAt = inMs(3_000);
+      const refs: string[] = [];
+      for (let i = 0; i < 10; i += 1) {
+        const { input, payout } = await scheduleOn(i % 2 ? a : b, sendAt);
+        expect(payout?.status).toBe('SCHEDULED');
+        refs.push(input.referenceId as string);
+      }
+      for (const ref of refs) await reaches(a, ref, ['SUCCESSFUL']);
+      await sleep(1_000);
+      expect(refs.map((ref) => sandbox.stats().createRequestsByReferenceId[ref])).toEqual(Array(10).fill(1));
+      await Promise.all([a.stop(), b.stop()]);
+    }, 60_000);
+  },
+  { needs: ['replicas'] },
+);

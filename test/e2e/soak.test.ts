@@ -4,7 +4,8 @@ import { Agent, request } from 'undici';
 import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { GatewayProcess, launchGateway } from '../support/process';
 import { sharedProvider } from '../support/replicas';
-import { CREATE_MOBILE, eventually, mobileInput, sqliteFile, uniqueRef } from '../support/stack';
+import { CREATE_MOBILE, eventually, mobileInput, uniqueRef } from '../support/stack';
+import { sqliteFile } from '../support/sqlite.engine';
 
 const CONCURRENCY = 40;
 /** Each kind of fault on 2 % of creates: 10 % in all. */
@@ -64,7 +65,7 @@ describe.each([
   let spinner: ChildProcess | undefined;
   beforeAll(async () => {
     clients = new Agent({ connect: { timeout: 120_000 }, headersTimeout: 0, bodyTimeout: 0 });
-    const shared = await sharedProvider(file.url, { settleMs: 200, callbackRetryBaseMs: 100 });
+    const shared = await sharedProvider({ DATABASE_URL: file.url }, { settleMs: 200, callbackRetryBaseMs: 100 });
     sandbox = shared.sandbox;
     gateway = await launchGateway({
       ...shared.env,

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { domain } from '../support/domain';
-import { describeEachEngine } from '../support/modes';
+import { describeEachEngine, ownerUrl } from '../support/modes';
 import { listeningSessions } from '../support/postgres';
 import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
 import { WATCH } from '../support/fixtures';
@@ -58,22 +58,22 @@ async function open(stack: Stack, i: number, query: string, variables: Record<st
   return { abort, endedByGateway: () => ended };
 }
 
-/** The listening sessions of a PostgreSQL database once there is one (the gateway opens its own at start); none on the embedded file. */
-async function listenersOf(postgres: string | undefined): Promise<number[]> {
-  if (!postgres) return [];
+/** The listening sessions of a database heard through (the gateway opens its own at start); none elsewhere. */
+async function listenersOf(listened: string | undefined): Promise<number[]> {
+  if (!listened) return [];
   return eventually(async () => {
-    const pids = await listeningSessions(postgres);
+    const pids = await listeningSessions(listened);
     return pids.length > 0 ? pids : undefined;
   });
 }
 
-describeEachEngine('1,000 HTTP subscription streams closed by their clients', (env) => {
+describeEachEngine('1,000 HTTP subscription streams closed by their clients', (env, engine) => {
   let stack: Stack;
-  /** The PostgreSQL database of the block; none on the embedded file. */
-  let postgres: string | undefined;
+  /** The block's database where the gateway listens to it for changes (its owner's URL); none elsewhere. */
+  let listened: string | undefined;
   beforeAll(async () => {
     const settings = env();
-    postgres = settings.DATABASE_URL.startsWith('postgres') ? settings.DATABASE_URL : undefined;
+    listened = engine.capabilities.includes('listenNotify') ? ownerUrl(settings) : undefined;
     // The default connection cap per address: 1,000 streams from one client are within it.
     stack = await startStack({ env: settings });
   });
@@ -85,8 +85,8 @@ describeEachEngine('1,000 HTTP subscription streams closed by their clients', (e
     const input = mobileInput({ accountNumber: '260971234222' });
     expect((await gql(stack.graphqlUrl, CREATE_MOBILE, { input })).errors).toBeUndefined();
     const before = timers();
-    // On PostgreSQL, the process's one listening session, which the streams must neither multiply nor end.
-    const listener = await listenersOf(postgres);
+    // Where the gateway listens to the database, the process's one listening session, which the streams must neither multiply nor end.
+    const listener = await listenersOf(listened);
     const opened = await Promise.all(
       Array.from({ length: STREAMS }, (_, i) => {
         if (i % 4 === 0) return open(stack, i, WATCH, { referenceId: input.referenceId });
@@ -99,15 +99,15 @@ describeEachEngine('1,000 HTTP subscription streams closed by their clients', (e
     // One heartbeat (multipart) or ping (SSE) timer per stream while they are open (short-lived timers counted
     // in `before` may have fired since, so the count is compared with the streams alone).
     expect(timers()).toBeGreaterThanOrEqual(STREAMS);
-    expect(await listenersOf(postgres)).toEqual(listener);
+    expect(await listenersOf(listened)).toEqual(listener);
 
     expect(opened.filter((stream) => stream.endedByGateway())).toEqual([]);
 
     for (const { abort } of opened) abort.abort();
     await eventually(async () => ((await activeSubscriptions(stack)) === 0 ? true : undefined), 400, 100);
-    const allowed = before + (postgres ? POOL_IDLE_TIMERS : 0);
+    const allowed = before + (listened ? POOL_IDLE_TIMERS : 0);
     await eventually(() => (timers() <= allowed ? true : undefined), 400, 100);
-    expect(await listenersOf(postgres)).toEqual(listener);
+    expect(await listenersOf(listened)).toEqual(listener);
   }, 150_000);
 });
 

@@ -11,11 +11,11 @@ import {
   gql,
   knownSecrets,
   mobileInput,
-  sqliteFile,
   Stack,
   startStack,
   subscriptionsLive,
 } from '../support/stack';
+import { sqliteFile } from '../support/sqlite.engine';
 import { subscribe, wsClient } from '../support/ws';
 import { PayoutRow, WATCH } from '../support/fixtures';
 

@@ -65,11 +65,11 @@ interface ControlledPayout {
 
 const codeOf = (r: GraphQLResponse) => r.errors?.[0]?.extensions?.code;
 
-describeEachEngine('payout controls, end to end against the sandbox', (env) => {
+describeEachEngine('payout controls, end to end against the sandbox', (env, engine) => {
   let stack: Stack;
   /**
-   * A second replica sharing the PostgreSQL database; on the embedded file the same gateway, as the file serves one
-   * process alone.
+   * A second replica sharing the database, on an engine that has replicas; elsewhere the same gateway, as an embedded
+   * file serves one process alone.
    */
   let second: Gateway;
   let idp: TestIdp;
@@ -119,7 +119,7 @@ describeEachEngine('payout controls, end to end against the sandbox', (env) => {
       ...env(),
     };
     stack = await startStack({ env: gatewayEnv, sandbox: { activeKeys: ids.map((id) => `key-${id}`) } });
-    if (!gatewayEnv.DATABASE_URL.startsWith('postgres')) {
+    if (!engine.capabilities.includes('replicas')) {
       second = stack.gateway;
       return;
     }

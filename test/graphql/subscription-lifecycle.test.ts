@@ -2,7 +2,8 @@ import { Client } from 'graphql-ws';
 import { getEventListeners } from 'node:events';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { domain } from '../support/domain';
-import { describePostgres, freshDatabase, FreshDatabase, listeningSessions } from '../support/postgres';
+import { describeEachEngine, ownerUrl } from '../support/modes';
+import { listeningSessions } from '../support/postgres';
 import { CREATE_MOBILE, eventually, gql, mobileInput, Stack, startStack, uniqueRef } from '../support/stack';
 import { subscribe, Subscription, wsClient } from '../support/ws';
 import { WATCH } from '../support/fixtures';
@@ -46,7 +47,7 @@ async function openHundred(stack: Stack): Promise<{ clients: Client[]; subs: Sub
   return { clients, subs };
 }
 
-describe('subscriptions end with their socket (embedded SQLite)', () => {
+describe('subscriptions end with their socket (the default embedded file)', () => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack();
@@ -101,27 +102,28 @@ describe('DisbursementService.watch and watchMerchant', () => {
   });
 });
 
-describePostgres('subscriptions end with their socket (PostgreSQL)', () => {
-  let database: FreshDatabase;
-  let stack: Stack;
-  beforeAll(async () => {
-    database = await freshDatabase();
-    stack = await startStack({ env: { DATABASE_URL: database.url } });
-  });
-  afterAll(async () => {
-    await stack.close();
-    await database.drop();
-  });
-
-  it('keeps the one listening connection of the process, and adds none, as 100 subscriptions on 5 sockets come and go', async () => {
-    const [listener] = await eventually(async () => {
-      const pids = await listeningSessions(database.url);
-      return pids.length > 0 ? pids : undefined;
+describeEachEngine(
+  'subscriptions end with their socket, and the listening connection stays one',
+  (databaseEnv) => {
+    let stack: Stack;
+    beforeAll(async () => {
+      stack = await startStack({ env: databaseEnv() });
     });
-    const { clients } = await openHundred(stack);
-    expect(await listeningSessions(database.url)).toEqual([listener]);
-    for (const c of clients) await c.dispose();
-    await gaugesAt(stack, 0, 0);
-    expect(await listeningSessions(database.url)).toEqual([listener]);
-  });
-});
+    afterAll(async () => {
+      await stack.close();
+    });
+
+    it('keeps the one listening connection of the process, and adds none, as 100 subscriptions on 5 sockets come and go', async () => {
+      const [listener] = await eventually(async () => {
+        const pids = await listeningSessions(ownerUrl(databaseEnv()));
+        return pids.length > 0 ? pids : undefined;
+      });
+      const { clients } = await openHundred(stack);
+      expect(await listeningSessions(ownerUrl(databaseEnv()))).toEqual([listener]);
+      for (const c of clients) await c.dispose();
+      await gaugesAt(stack, 0, 0);
+      expect(await listeningSessions(ownerUrl(databaseEnv()))).toEqual([listener]);
+    });
+  },
+  { needs: ['listenNotify'] },
+);

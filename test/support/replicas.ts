@@ -3,17 +3,17 @@ import { SandboxHandle, SandboxOptions, startSandbox } from '../../src/sandbox/s
 
 export interface SharedProvider {
   sandbox: SandboxHandle;
-  /** The settings every replica shares: the sandbox, its signing secret, one database. */
+  /** The settings every replica shares: the sandbox, its signing secret, one database (its settings whole). */
   env: Record<string, string>;
 }
 
 /**
- * One sandbox (no rate limit, signed callbacks) for several gateways sharing the PostgreSQL database `databaseUrl`,
- * as replicas behind a load balancer. The provider budget is off, as the sandbox has no limit to guard
+ * One sandbox (no rate limit, signed callbacks) for several gateways sharing one database (`database`: DATABASE_URL
+ * and whatever else its engine's gateways are given), as replicas behind a load balancer. The provider budget is off, as the sandbox has no limit to guard
  * (as test/support/stack.ts does). Each test adds its own settings to `env`.
  */
 export async function sharedProvider(
-  databaseUrl: string,
+  database: Record<string, string>,
   timing: Pick<SandboxOptions, 'settleMs' | 'callbackRetryBaseMs' | 'latencyMs'>,
 ): Promise<SharedProvider> {
   const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -25,8 +25,8 @@ export async function sharedProvider(
       UPSTREAM_BASE_URL: sandbox.url,
       MERCHANT_API_KEY: 'sandbox-key',
       WEBHOOK_SECRET: webhookSecret,
-      DATABASE_URL: databaseUrl,
       UPSTREAM_RATE_LIMIT_PER_MIN: '0',
+      ...database,
     },
   };
 }

@@ -1,11 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Gateway, startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { SandboxHandle, SandboxOptions, startSandbox } from '../../src/sandbox/sandbox.server';
+import { sqliteFile } from './sqlite.engine';
 
 /** Every log line any stack wrote in this test file, for leak checks. */
 export const capturedLogs: string[] = [];
@@ -30,13 +28,6 @@ export interface StackOptions {
   merchantApiKey?: string;
   /** How long creates in flight may finish at close before they are answered OUTCOME_UNKNOWN. */
   createGraceMs?: number;
-}
-
-/** An embedded database file of a test's own, in a new temporary folder; `remove` deletes the folder. */
-export function sqliteFile(): { url: string; path: string; remove(): void } {
-  const dir = mkdtempSync(join(tmpdir(), 'payout-gateway-'));
-  const path = join(dir, 'gateway.sqlite');
-  return { url: `sqlite:${path}`, path, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /**

@@ -3,11 +3,6 @@ import { Merchant, ProviderError, ProviderPort } from '../../src/disbursements/d
 import { openSqlite, SqliteHandle } from '../../src/database/sqlite.open';
 import { BudgetedProvider, BudgetLedger } from '../../src/upstream/provider.budget';
 import { SqliteBudgetLedger } from '../../src/upstream/sqlite.budget';
-import { describeEngines } from '../support/engines';
-import { budgetLedgerContract } from './budget-ledger.contract';
-
-describeEngines('BudgetLedger', budgetLedgerContract);
-
 const T0 = Date.UTC(2026, 0, 1);
 
 /** The embedded ledger on a database of each test's own, its clock in the test's hands. */

@@ -1,10 +1,10 @@
-import { databasePerTest, POSTGRES } from '../support/engines';
+import { databasePerTest, describeEngines } from '../support/engines';
 import { record } from './store.fixtures';
 
-// insertReserving's own transaction, which only PostgreSQL runs: its lock key once carried a NUL, which
-// PostgreSQL text refuses, so no reservation could be held there.
-POSTGRES.describe('PostgresStore.insertReserving', () => {
-  const db = databasePerTest(POSTGRES);
+// insertReserving's own transaction on each engine: on the server engine its lock key once carried a NUL,
+// which the server's text refused, so no reservation could be held there.
+describeEngines('DisbursementStore.insertReserving', (engine) => {
+  const db = databasePerTest(engine);
   const reservation = { day: '2026-01-01', currency: 'ZMW', actorId: 'alice', minor: 500 };
 
   it('stores a record holding a reservation, and holds it', async () => {

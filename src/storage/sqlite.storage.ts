@@ -1,0 +1,63 @@
+import { ClientRateLimit } from '../auth/client.rate-limit';
+import { SqliteTarget } from '../database/database.target';
+import { sqliteFacts } from '../database/history.rewinds';
+import { checkHistory } from '../database/sqlite.mark';
+import { openSqlite } from '../database/sqlite.open';
+import { PubSubEvents } from '../events/pubsub.events';
+import { SqliteRelayQueue } from '../relay/sqlite.relay-queue';
+import { SqliteReconciliations } from '../store/sqlite.reconciliations';
+import { SqliteStore } from '../store/sqlite.store';
+import { SqliteBudgetLedger } from '../upstream/sqlite.budget';
+import { every, HISTORY_MS, HOUSEKEEPING_MS } from './housekeeping.timer';
+import { retentionOf, Storage, StorageNeeds } from './storage.port';
+
+/** How often the embedded file's WAL is looked at, and truncated when past its limit or the disk's free space. */
+const CHECKPOINT_MS = 5_000;
+
+/** The embedded file: one process, so its events and client quotas live in memory. */
+export async function openSqliteStorage(target: SqliteTarget, needs: StorageNeeds): Promise<Storage> {
+  const { config, logger, chainKey } = needs;
+  const handle = openSqlite(target.path);
+  let history: ReturnType<typeof checkHistory>;
+  try {
+    history = checkHistory(handle.db, target.path, Date.now);
+  } catch (error) {
+    handle.close();
+    throw error;
+  }
+  // One process per file: no rewind can be recorded while it runs.
+  const rewoundAt = sqliteFacts(handle.db).latestRewind();
+  const events = new PubSubEvents();
+  const store = new SqliteStore({
+    db: handle.db,
+    chainKey,
+    onChange: (record) => void events.publish(record),
+    ...retentionOf(config),
+  });
+  const housekeeping = every(HOUSEKEEPING_MS, async () => void store.prune(), logger);
+  const marking = every(HISTORY_MS, async () => history.mark.save(), logger);
+  const checkpoints = every(CHECKPOINT_MS, async () => handle.checkpoint(), logger);
+  return {
+    store,
+    runs: new SqliteReconciliations(handle.db),
+    events,
+    rateLimit: ClientRateLimit.inMemory(config.clientRateLimitPerMin),
+    budget: new SqliteBudgetLedger(handle.db),
+    relayQueue: new SqliteRelayQueue(handle.db),
+    rewoundAt: () => rewoundAt,
+    rewoundAtStart: history.rewound,
+    async close() {
+      clearInterval(housekeeping);
+      clearInterval(marking);
+      clearInterval(checkpoints);
+      await events.close();
+      // A mark that cannot be written (its folder gone) must not stop a shutdown: the next start says so.
+      try {
+        history.mark.save();
+      } catch (error) {
+        logger.warn({ err: error }, 'the high-water mark of the database file could not be saved');
+      }
+      handle.close();
+    },
+  };
+}

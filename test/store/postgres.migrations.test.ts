@@ -1,0 +1,36 @@
+import { openPostgres, postgresPool } from '../../src/database/postgres.open';
+import { migratePostgres, SchemaTooNewError } from '../../src/database/schema.migrate';
+import { POSTGRES } from '../support/postgres.engine';
+import { freshDatabase, withClient } from '../support/postgres';
+import { ALL, FROM_THE_FUTURE } from './migrations.fixtures';
+
+POSTGRES.describe('schema migrations of a PostgreSQL database', () => {
+  it('applies each version once when two replicas migrate one new database at once', async () => {
+    const database = await freshDatabase();
+    const pools = [postgresPool(database.url), postgresPool(database.url)];
+    try {
+      const applied = await Promise.all(pools.map((pool) => migratePostgres(pool)));
+      expect(applied.map((versions) => versions.length).sort((a, b) => a - b)).toEqual([0, ALL.length]);
+      expect(applied.flat()).toEqual(ALL);
+      const { rows } = await withClient(database.url, (client) =>
+        client.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version'),
+      );
+      expect(rows.map((r) => r.version)).toEqual(ALL);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+      await database.drop();
+    }
+  });
+
+  it('will not open a database whose schema is newer', async () => {
+    const database = await freshDatabase();
+    try {
+      const pool = await openPostgres(database.url);
+      await pool.query(FROM_THE_FUTURE);
+      await pool.end();
+      await expect(openPostgres(database.url)).rejects.toBeInstanceOf(SchemaTooNewError);
+    } finally {
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,4 @@
+import { describeEngines } from '../support/engines';
+import { budgetLedgerContract } from './budget-ledger.contract';
+
+describeEngines('BudgetLedger', budgetLedgerContract);
