@@ -52,7 +52,7 @@ runDatabaseCommand(USAGE, async (target, args) => {
     const facts = sqliteFacts(handle.db);
     // A copy made otherwise than by db:backup: the backup file's own time stands for when it was taken.
     if (facts.fact(BACKUP_TAKEN_AT) === undefined) facts.setFact(BACKUP_TAKEN_AT, statSync(file).mtime.toISOString());
-    const { rewound } = checkHistory(handle.db, target.path, Date.now);
+    const { rewound } = await checkHistory(handle, target.path, Date.now);
     return `${target.path} restored from ${file}; recorded: ${rewound ?? 'history went back'}`;
   } finally {
     backup.close();

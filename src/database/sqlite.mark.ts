@@ -1,6 +1,6 @@
-import type { Database as SqliteDatabase } from 'better-sqlite3';
 import { readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { BACKUP_TAKEN_AT, DATABASE_ID, sqliteFacts } from './history.rewinds';
+import { SqliteFile } from './sqlite.open';
 
 /** How far the file's history has come: every change any merchant's change log records adds one. */
 const HOW_FAR = 'SELECT coalesce(sum(change_position), 0) AS mark FROM merchant_heads';
@@ -42,11 +42,11 @@ function readMark(file: string): SavedMark | undefined {
  * for the first time, or when the mark beside it says the file had come further, or was another
  * database (an older copy put in place by hand, a file deleted and made anew). Answers why, if it did.
  */
-export function checkHistory(
-  db: SqliteDatabase,
+export async function checkHistory(
+  { db, writes }: SqliteFile,
   path: string,
   now: () => number,
-): { rewound?: string; mark: HistoryMark } {
+): Promise<{ rewound?: string; mark: HistoryMark }> {
   const facts = sqliteFacts(db);
   const howFar = db.prepare(HOW_FAR);
   const databaseId = facts.fact(DATABASE_ID) ?? '';
@@ -61,10 +61,10 @@ export function checkHistory(
     rewound = `the file holds ${reached} changes, but had reached ${saved.mark}: it is an older copy`;
   if (rewound !== undefined) {
     const reason = rewound;
-    db.transaction(() => {
+    await writes.write(() => {
       facts.recordRewind(now(), reason);
       facts.dropFact(BACKUP_TAKEN_AT);
-    }).immediate();
+    });
   }
   let written = -1;
   const mark: HistoryMark = {

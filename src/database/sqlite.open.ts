@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { flockSync } from 'fs-ext';
+import { GroupCommit } from './sqlite.group-commit';
 import { migrateSqlite } from './schema.migrate';
 
 /** Another process holds the file: one process per SQLite file (replicas share PostgreSQL instead). */
@@ -33,6 +34,8 @@ export const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
 
 export interface SqliteHandle {
   db: Database.Database;
+  /** The file's one committer: every write to the file goes through it (reads go to `db` directly). */
+  writes: GroupCommit;
   /**
    * Folds the WAL into the file and truncates it, when it has grown past WAL_LIMIT_BYTES (a reader
    * held an old snapshot while writes went on) or past the space left on its disk (a disk smaller
@@ -42,6 +45,9 @@ export interface SqliteHandle {
   checkpoint(): void;
   close(): void;
 }
+
+/** What a store, ledger or queue on the file needs: the file to read, its committer to write. */
+export type SqliteFile = Pick<SqliteHandle, 'db' | 'writes'>;
 
 /**
  * Files this process holds, by device and inode. A second open of one of them is refused here,
@@ -70,10 +76,12 @@ export function openSqlite(path: string): SqliteHandle {
     db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
     migrateSqlite(db);
     const opened = db;
+    const writes = new GroupCommit(opened);
     // SQLite names the WAL after the file's real path, symbolic links resolved.
     const wal = hold && `${realpathSync(path)}-wal`;
     return {
       db: opened,
+      writes,
       checkpoint() {
         if (!wal) return;
         const size = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
@@ -91,7 +99,10 @@ export function openSqlite(path: string): SqliteHandle {
       },
       close() {
         // The database first: the hold's descriptor, closed, drops the process's locks on the file.
-        if (opened.open) opened.close();
+        if (opened.open) {
+          writes.drain();
+          opened.close();
+        }
         hold?.release();
       },
     };

@@ -1,6 +1,6 @@
-import type { Database } from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { RelayJob } from '../disbursements/relay.job';
+import { SqliteFile } from '../database/sqlite.open';
 import { chooseDue, LeasedRelayJob, LeaseFairness, RelayQueue } from './relay.queue';
 import { ENQUEUE } from '../database/relay-jobs.statements';
 import { DUE, FINISH, RETRY, TAKE_ONE } from './relay-queue.statements';
@@ -13,11 +13,13 @@ interface Row {
   job: string;
 }
 
-/** Relay work in the embedded file: one process, so each step is one synchronous transaction. */
+/** Relay work in the embedded file: one process, so each step is one synchronous write in the file's group commit. */
 export class SqliteRelayQueue implements RelayQueue {
   private readonly q;
+  private readonly writes: SqliteFile['writes'];
 
-  constructor(private readonly db: Database) {
+  constructor({ db, writes }: SqliteFile) {
+    this.writes = writes;
     this.q = {
       enqueue: db.prepare(ENQUEUE),
       due: db.prepare(DUE),
@@ -28,34 +30,38 @@ export class SqliteRelayQueue implements RelayQueue {
   }
 
   async enqueue(job: RelayJob, at: Date): Promise<void> {
-    this.q.enqueue.run(at.getTime(), JSON.stringify(job), job.merchantId, job.referenceId);
+    return this.writes.write(() => {
+      this.q.enqueue.run(at.getTime(), JSON.stringify(job), job.merchantId, job.referenceId);
+    });
   }
 
   async lease(now: Date, limit: number, leaseUntil: Date, fairness?: LeaseFairness): Promise<LeasedRelayJob[]> {
-    return this.db
-      .transaction(() => {
-        const rows = (this.q.due.all(now.getTime(), limit) as Row[]).map((row) => ({
-          ...row,
-          merchantId: row.merchant_id,
-          referenceId: row.reference_id,
-          dueAt: row.due_at,
-        }));
-        const token = randomUUID();
-        return chooseDue(rows, limit, fairness).map((row, i) => {
-          const lease = `${token}:${i + 1}`;
-          this.q.take.run(lease, leaseUntil.getTime(), row.merchant_id, row.reference_id);
-          return { ...(JSON.parse(row.job) as RelayJob), attempts: row.attempts, lease };
-        });
-      })
-      .immediate();
+    return this.writes.write(() => {
+      const rows = (this.q.due.all(now.getTime(), limit) as Row[]).map((row) => ({
+        ...row,
+        merchantId: row.merchant_id,
+        referenceId: row.reference_id,
+        dueAt: row.due_at,
+      }));
+      const token = randomUUID();
+      return chooseDue(rows, limit, fairness).map((row, i) => {
+        const lease = `${token}:${i + 1}`;
+        this.q.take.run(lease, leaseUntil.getTime(), row.merchant_id, row.reference_id);
+        return { ...(JSON.parse(row.job) as RelayJob), attempts: row.attempts, lease };
+      });
+    });
   }
 
   async retry(job: LeasedRelayJob, at: Date): Promise<void> {
-    this.q.retry.run(job.attempts + 1, at.getTime(), job.merchantId, job.referenceId, job.lease);
+    return this.writes.write(() => {
+      this.q.retry.run(job.attempts + 1, at.getTime(), job.merchantId, job.referenceId, job.lease);
+    });
   }
 
   async finish(job: LeasedRelayJob): Promise<void> {
-    this.q.finish.run(job.merchantId, job.referenceId, job.lease);
+    return this.writes.write(() => {
+      this.q.finish.run(job.merchantId, job.referenceId, job.lease);
+    });
   }
 
   async close(): Promise<void> {}

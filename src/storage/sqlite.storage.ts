@@ -18,9 +18,9 @@ const CHECKPOINT_MS = 5_000;
 export async function openSqliteStorage(target: SqliteTarget, needs: StorageNeeds): Promise<Storage> {
   const { config, logger, chainKey } = needs;
   const handle = openSqlite(target.path);
-  let history: ReturnType<typeof checkHistory>;
+  let history: Awaited<ReturnType<typeof checkHistory>>;
   try {
-    history = checkHistory(handle.db, target.path, Date.now);
+    history = await checkHistory(handle, target.path, Date.now);
   } catch (error) {
     handle.close();
     throw error;
@@ -29,21 +29,21 @@ export async function openSqliteStorage(target: SqliteTarget, needs: StorageNeed
   const rewoundAt = sqliteFacts(handle.db).latestRewind();
   const events = new PubSubEvents();
   const store = new SqliteStore({
-    db: handle.db,
+    file: handle,
     chainKey,
     onChange: (record) => void events.publish(record),
     ...retentionOf(config),
   });
-  const housekeeping = every(HOUSEKEEPING_MS, async () => void store.prune(), logger);
+  const housekeeping = every(HOUSEKEEPING_MS, async () => void (await store.prune()), logger);
   const marking = every(HISTORY_MS, async () => history.mark.save(), logger);
   const checkpoints = every(CHECKPOINT_MS, async () => handle.checkpoint(), logger);
   return {
     store,
-    runs: new SqliteReconciliations(handle.db),
+    runs: new SqliteReconciliations(handle),
     events,
     rateLimit: ClientRateLimit.inMemory(config.clientRateLimitPerMin),
-    budget: new SqliteBudgetLedger(handle.db),
-    relayQueue: new SqliteRelayQueue(handle.db),
+    budget: new SqliteBudgetLedger(handle),
+    relayQueue: new SqliteRelayQueue(handle),
     rewoundAt: () => rewoundAt,
     rewoundAtStart: history.rewound,
     async close() {

@@ -1,4 +1,6 @@
 import type { Database } from 'better-sqlite3';
+import { GroupCommit } from '../database/sqlite.group-commit';
+import { SqliteFile } from '../database/sqlite.open';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -48,7 +50,8 @@ import { BeneficiaryStore, BeneficiaryWrite } from '../disbursements/disbursemen
 import { beneficiaryPage, insertBeneficiaryRow, readBeneficiary, updateBeneficiaryRow } from './sqlite.beneficiaries';
 
 export interface SqliteStoreOptions {
-  db: Database;
+  /** The file: read directly, written through its committer. */
+  file: SqliteFile;
   /** The key every audit entry's keyed value is made with (audit.keys.ts). */
   chainKey: Buffer;
   /** Told of each logged change once it is committed: the process's events publish it. */
@@ -78,9 +81,10 @@ const codeOf = (error: unknown): string => {
 type Row = { record: string };
 
 /**
- * The embedded store: one process on one SQLite file (better-sqlite3). Every method runs
- * synchronously inside, in one transaction when it writes, so a read-modify-write is atomic without
- * locks: nothing else of this process runs in between, and no other process opens the file.
+ * The embedded store: one process on one SQLite file (better-sqlite3). A read runs synchronously; a
+ * write runs synchronously too, in its own savepoint of the file's next group commit, so a
+ * read-modify-write is atomic without locks: nothing else of this process runs in between, and no
+ * other process opens the file. A write's promise settles once its group is committed.
  */
 export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheckpointStore, BeneficiaryStore {
   private readonly db: Database;
@@ -88,20 +92,18 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   private readonly retentionMs: number;
   private readonly eventRetentionMs: number;
   private readonly q: SqliteStatements;
-  /** Runs its argument in one IMMEDIATE transaction (better-sqlite3 wraps the function once). */
-  private readonly transaction: (work: () => unknown) => unknown;
+  private readonly writes: GroupCommit;
   reads = 0;
   /** The last write was refused by the disk (full, I/O error) and none has succeeded since: not ready. */
   private writesRefused = false;
 
   constructor(private readonly opts: SqliteStoreOptions) {
-    this.db = opts.db;
+    this.db = opts.file.db;
+    this.writes = opts.file.writes;
     this.now = opts.now ?? Date.now;
     this.retentionMs = opts.retentionMs ?? 0;
     this.eventRetentionMs = opts.eventRetentionMs ?? 24 * 3600_000;
     this.q = sqliteStatements(this.db);
-    const inTransaction = this.db.transaction((work: () => unknown) => work());
-    this.transaction = (work) => inTransaction.immediate(work);
   }
 
   async get(merchantId: string, referenceId: string): Promise<Disbursement | undefined> {
@@ -197,7 +199,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
     expected: (current: Disbursement) => boolean,
     audit?: (current: Disbursement) => readonly AuditDraft[],
   ): Promise<void> {
-    this.write(() => {
+    return this.write(() => {
       const current = this.read(merchantId, referenceId);
       if (!current || !expected(current)) return { result: undefined };
       this.q.remove.run(merchantId, referenceId);
@@ -209,7 +211,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   }
 
   async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
-    this.write(() => {
+    return this.write(() => {
       appendAuditChain(this.q, this.opts.chainKey, merchantId, entries);
       return { result: undefined };
     });
@@ -257,7 +259,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   }
 
   async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
-    this.write(() => {
+    return this.write(() => {
       for (const c of checkpoints) this.q.addCheckpoint.run(c.merchantId, c.sequence, c.hash, c.at, c.signature);
       return { result: undefined };
     });
@@ -421,11 +423,11 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
    * RECORD_RETENTION_SECONDS (when set), and changes older than EVENT_RETENTION_SECONDS.
    * Returns how many rows went.
    */
-  prune(now = this.now()): number {
-    return this.run(() => {
+  async prune(now = this.now()): Promise<number> {
+    return this.write(() => {
       let removed = this.q.pruneChanges.run(now - this.eventRetentionMs).changes;
       if (this.retentionMs > 0) removed += this.q.pruneFinal.run(now - this.retentionMs).changes;
-      return removed;
+      return { result: removed };
     });
   }
 
@@ -445,7 +447,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
         const { bavail, bsize } = statfsSync(dirname(this.db.name));
         if (bavail * bsize < FREE_TO_RESUME_BYTES) return false;
       }
-      this.write(() => {
+      await this.write(() => {
         const probes = this.db.pragma('user_version', { simple: true }) as number;
         this.db.pragma(`user_version = ${(probes + 1) % 0x7fffffff}`);
         return { result: undefined };
@@ -501,20 +503,18 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
     this.q.dropEmptyReservations.run(merchantId, held.day, held.currency);
   }
 
-  /** A write in one transaction; the change it logged is told once committed. */
-  private write<T>(work: () => { result: T; logged?: Disbursement }): T {
-    const { result, logged } = this.run(() => {
-      try {
-        const done = this.transaction(work) as ReturnType<typeof work>;
-        this.writesRefused = false;
-        return done;
-      } catch (error) {
-        if (DISK_REFUSED.test(codeOf(error))) this.writesRefused = true;
-        throw error;
-      }
-    });
-    if (logged) this.opts.onChange?.(logged);
-    return result;
+  /** A write in the file's next group commit; the change it logged is told once that is committed. */
+  private async write<T>(work: () => { result: T; logged?: Disbursement }): Promise<T> {
+    let done: { result: T; logged?: Disbursement };
+    try {
+      done = await this.writes.write(work);
+      this.writesRefused = false;
+    } catch (error) {
+      if (DISK_REFUSED.test(codeOf(error))) this.writesRefused = true;
+      throw unavailable(error);
+    }
+    if (done.logged) this.opts.onChange?.(done.logged);
+    return done.result;
   }
 
   /**
@@ -531,9 +531,14 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
     try {
       return work();
     } catch (error) {
-      if (UNAVAILABLE.test(codeOf(error)))
-        throw new StoreUnavailableError('the SQLite file cannot be used right now', { cause: error });
-      throw error;
+      throw unavailable(error);
     }
   }
+}
+
+/** SQLite's refusals as the store's StoreUnavailableError; any other error as it is. */
+function unavailable(error: unknown): unknown {
+  return UNAVAILABLE.test(codeOf(error))
+    ? new StoreUnavailableError('the SQLite file cannot be used right now', { cause: error })
+    : error;
 }

@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import { SqliteFile } from '../database/sqlite.open';
 import { Bucket, takeFrom } from './budget.bucket';
 import { BUCKET, claim, pause, PUT_BUCKET, sweep } from './budget.statements';
 import { BudgetLedger, Take } from './provider.budget';
@@ -13,15 +13,17 @@ interface Row {
 /** Claims made before expired ones are swept. */
 const SWEEP_EVERY = 1000;
 
-/** Provider budgets in the embedded file: one process, so a take is one synchronous read and write. */
+/** Provider budgets in the embedded file: one process, so a take is one synchronous read and write (in the file's group commit). */
 export class SqliteBudgetLedger implements BudgetLedger {
   private readonly q;
   private claims = 0;
+  private readonly writes: SqliteFile['writes'];
 
   constructor(
-    db: Database,
+    { db, writes }: SqliteFile,
     private readonly now: () => number = Date.now,
   ) {
+    this.writes = writes;
     this.q = {
       get: db.prepare(BUCKET),
       put: db.prepare(PUT_BUCKET),
@@ -32,6 +34,28 @@ export class SqliteBudgetLedger implements BudgetLedger {
   }
 
   async take(key: string, perMinute: number, read: boolean): Promise<Take> {
+    return this.writes.write(() => this.takeNow(key, perMinute, read));
+  }
+
+  async pause(key: string, ms: number): Promise<void> {
+    return this.writes.write(() => {
+      const now = this.now();
+      this.q.pause.run(key, now, now, ms);
+    });
+  }
+
+  async claim(key: string, ms: number): Promise<boolean> {
+    return this.writes.write(() => {
+      const now = this.now();
+      this.claims += 1;
+      if (this.claims % SWEEP_EVERY === 0) this.q.sweep.run(now);
+      return this.q.claim.run(key, now, ms, now).changes === 1;
+    });
+  }
+
+  async close(): Promise<void> {}
+
+  private takeNow(key: string, perMinute: number, read: boolean): Take {
     const now = this.now();
     const row = this.q.get.get(key) as Row | undefined;
     const bucket: Bucket | undefined = row && {
@@ -44,18 +68,4 @@ export class SqliteBudgetLedger implements BudgetLedger {
     if (next) this.q.put.run(key, next.all ?? null, next.reads ?? null, next.at, next.pausedUntil);
     return take;
   }
-
-  async pause(key: string, ms: number): Promise<void> {
-    const now = this.now();
-    this.q.pause.run(key, now, now, ms);
-  }
-
-  async claim(key: string, ms: number): Promise<boolean> {
-    const now = this.now();
-    this.claims += 1;
-    if (this.claims % SWEEP_EVERY === 0) this.q.sweep.run(now);
-    return this.q.claim.run(key, now, ms, now).changes === 1;
-  }
-
-  async close(): Promise<void> {}
 }

@@ -38,13 +38,13 @@ beforeAll(async () => {
 beforeEach(() => {
   // The embedded store, in memory: a new process's view of what the dead one left.
   handle = openSqlite(':memory:');
-  store = new SqliteStore({ db: handle.db, chainKey: TEST_CHAIN_KEY });
+  store = new SqliteStore({ file: handle, chainKey: TEST_CHAIN_KEY });
   service = new DisbursementService({
     store,
     records: store,
     book: store,
     auditKeys: TEST_AUDIT_KEYS,
-    runs: new SqliteReconciliations(handle.db),
+    runs: new SqliteReconciliations(handle),
     events: new PubSubEvents(),
     provider: upstream,
     upstreamTimeoutMs: TIMEOUT_MS,

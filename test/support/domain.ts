@@ -154,9 +154,9 @@ export function domain(
   const finals: Disbursement[] = [];
   const mismatches: unknown[] = [];
   const controls: ControlEvent[] = [];
-  const { db } = openSqlite(':memory:');
+  const file = openSqlite(':memory:');
   const store = new SqliteStore({
-    db,
+    file,
     chainKey: TEST_CHAIN_KEY,
     onChange: (record) => {
       published.push(record);
@@ -169,7 +169,7 @@ export function domain(
     records: store,
     book: store,
     auditKeys: TEST_AUDIT_KEYS,
-    runs: new SqliteReconciliations(db),
+    runs: new SqliteReconciliations(file),
     events,
     provider,
     upstreamTimeoutMs: opts.upstreamTimeoutMs ?? 60_000,

@@ -31,16 +31,16 @@ async function openSqliteDatabase(): Promise<TestDatabase> {
   return {
     store: (settings) =>
       new SqliteStore({
-        db: handle.db,
+        file: handle,
         chainKey: TEST_CHAIN_KEY,
         onChange: (r) => void events.publish(r),
         ...settings,
       }),
     events: () => events,
-    relayQueue: () => new SqliteRelayQueue(handle.db),
-    budget: () => new SqliteBudgetLedger(handle.db),
+    relayQueue: () => new SqliteRelayQueue(handle),
+    budget: () => new SqliteBudgetLedger(handle),
     rateLimit: (perMinute) => ClientRateLimit.inMemory(perMinute),
-    runs: () => new SqliteReconciliations(handle.db),
+    runs: () => new SqliteReconciliations(handle),
     bytes: async () => {
       handle.db.pragma('wal_checkpoint(TRUNCATE)');
       const pages = handle.db.pragma('page_count', { simple: true }) as number;

@@ -15,7 +15,7 @@ function sqliteLedger(): { ledger: (now?: () => number) => BudgetLedger } {
   return {
     ledger: (now = () => T0) => {
       if (!handle) throw new Error('the database of this test is not open');
-      return new SqliteBudgetLedger(handle.db, now);
+      return new SqliteBudgetLedger(handle, now);
     },
   };
 }

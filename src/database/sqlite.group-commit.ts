@@ -1,0 +1,130 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+/**
+ * Writes one commit holds at most: a flood is committed in groups of this many, the event loop
+ * free between them (a payout's write takes tens of microseconds, so a full group a few ms).
+ */
+export const GROUP_LIMIT = 64;
+
+export interface GroupCommitOptions {
+  /** Writes one commit holds at most (GROUP_LIMIT by default). */
+  limit?: number;
+  /** Told after each COMMIT how many writes it held. */
+  onCommit?: (writes: number) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+interface Pending {
+  work: () => unknown;
+  settle: (outcome: Outcome) => void;
+}
+
+/**
+ * The one way into a SQLite file for writes: the writes asked for in the same event-loop turn are
+ * committed together, in one transaction (one BEGIN/COMMIT and one WAL append instead of one each).
+ * Each write runs synchronously in its own savepoint, so a write that throws is rolled back alone and
+ * only its caller sees the error. Every caller's promise settles after the COMMIT holding its write,
+ * in the order the writes were asked for; when the COMMIT fails, every caller in it gets that error.
+ * Reads need none of this: the group runs in one synchronous step, so no read sees it half done.
+ */
+export class GroupCommit {
+  private readonly limit: number;
+  private readonly onCommit?: (writes: number) => void;
+  private readonly begin: Statement;
+  private readonly commit: Statement;
+  private readonly rollback: Statement;
+  private readonly savepoint: Statement;
+  private readonly release: Statement;
+  private readonly undo: Statement;
+  private queue: Pending[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly db: Database,
+    options: GroupCommitOptions = {},
+  ) {
+    this.limit = options.limit ?? GROUP_LIMIT;
+    this.onCommit = options.onCommit;
+    this.begin = db.prepare('BEGIN IMMEDIATE');
+    this.commit = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
+    this.savepoint = db.prepare('SAVEPOINT grouped');
+    this.release = db.prepare('RELEASE grouped');
+    this.undo = db.prepare('ROLLBACK TO grouped');
+  }
+
+  /** Runs `work` inside the next group's transaction; resolves with its value once that group is committed. */
+  write<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({
+        work,
+        settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(outcome.error)),
+      });
+      this.schedule();
+    });
+  }
+
+  /** Commits every write asked for so far, now (before the file is closed). */
+  drain(): void {
+    while (this.queue.length > 0) this.flush();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    const group = this.queue.splice(0, this.limit);
+    if (this.queue.length > 0) this.schedule();
+    if (group.length === 0) return;
+    const outcomes: Outcome[] = [];
+    try {
+      this.begin.run();
+      for (const [i, pending] of group.entries()) {
+        this.savepoint.run();
+        try {
+          outcomes.push({ ok: true, value: pending.work() });
+          this.release.run();
+        } catch (error) {
+          if (!this.db.inTransaction) {
+            // SQLite ended the whole transaction (a full disk, an I/O error): the writes before this
+            // one are gone with it, those after it have not run and wait for the next group.
+            this.queue.unshift(...group.slice(i + 1));
+            if (this.queue.length > 0) this.schedule();
+            for (const done of group.slice(0, i)) done.settle({ ok: false, error });
+            pending.settle({ ok: false, error });
+            return;
+          }
+          outcomes[i] = { ok: false, error };
+          this.undo.run();
+          this.release.run();
+        }
+      }
+      this.commit.run();
+    } catch (error) {
+      this.abandon();
+      for (const [i, pending] of group.entries()) {
+        const own = outcomes[i];
+        pending.settle(own && !own.ok ? own : { ok: false, error });
+      }
+      return;
+    }
+    this.onCommit?.(group.length);
+    for (const [i, pending] of group.entries()) pending.settle(outcomes[i]);
+  }
+
+  /** Rolls back what is left of a failed group; a rollback that fails too leaves SQLite to end it. */
+  private abandon(): void {
+    try {
+      if (this.db.inTransaction) this.rollback.run();
+    } catch {
+      // The group's callers already get the error that ended it.
+    }
+  }
+}
