@@ -55,14 +55,13 @@ export class GroupCommit {
   }
 
   /** Runs `work` inside the next group's transaction; resolves with its value once that group is committed. */
-  write<T>(work: () => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({
-        work,
-        settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(outcome.error)),
-      });
+  async write<T>(work: () => T): Promise<T> {
+    const outcome = await new Promise<Outcome>((settle) => {
+      this.queue.push({ work, settle });
       this.schedule();
     });
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value as T;
   }
 
   /** Commits every write asked for so far, now (before the file is closed). */
