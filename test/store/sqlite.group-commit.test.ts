@@ -142,7 +142,7 @@ describe('the group committer of a SQLite file', () => {
     file = openFile();
     await expect(
       file.writes.write(() => void file.db.prepare("INSERT INTO child (item) VALUES ('missing')").run()),
-    ).rejects.toThrow(/FOREIGN KEY/);
+    ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
     await file.writes.write(file.insert('a'));
     expect(file.values()).toEqual(['a']);
   });
