@@ -21,6 +21,7 @@ import {
   StoreUnavailableError,
 } from '../disbursements/disbursement.ports';
 import { isPublished } from '../disbursements/disbursement.record';
+import { dailyLimitRefusal } from '../disbursements/daily-limit.refusal';
 import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
 import { isOutage } from '../database/postgres.failures';
 import {
@@ -173,13 +174,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
         [record.merchantId, held.day, held.currency, held.actorId],
       );
       const minorOf = (actor: string) => Number(counters.rows.find((r) => r.actor_id === actor)?.minor ?? 0);
-      const merchant = minorOf('');
-      const actor = minorOf(held.actorId);
-      let refused: LimitRefusal | undefined;
-      if (caps.dailyMinor !== undefined && merchant + held.minor > caps.dailyMinor)
-        refused = { limit: 'dailyLimit', remainingMinor: Math.max(0, caps.dailyMinor - merchant) };
-      else if (caps.userMinor !== undefined && actor + held.minor > caps.userMinor)
-        refused = { limit: 'userDailyLimit', remainingMinor: Math.max(0, caps.userMinor - actor) };
+      const refused = dailyLimitRefusal(caps, { merchant: minorOf(''), actor: minorOf(held.actorId) }, held.minor);
       if (refused) {
         await client.query('COMMIT');
         return { refused };
