@@ -101,7 +101,7 @@ export interface PostgresStoreOptions {
  * runs the change, and writes it in one statement only if the revision is still the one read (its
  * reservation release and change-log entry in the same statement); a write that lost the race runs
  * the change again on the record as it now is. The change log's positions and notifications come
- * from triggers (schema.migrations.ts), so they commit with the change or not at all.
+ * from triggers (postgres.migrations.ts), so they commit with the change or not at all.
  */
 export class PostgresStore implements DisbursementStore, RecordsReader, AuditCheckpointStore, BeneficiaryStore {
   private readonly pool: Pool;

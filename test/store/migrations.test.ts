@@ -5,9 +5,11 @@ import { tmpdir } from 'node:os';
 import { openPostgres, postgresPool } from '../../src/database/postgres.open';
 import { migratePostgres, migrateSqlite, SchemaTooNewError } from '../../src/database/schema.migrate';
 import { MIGRATIONS } from '../../src/database/schema.migrations';
+import { Migration } from '../../src/database/schema.engine';
 import { openSqlite } from '../../src/database/sqlite.open';
 import { databasePerTest, describeEngines, POSTGRES, SQLITE } from '../support/engines';
 import { freshDatabase, withClient } from '../support/postgres';
+import { CATALOGUES } from './schema.catalogue';
 
 const KNOWN = MIGRATIONS.at(-1)!.version;
 const ALL = MIGRATIONS.map((m) => m.version);
@@ -26,6 +28,27 @@ describeEngines('schema migrations', (engine) => {
     const refusal = db().migrate();
     await expect(refusal).rejects.toBeInstanceOf(SchemaTooNewError);
     await expect(refusal).rejects.toThrow(`version ${KNOWN + 1}, newer than this gateway knows (${KNOWN})`);
+  });
+});
+
+describeEngines('the schema migrations build', (engine) => {
+  const catalogue = CATALOGUES[engine.name];
+
+  it('is the declared one: its tables, columns, primary keys, indexes, triggers and functions', async () => {
+    expect(await catalogue.built()).toEqual(catalogue.declared);
+  });
+
+  it('differs from the declared one once a migration drops an index or adds a column', async () => {
+    const drift: Migration = {
+      version: KNOWN + 1,
+      name: 'undeclared drift',
+      shared: () => 'DROP INDEX payouts_due; ALTER TABLE payouts ADD COLUMN undeclared TEXT;',
+    };
+    const built = await catalogue.built([...MIGRATIONS, drift]);
+    const payouts = built.tables.find((t) => t.name === 'payouts');
+    expect(payouts?.columns).toContain('undeclared');
+    expect(payouts?.indexes).not.toContain('payouts_due');
+    expect(built).not.toEqual(catalogue.declared);
   });
 });
 
