@@ -1,6 +1,9 @@
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import type { Pool } from 'pg';
-import { Migration, MIGRATIONS } from './schema.migrations';
+import { POSTGRES_SCHEMA } from './postgres.migrations';
+import { Migration, migrationText } from './schema.engine';
+import { MIGRATIONS } from './schema.migrations';
+import { SQLITE_SCHEMA } from './sqlite.migrations';
 
 /** The database holds a schema newer than this build knows: running on it could corrupt records. */
 export class SchemaTooNewError extends Error {
@@ -36,7 +39,7 @@ export function migrateSqlite(db: SqliteDatabase, migrations: readonly Migration
       const todo = pending(row.v ?? 0, migrations);
       const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
       for (const m of todo) {
-        db.exec(m.sqlite);
+        db.exec(migrationText(m, SQLITE_SCHEMA));
         record.run(m.version, m.name, Date.now());
       }
       return todo.map((m) => m.version);
@@ -57,7 +60,7 @@ export async function migratePostgres(pool: Pool, migrations: readonly Migration
     const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
     const todo = pending(rows[0].v ?? 0, migrations);
     for (const m of todo) {
-      await client.query(m.postgres);
+      await client.query(migrationText(m, POSTGRES_SCHEMA));
       await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
         m.version,
         m.name,

@@ -12,7 +12,7 @@ export interface PostgresEventsOptions {
   onError?: (error: Error) => void;
 }
 
-/** The channel the change log's trigger notifies on (schema.migrations.ts). */
+/** The channel the change log's trigger notifies on (postgres.migrations.ts). */
 const CHANNEL = 'payout_changes';
 
 interface Note {

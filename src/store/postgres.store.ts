@@ -22,6 +22,7 @@ import {
 } from '../disbursements/disbursement.ports';
 import { isPublished } from '../disbursements/disbursement.record';
 import { relayJobOf } from '../disbursements/relay.job';
+import { dailyLimitRefusal } from '../disbursements/daily-limit.refusal';
 import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
 import { isOutage } from '../database/postgres.failures';
 import {
@@ -101,7 +102,7 @@ export interface PostgresStoreOptions {
  * runs the change, and writes it in one statement only if the revision is still the one read (its
  * reservation release, change-log entry and relay job in the same statement); a write that lost the race runs
  * the change again on the record as it now is. The change log's positions and notifications come
- * from triggers (schema.migrations.ts), so they commit with the change or not at all.
+ * from triggers (postgres.migrations.ts), so they commit with the change or not at all.
  */
 export class PostgresStore implements DisbursementStore, RecordsReader, AuditCheckpointStore, BeneficiaryStore {
   private readonly pool: Pool;
@@ -174,13 +175,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
         [record.merchantId, held.day, held.currency, held.actorId],
       );
       const minorOf = (actor: string) => Number(counters.rows.find((r) => r.actor_id === actor)?.minor ?? 0);
-      const merchant = minorOf('');
-      const actor = minorOf(held.actorId);
-      let refused: LimitRefusal | undefined;
-      if (caps.dailyMinor !== undefined && merchant + held.minor > caps.dailyMinor)
-        refused = { limit: 'dailyLimit', remainingMinor: Math.max(0, caps.dailyMinor - merchant) };
-      else if (caps.userMinor !== undefined && actor + held.minor > caps.userMinor)
-        refused = { limit: 'userDailyLimit', remainingMinor: Math.max(0, caps.userMinor - actor) };
+      const refused = dailyLimitRefusal(caps, { merchant: minorOf(''), actor: minorOf(held.actorId) }, held.minor);
       if (refused) {
         await client.query('COMMIT');
         return { refused };

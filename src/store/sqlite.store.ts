@@ -27,6 +27,7 @@ import {
 } from '../disbursements/disbursement.ports';
 import { isPublished, shownOnInsert } from '../disbursements/disbursement.record';
 import { relayJobOf } from '../disbursements/relay.job';
+import { dailyLimitRefusal } from '../disbursements/daily-limit.refusal';
 import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
 import {
   auditCondition,
@@ -143,15 +144,9 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
       if (existing) return { result: { existing } };
       const held = record.reservation;
       if (held) {
-        const { merchant, actor } = this.held(record.merchantId, held.day, held.currency, held.actorId);
-        if (caps.dailyMinor !== undefined && merchant + held.minor > caps.dailyMinor)
-          return {
-            result: { refused: { limit: 'dailyLimit', remainingMinor: Math.max(0, caps.dailyMinor - merchant) } },
-          };
-        if (caps.userMinor !== undefined && actor + held.minor > caps.userMinor)
-          return {
-            result: { refused: { limit: 'userDailyLimit', remainingMinor: Math.max(0, caps.userMinor - actor) } },
-          };
+        const counters = this.held(record.merchantId, held.day, held.currency, held.actorId);
+        const refused = dailyLimitRefusal(caps, counters, held.minor);
+        if (refused) return { result: { refused } };
         this.count(record.merchantId, held, 1);
       }
       return { result: {}, logged: this.insertRow(record, audit) };

@@ -11,7 +11,8 @@ export interface Bucket {
 /**
  * Continuous refill: `perMinute` a minute for the shared bucket, half that for the reads' own
  * allowance, each capped at its size; a read needs a token from both and waits for whichever
- * refills last. The same rule as PostgreSQL's `provider_budget_take` (schema.migrations.ts).
+ * refills last. The same rule as PostgreSQL's `provider_budget_take` (postgres.migrations.ts), which
+ * counts in the same call that locks the row; test/upstream/budget.parity.test.ts holds the two to one answer.
  */
 export function takeFrom(
   bucket: Bucket | undefined,

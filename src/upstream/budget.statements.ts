@@ -1,4 +1,4 @@
-import { POSTGRES_NOW_MS } from '../database/schema.migrations';
+import { POSTGRES_NOW_MS } from '../database/postgres.migrations';
 
 /*
  * Provider budget statements, each written once with `?` placeholders: SQLite uses them as they
@@ -23,7 +23,7 @@ export const PUT_BUCKET = `INSERT INTO provider_budgets (key, tokens, read_token
   ON CONFLICT (key) DO UPDATE SET tokens = excluded.tokens, read_tokens = excluded.read_tokens,
   counted_at = excluded.counted_at, paused_until = excluded.paused_until`;
 
-/** PostgreSQL counts it in `provider_budget_take` (schema.migrations.ts), which locks the row while it counts. */
+/** PostgreSQL counts it in `provider_budget_take` (postgres.migrations.ts), which locks the row while it counts. */
 export const TAKE = 'SELECT taken, wait_ms, paused FROM provider_budget_take(?, ?, ?)';
 
 /** A pause never shortens one already longer. */

@@ -15,7 +15,7 @@ const SWEEP_EVERY = 1000;
 
 /**
  * Provider budgets shared by every replica: a take is one call of `provider_budget_take`
- * (schema.migrations.ts), which locks the budget's row for the moment it counts; time is the
+ * (postgres.migrations.ts), which locks the budget's row for the moment it counts; time is the
  * server's own, so replicas with drifting clocks share one bucket.
  */
 export class PostgresBudgetLedger implements BudgetLedger {

@@ -1,0 +1,134 @@
+/*
+ * The schema the migrations make, declared once: every table every engine has, its columns in
+ * order, its primary key and its named indexes. An engine's own tables, triggers and functions
+ * are declared with its migrations (sqlite.migrations.ts, postgres.migrations.ts). The migrations
+ * test builds the schema on each engine and compares it with this, so a migration that drops or
+ * adds something undeclared fails there.
+ */
+
+export interface DeclaredTable {
+  name: string;
+  columns: readonly string[];
+  primaryKey: readonly string[];
+  /** Named indexes; the primary key's own index is not listed. */
+  indexes: readonly string[];
+}
+
+export interface DeclaredTrigger {
+  table: string;
+  name: string;
+}
+
+export const DECLARED_TABLES: readonly DeclaredTable[] = [
+  { name: 'schema_migrations', columns: ['version', 'name', 'applied_at'], primaryKey: ['version'], indexes: [] },
+  {
+    name: 'payouts',
+    columns: [
+      'merchant_id',
+      'reference_id',
+      'created_at',
+      'written_at',
+      'status',
+      'channel',
+      'currency',
+      'amount_minor',
+      'final',
+      'next_check_at',
+      'revision',
+      'record',
+    ],
+    primaryKey: ['merchant_id', 'reference_id'],
+    indexes: ['payouts_history', 'payouts_due', 'payouts_final'],
+  },
+  {
+    name: 'merchant_heads',
+    columns: ['merchant_id', 'change_position', 'audit_sequence', 'audit_hash'],
+    primaryKey: ['merchant_id'],
+    indexes: [],
+  },
+  {
+    name: 'payout_changes',
+    columns: ['merchant_id', 'position', 'at', 'record'],
+    primaryKey: ['merchant_id', 'position'],
+    indexes: ['payout_changes_at'],
+  },
+  {
+    name: 'daily_reservations',
+    columns: ['merchant_id', 'day', 'currency', 'actor_id', 'minor'],
+    primaryKey: ['merchant_id', 'day', 'currency', 'actor_id'],
+    indexes: [],
+  },
+  {
+    name: 'relay_jobs',
+    columns: ['merchant_id', 'reference_id', 'due_at', 'attempts', 'lease', 'job'],
+    primaryKey: ['merchant_id', 'reference_id'],
+    indexes: ['relay_jobs_due'],
+  },
+  {
+    name: 'provider_budgets',
+    columns: ['key', 'tokens', 'read_tokens', 'counted_at', 'paused_until'],
+    primaryKey: ['key'],
+    indexes: [],
+  },
+  { name: 'provider_claims', columns: ['key', 'until_at'], primaryKey: ['key'], indexes: [] },
+  {
+    name: 'audit_log',
+    columns: [
+      'merchant_id',
+      'sequence',
+      'at',
+      'actor',
+      'action',
+      'reference_id',
+      'status',
+      'amount',
+      'currency',
+      'detail',
+      'hash',
+      'previous_hash',
+      'mac',
+    ],
+    primaryKey: ['merchant_id', 'sequence'],
+    indexes: ['audit_log_payout', 'audit_log_at'],
+  },
+  {
+    name: 'reconciliation_runs',
+    columns: [
+      'id',
+      'merchant_id',
+      'window_from',
+      'window_to',
+      'state',
+      'started_at',
+      'finished_at',
+      'lease_until',
+      'total',
+      'checked',
+      'after_created_at',
+      'after_reference_id',
+      'run',
+    ],
+    primaryKey: ['id'],
+    indexes: ['reconciliation_running', 'reconciliation_by_merchant'],
+  },
+  {
+    name: 'reconciliation_discrepancies',
+    columns: ['run_id', 'reference_id', 'kind', 'gateway_status', 'provider_status', 'resolved'],
+    primaryKey: ['run_id', 'reference_id', 'kind'],
+    indexes: [],
+  },
+  { name: 'history_rewinds', columns: ['at', 'reason'], primaryKey: [], indexes: [] },
+  { name: 'database_facts', columns: ['name', 'value'], primaryKey: ['name'], indexes: [] },
+  {
+    name: 'audit_checkpoints',
+    columns: ['merchant_id', 'sequence', 'hash', 'at', 'signature'],
+    primaryKey: ['merchant_id', 'sequence'],
+    indexes: [],
+  },
+  {
+    name: 'beneficiaries',
+    columns: ['merchant_id', 'id', 'created_at', 'status', 'channel', 'search_text', 'account_key', 'record'],
+    primaryKey: ['merchant_id', 'id'],
+    indexes: ['beneficiaries_book', 'beneficiaries_active_account'],
+  },
+];
