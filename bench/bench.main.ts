@@ -50,6 +50,12 @@ async function attempt(title: string, run: () => Promise<Part>): Promise<Part> {
   }
 }
 
+/**
+ * The V8 flags `npm start` runs the gateway with (package.json): young-generation halves of 4 MiB
+ * instead of 16 keep RSS under load about 30 MiB lower at no measured cost in creates/s.
+ */
+const START_FLAGS = ['--max-semi-space-size=4'];
+
 async function main(): Promise<void> {
   const settings = settingsFrom(process.env, process.argv.slice(2));
   const startedAt = new Date();
@@ -72,7 +78,7 @@ async function main(): Promise<void> {
   const stub = await startChild(STUB_CHILD, {});
   // Gateways talk to the sandbox unless told otherwise (part 1 and the profile use the stub); their log lines go to /dev/null.
   const startGateway: GatewayStarter = (env, execArgv = []) =>
-    startChild(GATEWAY_CHILD, { BENCH_UPSTREAM_URL: sandbox.url, ...env }, execArgv, 'ignore');
+    startChild(GATEWAY_CHILD, { BENCH_UPSTREAM_URL: sandbox.url, ...env }, [...START_FLAGS, ...execArgv], 'ignore');
   const parts: Part[] = [];
   try {
     const runs = (part: BenchPart) => (settings.only === undefined && part !== 'memory') || settings.only === part;
