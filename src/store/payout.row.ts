@@ -10,29 +10,61 @@ import {
 } from '../disbursements/disbursement.ports';
 import { toMinor } from '../disbursements/payout.controls';
 
-/** The columns of a payout's row besides its keys and revision, as both engines store them. */
-export interface PayoutColumns {
-  written_at: number;
-  status: string;
-  channel: string;
-  currency: string;
-  amount_minor: number;
-  final: number;
-  next_check_at: number | null;
-  record: string;
-}
+type ColumnValue = string | number | null;
+
+/**
+ * The columns every write of a payout sets, declared once: how each comes from the record and the
+ * write's time. Both engines' insert and update statements are built from this list (below), so a
+ * column added here is written everywhere, and one dropped from it nowhere.
+ */
+const WRITTEN = {
+  written_at: (_: Disbursement, writtenAt: number) => writtenAt,
+  status: (record: Disbursement) => record.status,
+  channel: (record: Disbursement) => record.channel,
+  currency: (record: Disbursement) => record.currency,
+  amount_minor: (record: Disbursement) => toMinor(record.amount),
+  final: (record: Disbursement) => (isFinal(record.status) ? 1 : 0),
+  next_check_at: (record: Disbursement) => (record.nextCheckAt === undefined ? null : Date.parse(record.nextCheckAt)),
+  record: (record: Disbursement) => JSON.stringify(record),
+} satisfies Record<string, (record: Disbursement, writtenAt: number) => ColumnValue>;
+
+/** The written columns by name, as both engines store them. */
+export type PayoutColumns = { [K in keyof typeof WRITTEN]: ReturnType<(typeof WRITTEN)[K]> };
+
+/** The written columns' names, in the order the statements name them and take their values. */
+export const WRITTEN_COLUMNS = Object.keys(WRITTEN) as readonly (keyof PayoutColumns)[];
+
+/**
+ * The columns of the row that no write sets from the record: its keys, its place in its merchant's
+ * history (`created_at`, set once by the insert) and its `revision` (1, then grown by each update).
+ */
+export const KEPT_COLUMNS = ['merchant_id', 'reference_id', 'created_at', 'revision'] as const;
 
 export function payoutColumns(record: Disbursement, writtenAt: number): PayoutColumns {
-  return {
-    written_at: writtenAt,
-    status: record.status,
-    channel: record.channel,
-    currency: record.currency,
-    amount_minor: toMinor(record.amount),
-    final: isFinal(record.status) ? 1 : 0,
-    next_check_at: record.nextCheckAt === undefined ? null : Date.parse(record.nextCheckAt),
-    record: JSON.stringify(record),
-  };
+  const columns: Record<string, ColumnValue> = {};
+  for (const name of WRITTEN_COLUMNS) columns[name] = WRITTEN[name](record, writtenAt);
+  return columns as PayoutColumns;
+}
+
+/** The written columns' values in WRITTEN_COLUMNS order. */
+export const columnValues = (columns: PayoutColumns): ColumnValue[] => WRITTEN_COLUMNS.map((name) => columns[name]);
+
+/**
+ * The insert of a new row: its keys, `created_at` and the written columns' placeholders (in
+ * WRITTEN_COLUMNS order), at revision 1.
+ */
+export function insertPayoutSql(
+  keys: readonly [string, string],
+  createdAt: string,
+  written: readonly string[],
+): string {
+  return `INSERT INTO payouts (merchant_id, reference_id, created_at, ${WRITTEN_COLUMNS.join(', ')}, revision)
+  VALUES (${[...keys, createdAt, ...written].join(', ')}, 1)`;
+}
+
+/** The SET list of an update: every written column from its placeholder, and the revision grown by one. */
+export function updatePayoutSet(written: readonly string[]): string {
+  return `${WRITTEN_COLUMNS.map((name, i) => `${name} = ${written[i]}`).join(', ')}, revision = revision + 1`;
 }
 
 /** Where a new record sits in its merchant's history: when it was first stored. */

@@ -3,7 +3,14 @@ import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import { shownOnInsert } from '../disbursements/disbursement.record';
 import { RelayJob } from '../disbursements/relay.job';
 import { enqueueRelayJob } from '../database/relay-jobs.statements';
-import { createdAtOf, payoutColumns } from './payout.row';
+import {
+  columnValues,
+  createdAtOf,
+  insertPayoutSql,
+  payoutColumns,
+  updatePayoutSet,
+  WRITTEN_COLUMNS,
+} from './payout.row';
 
 // PostgreSQL's writes, each one statement: the row, its reservation release, its change-log entry,
 // its relay job and its audit entries commit together or not at all (CTEs that run only when the
@@ -27,19 +34,11 @@ class Values {
   }
 }
 
-/** The row's columns after the keys ($1, $2), in the order the statements name them. */
+/** The written columns' placeholders after the keys ($1, $2), in WRITTEN_COLUMNS order, and the two the change log reuses. */
 function columnParams(v: Values, record: Disbursement, writtenAt: number) {
-  const c = payoutColumns(record, writtenAt);
-  return {
-    written_at: v.add(c.written_at),
-    status: v.add(c.status),
-    channel: v.add(c.channel),
-    currency: v.add(c.currency),
-    amount_minor: v.add(c.amount_minor),
-    final: v.add(c.final),
-    next_check_at: v.add(c.next_check_at),
-    record: v.add(c.record),
-  };
+  const placeholders = columnValues(payoutColumns(record, writtenAt)).map((value) => v.add(value));
+  const of = (name: (typeof WRITTEN_COLUMNS)[number]) => placeholders[WRITTEN_COLUMNS.indexOf(name)];
+  return { placeholders, written_at: of('written_at'), record: of('record') };
 }
 
 /** Gives a reservation back when the write `after` named happened. */
@@ -97,10 +96,7 @@ export function insertStatement(record: Disbursement, writtenAt: number, audit: 
   const shown = shownOnInsert(record);
   const text = `
 WITH inserted AS (
-  INSERT INTO payouts (merchant_id, reference_id, created_at, written_at, status, channel, currency, amount_minor,
-    final, next_check_at, revision, record)
-  VALUES ($1, $2, ${createdAt}, ${c.written_at}, ${c.status}, ${c.channel}, ${c.currency}, ${c.amount_minor},
-    ${c.final}, ${c.next_check_at}, 1, ${c.record})
+  ${insertPayoutSql(['$1', '$2'], createdAt, c.placeholders)}
   ON CONFLICT (merchant_id, reference_id) DO NOTHING
   RETURNING merchant_id
 )${shown ? logged(c.record, c.written_at, 'inserted') : ''}${audit.length > 0 ? audited(v, audit, 'inserted') : ''}
@@ -122,9 +118,7 @@ export function updateStatement(
   const revision = v.add(keys.revision);
   const text = `
 WITH updated AS (
-  UPDATE payouts SET written_at = ${c.written_at}, status = ${c.status}, channel = ${c.channel},
-    currency = ${c.currency}, amount_minor = ${c.amount_minor}, final = ${c.final},
-    next_check_at = ${c.next_check_at}, record = ${c.record}, revision = revision + 1
+  UPDATE payouts SET ${updatePayoutSet(c.placeholders)}
   WHERE merchant_id = $1 AND reference_id = $2 AND revision = ${revision}
   RETURNING merchant_id, reference_id
 )${extra.release ? released(v, extra.release, 'updated') : ''}${

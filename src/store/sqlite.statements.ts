@@ -12,8 +12,12 @@ import {
   WRITTEN_SINCE,
 } from './shared.statements';
 import { ENQUEUE } from '../database/relay-jobs.statements';
+import { insertPayoutSql, updatePayoutSet, WRITTEN_COLUMNS } from './payout.row';
 
 // The embedded store's statements, prepared once when the store opens.
+
+/** A `?` for each written column. */
+const WRITTEN = WRITTEN_COLUMNS.map(() => '?');
 
 export function sqliteStatements(db: Database) {
   const prepare = (sql: string): Statement => db.prepare(sql);
@@ -23,12 +27,10 @@ export function sqliteStatements(db: Database) {
     getMany: prepare(
       'SELECT reference_id, record FROM payouts WHERE merchant_id = ? AND reference_id IN (SELECT value FROM json_each(?))',
     ),
-    insert: prepare(`INSERT INTO payouts (merchant_id, reference_id, created_at, written_at, status, channel, currency,
-      amount_minor, final, next_check_at, revision, record) VALUES (@merchant_id, @reference_id, @created_at, @written_at,
-      @status, @channel, @currency, @amount_minor, @final, @next_check_at, 1, @record)`),
-    update: prepare(`UPDATE payouts SET written_at = @written_at, status = @status, channel = @channel,
-      currency = @currency, amount_minor = @amount_minor, final = @final, next_check_at = @next_check_at,
-      revision = revision + 1, record = @record WHERE merchant_id = @merchant_id AND reference_id = @reference_id`),
+    // Values: the keys, created_at, then the written columns in WRITTEN_COLUMNS order.
+    insert: prepare(insertPayoutSql(['?', '?'], '?', WRITTEN)),
+    // Values: the written columns in WRITTEN_COLUMNS order, then the keys.
+    update: prepare(`UPDATE payouts SET ${updatePayoutSet(WRITTEN)} WHERE merchant_id = ? AND reference_id = ?`),
     enqueueRelay: prepare(ENQUEUE),
     remove: prepare('DELETE FROM payouts WHERE merchant_id = ? AND reference_id = ?'),
     due: prepare(

@@ -33,6 +33,7 @@ import {
   auditCondition,
   AuditRow,
   checkpointOf,
+  columnValues,
   CheckpointRow,
   createdAtOf,
   entryOf,
@@ -178,7 +179,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
       if (!next) return { result: current };
       const { record, release } = releasing(next);
       const columns = payoutColumns(record, this.now());
-      this.q.update.run({ merchant_id: merchantId, reference_id: referenceId, ...columns });
+      this.q.update.run(...columnValues(columns), merchantId, referenceId);
       if (release) this.count(merchantId, release, -1);
       // The payout's relay commits with the write that made it final, or neither does.
       const job = relayJobOf(current, record);
@@ -464,12 +465,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   /** Inserts a new record and its audit entries; one a client sees at once (held for approval) is also logged. */
   private insertRow(record: Disbursement, audit: readonly AuditDraft[]): Disbursement | undefined {
     const columns = payoutColumns(record, this.now());
-    this.q.insert.run({
-      merchant_id: record.merchantId,
-      reference_id: record.referenceId,
-      created_at: createdAtOf(record),
-      ...columns,
-    });
+    this.q.insert.run(record.merchantId, record.referenceId, createdAtOf(record), ...columnValues(columns));
     appendAuditChain(this.q, this.opts.chainKey, record.merchantId, audit);
     return shownOnInsert(record) ? this.log(record, columns) : undefined;
   }

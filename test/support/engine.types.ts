@@ -40,6 +40,8 @@ export interface TestDatabase {
   migrate(): Promise<number[]>;
   /** Runs SQL behind the ports' back. */
   exec(sql: string): Promise<void>;
+  /** The rows a query without parameters answers, behind the ports' back, each as the driver gives it. */
+  rows(sql: string): Promise<Record<string, unknown>[]>;
   /** Closes everything opened on it and removes the database. */
   close(): Promise<void>;
 }

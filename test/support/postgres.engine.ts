@@ -39,6 +39,7 @@ async function openPostgresDatabase(): Promise<TestDatabase> {
     },
     migrate: () => migratePostgres(pools[0]),
     exec: async (sql) => void (await pools[0].query(sql)),
+    rows: async (sql) => (await pools[0].query<Record<string, unknown>>(sql)).rows,
     close: async () => {
       await Promise.all(closers.map((close) => close()));
       await Promise.all(pools.map((p) => p.end()));

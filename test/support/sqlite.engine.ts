@@ -48,6 +48,7 @@ async function openSqliteDatabase(): Promise<TestDatabase> {
     },
     migrate: async () => migrateSqlite(handle.db),
     exec: async (sql) => void handle.db.exec(sql),
+    rows: async (sql) => handle.db.prepare(sql).all() as Record<string, unknown>[],
     close: async () => {
       handle.close();
       rmSync(dir, { recursive: true, force: true });
