@@ -94,7 +94,7 @@ async function ingestRun(
     const use = usageBetween(before, await gateway.stats());
     if (streamLive) await waitUntil(() => watcher.count() - published >= load.ok, 10_000);
     // Round trips, counted apart from the measured phases: 200 creates, then 200 callbacks to them. The count
-    // includes the background work of those seconds (relay and reconciler polls, the change-log listener).
+    // includes the background work of those seconds (relay and rechecker polls, the change-log listener).
     let roundTripsPerCreate: number | undefined;
     let roundTripsPerCallback: number | undefined;
     if (countRoundTrips) {

@@ -37,9 +37,9 @@ export function buildService(parts: DomainParts): DisbursementService {
     restoreCheckMs: config.restoreCheckMs,
     rewoundAt: () => storage.rewoundAt(),
     walletBalanceCacheMs: config.walletBalanceCacheMs,
-    reconcile: {
-      unknownAfterMs: config.reconcile.unknownAfterMs,
-      pendingAfterMs: config.reconcile.pendingAfterMs,
+    recheck: {
+      unknownAfterMs: config.recheck.unknownAfterMs,
+      pendingAfterMs: config.recheck.pendingAfterMs,
       maxDelayMs: 10 * 60_000,
     },
     onFinal: (record) => {

@@ -40,7 +40,7 @@ export interface Gateway {
   port: number;
   service: DisbursementService;
   /** The status re-checker's place on the work loop (a test pauses it). */
-  reconciler: LoopEntry;
+  rechecker: LoopEntry;
   merchants: MerchantRegistry;
   logger: Logger;
   /** Every secret the gateway knows; none may appear in a response or a log line. */
@@ -269,7 +269,7 @@ async function startGateway(
       url: `http://127.0.0.1:${listening.port}`,
       port: listening.port,
       service,
-      reconciler: checks.reconciler,
+      rechecker: checks.rechecker,
       merchants,
       logger,
       secrets,

@@ -1,6 +1,6 @@
 import { MerchantRegistry } from './auth/merchant.registry';
 import { Config } from './config';
-import { Reconciler } from './disbursements/disbursement.reconciler';
+import { StatusRechecker } from './disbursements/disbursement.rechecker';
 import { DisbursementStore } from './disbursements/disbursement.ports';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { ReconciliationRunner } from './disbursements/reconciliation.runner';
@@ -71,7 +71,7 @@ export interface StatusCheckParts {
 
 export interface StatusChecks {
   /** The status re-checker's place on the loop (a test pauses it). */
-  reconciler: LoopEntry;
+  rechecker: LoopEntry;
   /** Runs no more rounds of either; each round under way ends first. */
   close(): Promise<void>;
 }
@@ -86,11 +86,11 @@ export function startStatusChecks(parts: StatusCheckParts): StatusChecks {
   // Lines a database outage repeats on every round: each at most five a minute (docs/operations.md).
   const roundFailed = repeatedLine(logger, 'error', 'reconciler round failed');
   const stepFailed = repeatedLine(logger, 'error', 'reconciliation run step failed');
-  const reconciler = new Reconciler({
+  const rechecker = new StatusRechecker({
     service: {
       lease: (record, until) => service.lease(record, until),
       // A scheduled payout's send runs long after its create: a new trace, linked to the create's.
-      reconcile: (merchant, record) =>
+      recheck: (merchant, record) =>
         record.status === 'SCHEDULED'
           ? traced(
               'scheduled send',
@@ -100,26 +100,26 @@ export function startStatusChecks(parts: StatusCheckParts): StatusChecks {
                 links: linksTo(record.traceparent),
                 attributes: { 'merchant.id': merchant.id, 'payout.reference_id': record.referenceId },
               },
-              () => service.reconcile(merchant, record),
+              () => service.recheck(merchant, record),
             )
-          : service.reconcile(merchant, record),
+          : service.recheck(merchant, record),
     },
     store: parts.store,
     merchantById,
-    intervalMs: config.reconcile.intervalMs,
+    intervalMs: config.recheck.intervalMs,
     onError: (error) => roundFailed({ err: error }),
-    onBacklog: (due) => parts.metrics.reconcilerBacklog.set(due),
+    onBacklog: (due) => parts.metrics.recheckBacklog.set(due),
   });
   const runner = new ReconciliationRunner({
     ...service.reconciliation,
     merchantById,
-    intervalMs: config.reconcile.intervalMs,
+    intervalMs: config.recheck.intervalMs,
     onError: (error) => stepFailed({ err: error }),
   });
-  const checks = loop.add(reconciler, config.reconcile.intervalMs);
-  const runs = loop.add(runner, config.reconcile.intervalMs);
+  const checks = loop.add(rechecker, config.recheck.intervalMs);
+  const runs = loop.add(runner, config.recheck.intervalMs);
   return {
-    reconciler: checks,
+    rechecker: checks,
     async close() {
       await checks.stop();
       await runs.stop();

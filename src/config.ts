@@ -185,10 +185,10 @@ const storage = {
   ),
 };
 
-const reconcileAndRelay = {
+const rechecksAndRelays = {
   RECONCILE_INTERVAL_MS: doc(
     z.coerce.number().int().min(10).default(1000),
-    'how often the reconciler looks for payouts due a status check',
+    'how often the status rechecker looks for payouts due a status check, and reconciliation runs take their next step',
   ),
   RECONCILE_UNKNOWN_AFTER_MS: doc(
     z.coerce.number().int().min(1).default(2000),
@@ -353,7 +353,7 @@ export const SETTINGS = {
   'Clients and access': access,
   'Payout controls': controls,
   'Storage and replicas': storage,
-  'Reconciliation and relays': reconcileAndRelay,
+  'Status rechecks and relays': rechecksAndRelays,
   'Audit trail': audit,
   'Traces and trusted documents': operations,
   'The embedded sandbox': sandbox,
@@ -365,7 +365,7 @@ const envSchema = z.object({
   ...access,
   ...controls,
   ...storage,
-  ...reconcileAndRelay,
+  ...rechecksAndRelays,
   ...audit,
   ...operations,
   ...sandbox,
@@ -479,7 +479,7 @@ function toConfig(e: z.infer<typeof envSchema>) {
     eventRetentionSeconds: e.EVENT_RETENTION_SECONDS,
     logLevel: e.LOG_LEVEL,
     audit: { signingKey: e.AUDIT_SIGNING_KEY, checkpointSeconds: e.AUDIT_CHECKPOINT_SECONDS },
-    reconcile: {
+    recheck: {
       intervalMs: e.RECONCILE_INTERVAL_MS,
       unknownAfterMs: e.RECONCILE_UNKNOWN_AFTER_MS,
       pendingAfterMs: e.RECONCILE_PENDING_AFTER_MS,

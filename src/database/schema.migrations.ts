@@ -21,7 +21,7 @@ CREATE TABLE payouts (
   currency TEXT NOT NULL,
   amount_minor ${bigint} NOT NULL,    -- the amount in cents, summed exactly by statements
   final INTEGER NOT NULL,             -- 1 once SUCCESSFUL, FAILED or CANCELLED
-  next_check_at ${bigint},            -- ms: when the reconciler should ask the provider next
+  next_check_at ${bigint},            -- ms: when the rechecker should ask the provider next
   revision ${bigint} NOT NULL,        -- grows with every write: a write lands only on the revision it read
   record TEXT NOT NULL,
   PRIMARY KEY (merchant_id, reference_id)

@@ -10,7 +10,7 @@ import { Actor } from './payout.controls';
  * then the provider's PENDING.
  */
 
-/** A new claim held for approval: nothing is sent; the reconciler looks at it again when it expires. */
+/** A new claim held for approval: nothing is sent; the rechecker looks at it again when it expires. */
 export function heldForApproval(
   claim: Disbursement,
   actor: Actor,

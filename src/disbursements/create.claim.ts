@@ -195,7 +195,7 @@ async function adoptUnclaimed(
 /**
  * An earlier attempt's outcome is unknown: ask the provider before anything is sent again. Its "not
  * found" is trusted only once RESEND_AFTER_SECONDS have passed since that attempt could have left:
- * before then the answer stays OUTCOME_UNKNOWN and the reconciler keeps asking.
+ * before then the answer stays OUTCOME_UNKNOWN and the rechecker keeps asking.
  */
 async function takeOverUnknown(
   ctx: DomainContext,

@@ -3,7 +3,7 @@ import { outcomeUnknown, referenceConflict, upstreamUnavailable } from './disbur
 import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { contentDiffers } from './disbursement.record';
-import { ReconcilePolicy } from './disbursement.checks';
+import { CheckPolicy } from './disbursement.checks';
 import { recordAnswered, recordUnknown, releaseClaim } from './create.settle';
 import { becomeProviders } from './create.recovery';
 
@@ -12,7 +12,7 @@ import { becomeProviders } from './create.recovery';
  * an older copy of the file) less than RESTORE_CHECK_SECONDS ago, so a referenceId it does not know
  * is no proof that the payout was never sent. Table-driven in test/disbursements/disbursement.rewind.test.ts.
  */
-export function mustAskFirst(rewoundAt: number | undefined, now: number, policy: ReconcilePolicy): boolean {
+export function mustAskFirst(rewoundAt: number | undefined, now: number, policy: CheckPolicy): boolean {
   return rewoundAt !== undefined && now < rewoundAt + policy.restoreCheckMs;
 }
 
@@ -20,14 +20,14 @@ export function mustAskFirst(rewoundAt: number | undefined, now: number, policy:
  * After a rewind, the provider's "not found" means "never received" only once RESEND_AFTER_SECONDS have
  * passed since the rewind: a create the lost history sent just before may still be on its way in.
  */
-export function notFoundTrustedAfterRewind(rewoundAt: number, now: number, policy: ReconcilePolicy): boolean {
+export function notFoundTrustedAfterRewind(rewoundAt: number, now: number, policy: CheckPolicy): boolean {
   return now >= rewoundAt + policy.resendAfterMs;
 }
 
 /**
  * The create protocol's first step after the database went back in time: before a claim's send leaves,
  * check-status. The provider has it → its record is the answer (or REFERENCE_CONFLICT when it is another
- * payout); it may still be taking it in → UNKNOWN, kept and reconciled, never sent now; it cannot be
+ * payout); it may still be taking it in → UNKNOWN, kept and rechecked, never sent now; it cannot be
  * asked → nothing is sent and the claim is released. Answers undefined when the send may go ahead.
  */
 export async function askBeforeSend(

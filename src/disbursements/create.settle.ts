@@ -37,12 +37,12 @@ export async function recordAnswered(
     if (stored) return stored;
   } catch {
     // The provider has the payout but it could not be recorded: the claim stays "sending",
-    // and the reconciler finds it as a stale claim once the store answers again.
+    // and the rechecker finds it as a stale claim once the store answers again.
   }
   throw outcomeUnknown(referenceId);
 }
 
-/** UNKNOWN: nobody can tell whether the provider took the payout; the reconciler asks later. */
+/** UNKNOWN: nobody can tell whether the provider took the payout; the rechecker asks later. */
 export async function recordUnknown(
   ctx: DomainContext,
   merchant: Merchant,

@@ -1,5 +1,5 @@
 import { Disbursement, EventSource, ProviderRecord } from './disbursement.model';
-import { ReconcilePolicy, withNextCheckOnChange } from './disbursement.checks';
+import { CheckPolicy, withNextCheckOnChange } from './disbursement.checks';
 import { applyStatusUpdate } from './disbursement.status';
 
 export interface ProviderAnswer {
@@ -19,7 +19,7 @@ export function applyProviderAnswer(
   current: Disbursement,
   answer: ProviderAnswer,
   now: Date,
-  policy: ReconcilePolicy,
+  policy: CheckPolicy,
   settles = false,
 ): Disbursement | undefined {
   const next = applyStatusUpdate(current, { ...answer, at: now.toISOString() });

@@ -1,6 +1,6 @@
 import { Disbursement, isFinal } from './disbursement.model';
 
-export interface ReconcilePolicy {
+export interface CheckPolicy {
   /** First status check after an outcome became unknown; doubles with each attempt. */
   unknownAfterMs: number;
   /** How long a PENDING payout may wait for its callback before the provider is asked; doubles after. */
@@ -21,12 +21,12 @@ export interface ReconcilePolicy {
   scheduleLateLimitMs: number;
 }
 
-/** When the reconciler should next look at a record: never once final, sooner while unknown. */
-export function nextCheckAt(record: Disbursement, now: Date, policy: ReconcilePolicy): string | undefined {
+/** When the rechecker should next look at a record: never once final, sooner while unknown. */
+export function nextCheckAt(record: Disbursement, now: Date, policy: CheckPolicy): string | undefined {
   if (isFinal(record.status)) return undefined;
-  // Awaiting approval: nothing to ask the provider; the reconciler comes back when the approval expires.
+  // Awaiting approval: nothing to ask the provider; the rechecker comes back when the approval expires.
   if (record.status === 'AWAITING_APPROVAL') return record.approval?.expiresAt;
-  // Scheduled: nothing to ask either; the reconciler's due loop sends it at its time.
+  // Scheduled: nothing to ask either; the rechecker's due loop sends it at its time.
   if (record.status === 'SCHEDULED') return record.sendAt;
   const base = record.sending
     ? policy.staleClaimMs
@@ -38,17 +38,17 @@ export function nextCheckAt(record: Disbursement, now: Date, policy: ReconcilePo
 }
 
 /** The record with its next check set from its (new) state. */
-export function withNextCheck(record: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
+export function withNextCheck(record: Disbursement, now: Date, policy: CheckPolicy): Disbursement {
   return { ...record, nextCheckAt: nextCheckAt(record, now, policy) };
 }
 
 /** Older than any create may take: a claim this old that still says "sending" belongs to a dead process. */
-export function isStale(record: Disbursement, now: Date, policy: ReconcilePolicy): boolean {
+export function isStale(record: Disbursement, now: Date, policy: CheckPolicy): boolean {
   return now.getTime() - Date.parse(record.updatedAt) > policy.staleClaimMs;
 }
 
-/** A create may still be under way: its own answer settles the record, not the reconciler. */
-export function stillSending(record: Disbursement, now: Date, policy: ReconcilePolicy): boolean {
+/** A create may still be under way: its own answer settles the record, not the rechecker. */
+export function stillSending(record: Disbursement, now: Date, policy: CheckPolicy): boolean {
   return record.sending && !isStale(record, now, policy);
 }
 
@@ -58,13 +58,13 @@ export function stillSending(record: Disbursement, now: Date, policy: ReconcileP
  * UNKNOWN). A claim still marked sending may leave until it goes stale: its call starts right after
  * the claim and is aborted at UPSTREAM_TIMEOUT_MS, half the stale time.
  */
-export function lastDeparture(record: Disbursement, policy: ReconcilePolicy): number | undefined {
+export function lastDeparture(record: Disbursement, policy: CheckPolicy): number | undefined {
   if (record.sentAt === undefined || record.status !== 'UNKNOWN') return undefined;
   return Date.parse(record.sentAt) + (record.sending ? policy.staleClaimMs : 0);
 }
 
 /** When a provider "not found" starts to mean "never received" (ms); undefined: it already does. */
-export function resendableAt(record: Disbursement, policy: ReconcilePolicy): number | undefined {
+export function resendableAt(record: Disbursement, policy: CheckPolicy): number | undefined {
   const left = lastDeparture(record, policy);
   return left === undefined ? undefined : left + policy.resendAfterMs;
 }
@@ -74,13 +74,13 @@ export function resendableAt(record: Disbursement, policy: ReconcilePolicy): num
  * send could have left (at the edge, it has). Until then the first send may still be on its way in,
  * and a second one could pay twice.
  */
-export function notFoundMeansNeverReceived(record: Disbursement, now: Date, policy: ReconcilePolicy): boolean {
+export function notFoundMeansNeverReceived(record: Disbursement, now: Date, policy: CheckPolicy): boolean {
   const at = resendableAt(record, policy);
   return at === undefined || now.getTime() >= at;
 }
 
 /** A claim whose process is gone ends: `sending` goes, and `sentAt` becomes the latest moment its send could have left. */
-export function claimEnded(current: Disbursement, policy: ReconcilePolicy): Disbursement {
+export function claimEnded(current: Disbursement, policy: CheckPolicy): Disbursement {
   if (!current.sending) return current;
   const left = lastDeparture(current, policy);
   return { ...current, sending: false, ...(left !== undefined && { sentAt: new Date(left).toISOString() }) };
@@ -90,7 +90,7 @@ export function claimEnded(current: Disbursement, policy: ReconcilePolicy): Disb
  * The provider does not have it yet, but its last send may still be on its way in: check again, a
  * little later each time, and at the latest when "not found" becomes trustworthy.
  */
-export function notFoundYet(current: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
+export function notFoundYet(current: Disbursement, now: Date, policy: CheckPolicy): Disbursement {
   const ended = claimEnded(current, policy);
   const next = withNextCheck({ ...ended, checkAttempts: current.checkAttempts + 1 }, now, policy);
   const trusted = resendableAt(next, policy);
@@ -103,7 +103,7 @@ export function withNextCheckOnChange(
   current: Disbursement,
   next: Disbursement,
   now: Date,
-  policy: ReconcilePolicy,
+  policy: CheckPolicy,
 ): Disbursement {
   if (next.status === current.status && next.sending === current.sending) return next;
   return withNextCheck({ ...next, checkAttempts: 0 }, now, policy);

@@ -1,7 +1,7 @@
 import { Disbursement, EventSource, ProviderRecord } from './disbursement.model';
 import { DisbursementEvents, DisbursementStore, ProviderPort } from './disbursement.ports';
 import { applyProviderAnswer } from './disbursement.answer';
-import { ReconcilePolicy } from './disbursement.checks';
+import { CheckPolicy } from './disbursement.checks';
 import { RecordWriter } from './disbursement.writer';
 import { ControlEvent } from './payout.controls';
 import { AuditRule } from './disbursement.ports';
@@ -14,7 +14,7 @@ export interface DomainContext {
   events: DisbursementEvents;
   provider: ProviderPort;
   writer: RecordWriter;
-  policy: ReconcilePolicy;
+  policy: CheckPolicy;
   now: () => Date;
   /** The IANA zone whose calendar day the daily limits count. */
   dayTimeZone: string;

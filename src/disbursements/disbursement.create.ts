@@ -120,7 +120,7 @@ export class CreateDisbursement {
 
   /**
    * Shutdown: lets creates in flight finish for up to `graceMs`, then answers the rest OUTCOME_UNKNOWN.
-   * Their claims stay as they are ("sending", UNKNOWN): the reconciler of a live replica, or of the next
+   * Their claims stay as they are ("sending", UNKNOWN): the rechecker of a live replica, or of the next
    * process, settles them once they are stale, so nothing is ever sent twice.
    */
   async drain(graceMs: number): Promise<void> {

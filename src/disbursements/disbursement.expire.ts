@@ -5,8 +5,8 @@ import { Merchant } from './disbursement.ports';
 import { decided } from './audit.rules';
 
 /**
- * The reconciler's step for a payout awaiting approval (due when its approval expires): CANCELLED
- * once expired, never sent. Before that (the reconciler leased it early) it is due at expiry again.
+ * The rechecker's step for a payout awaiting approval (due when its approval expires): CANCELLED
+ * once expired, never sent. Before that (the rechecker leased it early) it is due at expiry again.
  */
 export async function expireStep(
   ctx: DomainContext,

@@ -158,9 +158,9 @@ export interface Disbursement {
   history: StatusEvent[];
   /** webhook-ids already applied, so a redelivery changes nothing. */
   deliveryIds: string[];
-  /** When the reconciler should next ask the provider about it; unset once there is nothing to learn. */
+  /** When the rechecker should next ask the provider about it; unset once there is nothing to learn. */
   nextCheckAt?: string;
-  /** Status checks made by the reconciler so far, for its backoff. */
+  /** Status checks made by the rechecker so far, for its backoff. */
   checkAttempts: number;
   /** Deliveries of the final record to the client's own callbackUrl. */
   relay?: RelayState;

@@ -46,8 +46,9 @@ export class ProviderError extends Error {
 
 /**
  * Why a status check is made, so the provider budget can tell a create's own checks (which share the
- * creates' room) from reads that anyone may trigger: a client's refresh, the reconciler, a callback
- * to confirm, or a callback for a payout the gateway has no record of.
+ * creates' room) from reads that anyone may trigger: a client's refresh, the gateway's own checks
+ * (`'reconcile'`: the status rechecker and reconciliation runs; the value is a metrics label, so it
+ * keeps its old name), a callback to confirm, or a callback for a payout the gateway has no record of.
  */
 export type CheckPurpose = 'create' | 'refresh' | 'reconcile' | 'callback' | 'unknown-reference';
 

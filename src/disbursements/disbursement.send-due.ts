@@ -7,7 +7,7 @@ import { whenVisible } from './audit.rules';
 import { AuditAction } from './audit.entry';
 
 /**
- * The reconciler's step for a SCHEDULED payout (due at its sendAt). Becoming a claim is one
+ * The rechecker's step for a SCHEDULED payout (due at its sendAt). Becoming a claim is one
  * conditional write of the stored record, so of all replicas (and restarts) exactly one wins and
  * sends, through the create protocol's own send; its outcome is then the create's (answered, UNKNOWN,
  * or put off when the provider took nothing). Past SCHEDULE_LATE_LIMIT_SECONDS it is EXPIRED instead,

@@ -13,8 +13,8 @@ import {
   OnListening,
   ProviderPort,
 } from './disbursement.ports';
-import { reconcileStep } from './disbursement.reconciler';
-import { leased, ReconcilePolicy } from './disbursement.checks';
+import { recheckStep } from './disbursement.rechecker';
+import { leased, CheckPolicy } from './disbursement.checks';
 import { withRelayAttempt } from './disbursement.record';
 import { CallbackDelivery, CallbackOutcome, StatusUpdateOptions, StatusUpdates } from './provider-status.apply';
 import { watchMerchantUpdates } from './merchant.watch';
@@ -66,7 +66,7 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   rewoundAt?: () => number | undefined;
   /** How often a request waiting on another replica's in-flight create looks again. */
   claimPollMs?: number;
-  reconcile: Omit<ReconcilePolicy, 'staleClaimMs' | 'resendAfterMs' | 'restoreCheckMs' | 'scheduleLateLimitMs'>;
+  recheck: Omit<CheckPolicy, 'staleClaimMs' | 'resendAfterMs' | 'restoreCheckMs' | 'scheduleLateLimitMs'>;
   /** SCHEDULE_LATE_LIMIT_SECONDS in ms: how late a scheduled payout may still be sent. Default one day. */
   scheduleLateLimitMs?: number;
   /** How long one wallet balance answer is served per merchant (0: ask every time). Default 5000. */
@@ -86,9 +86,9 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
 }
 
 /**
- * The one entry to the domain for the edges (GraphQL, the callback receiver, the reconciler), each
+ * The one entry to the domain for the edges (GraphQL, the callback receiver, the rechecker), each
  * method handed to its use case: creates (disbursement.create.ts), batches (disbursement.batch.ts),
- * status updates (provider-status.apply.ts), the reconciler's step (disbursement.reconciler.ts), live
+ * status updates (provider-status.apply.ts), the rechecker's step (disbursement.rechecker.ts), live
  * status (disbursement.watch.ts), history (disbursement.history.ts) and the wallet (wallet.balance.ts).
  */
 export class DisbursementService {
@@ -112,7 +112,7 @@ export class DisbursementService {
       provider: opts.provider,
       writer: new RecordWriter(opts.store, opts.onFinal),
       policy: {
-        ...opts.reconcile,
+        ...opts.recheck,
         staleClaimMs: opts.upstreamTimeoutMs * 2,
         resendAfterMs: opts.resendAfterMs,
         restoreCheckMs: opts.restoreCheckMs ?? 0,
@@ -295,10 +295,10 @@ export class DisbursementService {
       .stored;
   }
 
-  reconcile(merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined> {
+  recheck(merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined> {
     if (record.status === 'AWAITING_APPROVAL') return expireStep(this.ctx, merchant, record);
     if (record.status === 'SCHEDULED') return sendDueStep(this.ctx, this.creates, merchant, record);
-    return reconcileStep(this.ctx, merchant, record);
+    return recheckStep(this.ctx, merchant, record);
   }
 
   /** One payout's states (disbursement.watch.ts); `onListening` is told once the subscription is live. */

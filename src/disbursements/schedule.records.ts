@@ -1,6 +1,6 @@
 import { Disbursement } from './disbursement.model';
 import { changed } from './disbursement.record';
-import { ReconcilePolicy, withNextCheck } from './disbursement.checks';
+import { CheckPolicy, withNextCheck } from './disbursement.checks';
 import { Actor } from './payout.controls';
 
 /*
@@ -14,7 +14,7 @@ export function sendsLater(sendAt: string | undefined, now: Date): sendAt is str
   return sendAt !== undefined && Date.parse(sendAt) > now.getTime();
 }
 
-/** A new claim (or one just approved) waiting for its time; the reconciler's due loop picks it up at `sendAt`. */
+/** A new claim (or one just approved) waiting for its time; the rechecker's due loop picks it up at `sendAt`. */
 export function scheduledFor(claim: Disbursement, sendAt: string, at: Date, actor?: Actor): Disbursement {
   const when = at.toISOString();
   return changed(
@@ -36,7 +36,7 @@ export function scheduledFor(claim: Disbursement, sendAt: string, at: Date, acto
 }
 
 /** Past its time by more than SCHEDULE_LATE_LIMIT_SECONDS: it may no longer be sent. */
-export function isTooLate(record: Disbursement, now: Date, policy: ReconcilePolicy): boolean {
+export function isTooLate(record: Disbursement, now: Date, policy: CheckPolicy): boolean {
   return record.sendAt !== undefined && now.getTime() > Date.parse(record.sendAt) + policy.scheduleLateLimitMs;
 }
 
@@ -47,9 +47,9 @@ export function isDue(record: Disbursement, now: Date): boolean {
 
 /**
  * Due: it becomes an ordinary create claim, sent by the at-most-once create protocol; its next check
- * is a claim's, so a process that dies mid-send leaves it to the reconciler, never unwatched.
+ * is a claim's, so a process that dies mid-send leaves it to the rechecker, never unwatched.
  */
-export function dueClaim(current: Disbursement, now: Date, policy: ReconcilePolicy): Disbursement {
+export function dueClaim(current: Disbursement, now: Date, policy: CheckPolicy): Disbursement {
   const at = now.toISOString();
   return withNextCheck({ ...current, status: 'UNKNOWN', sending: true, sentAt: at, updatedAt: at }, now, policy);
 }
@@ -95,7 +95,7 @@ export function cancelledBeforeTime(current: Disbursement, actor: Actor, at: str
  * tried a little later each time, at the latest when it would expire. Published: clients may have
  * seen it UNKNOWN meanwhile.
  */
-export function sendPutOff(current: Disbursement, why: string, now: Date, policy: ReconcilePolicy): Disbursement {
+export function sendPutOff(current: Disbursement, why: string, now: Date, policy: CheckPolicy): Disbursement {
   const at = now.toISOString();
   const delay = Math.min(policy.maxDelayMs, policy.unknownAfterMs * 2 ** Math.min(current.checkAttempts, 20));
   const expiresAt = Date.parse(current.sendAt ?? at) + policy.scheduleLateLimitMs + 1;

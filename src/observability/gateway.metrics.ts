@@ -83,9 +83,9 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly reconcilerBacklog = new Gauge({
+  readonly recheckBacklog = new Gauge({
     name: 'gateway_reconciler_backlog',
-    help: 'Payouts due for a status check in the last reconciler round (counted up to one batch of 100)',
+    help: 'Payouts due for a status check in the last rechecker round (counted up to one batch of 100)',
     registers: [this.registry],
   });
 

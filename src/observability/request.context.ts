@@ -26,7 +26,7 @@ export function currentRequestId(): string | undefined {
   return scope.getStore()?.requestId;
 }
 
-/** Hands a provider call to the operation being served; false when none collects them (the reconciler, websockets). */
+/** Hands a provider call to the operation being served; false when none collects them (the rechecker, websockets). */
 export function noteProviderCall(call: ProviderCall): boolean {
   const calls = scope.getStore()?.providerCalls;
   if (!calls) return false;

@@ -224,7 +224,7 @@ describe('an orphan (a payout first learnt from a callback)', () => {
 });
 
 describe('shutdown', () => {
-  it('answers a create still running after the grace OUTCOME_UNKNOWN and leaves its claim for the reconciler', async () => {
+  it('answers a create still running after the grace OUTCOME_UNKNOWN and leaves its claim for the rechecker', async () => {
     const d = domain();
     const request = mobileRequest();
     d.provider.script.push('hang');

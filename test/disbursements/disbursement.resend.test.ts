@@ -120,19 +120,19 @@ describe('a claim a dead replica left still "sending"', () => {
     expect({ answer, creates: s.d.provider.creates.length }).toEqual(expected);
   });
 
-  it('the reconciler keeps it, ends the claim at the latest moment it could have left, and asks again by the window’s end', async () => {
+  it('the rechecker keeps it, ends the claim at the latest moment it could have left, and asks again by the window’s end', async () => {
     const s = setup();
     await deadClaim(s);
     s.clock.at = T0 + STALE_MS + 1_000;
     const record = (await s.d.store.get(merchant.id, s.request.referenceId))!;
-    const after = await s.d.service.reconcile(merchant, record);
+    const after = await s.d.service.recheck(merchant, record);
     expect(after).toMatchObject({ status: 'UNKNOWN', sending: false, sentAt: new Date(T0 + STALE_MS).toISOString() });
     expect(Date.parse(after!.nextCheckAt!)).toBeLessThanOrEqual(T0 + STALE_MS + WINDOW_MS);
     expect(after?.history.map((h) => h.message)).not.toContain(NEVER_RECEIVED);
   });
 });
 
-describe('the reconciler after an unknown outcome', () => {
+describe('the rechecker after an unknown outcome', () => {
   it.each<[string, number, boolean]>([
     ['inside the window: asks again later, never "never received"', 10_000, false],
     ['at the edge: marked never received, no longer asked', WINDOW_MS, true],
@@ -141,7 +141,7 @@ describe('the reconciler after an unknown outcome', () => {
     await timedOut(s);
     s.clock.at = T0 + afterMs;
     const record = (await s.d.store.get(merchant.id, s.request.referenceId))!;
-    const after = await s.d.service.reconcile(merchant, record);
+    const after = await s.d.service.recheck(merchant, record);
     expect(after?.history.at(-1)?.message === NEVER_RECEIVED).toBe(neverReceived);
     if (neverReceived) expect(after?.nextCheckAt).toBeUndefined();
     else expect(Date.parse(after!.nextCheckAt!)).toBeLessThanOrEqual(T0 + WINDOW_MS);
@@ -153,11 +153,11 @@ describe('the reconciler after an unknown outcome', () => {
     await timedOut(s);
     s.clock.at = T0 + 2_000;
     const asked = (await s.d.store.get(merchant.id, s.request.referenceId))!;
-    await s.d.service.reconcile(merchant, asked);
+    await s.d.service.recheck(merchant, asked);
     s.clock.at = T0 + 3_000;
     s.d.provider.have(s.request, 'Pending');
     const again = (await s.d.store.get(merchant.id, s.request.referenceId))!;
-    expect((await s.d.service.reconcile(merchant, again))?.status).toBe('PENDING');
+    expect((await s.d.service.recheck(merchant, again))?.status).toBe('PENDING');
     expect(await answerOf(s.d.service.create(merchant, s.request))).toBe('PENDING');
     expect(s.d.provider.creates).toHaveLength(1);
   });

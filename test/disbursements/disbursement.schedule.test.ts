@@ -6,7 +6,7 @@ import { Domain, domain, merchant, mobileRequest } from '../support/domain';
 
 /**
  * Scheduled payouts on an injected clock: stored SCHEDULED with nothing sent, sent exactly once by the
- * reconciler's due step at their time (whoever else runs it), cancellable until then, EXPIRED past
+ * rechecker's due step at their time (whoever else runs it), cancellable until then, EXPIRED past
  * the late limit, and under the payout controls at both ends.
  */
 const T0 = Date.parse('2026-11-25T22:00:00Z');
@@ -29,13 +29,13 @@ function setup(): Setup {
   return { d: domain({ now: () => new Date(clock.at), scheduleLateLimitMs: LATE_MS }), clock };
 }
 
-/** One round of the reconciler's due loop, as each replica runs it: lease, then the step. */
+/** One round of the rechecker's due loop, as each replica runs it: lease, then the step. */
 async function dueRound({ d, clock }: Setup, m: Merchant = merchant): Promise<void> {
   const due = await d.store.due(new Date(clock.at), 100);
   await Promise.all(
     due.map(async (record) => {
       const taken = await d.service.lease(record, new Date(clock.at + 30_000));
-      if (taken) await d.service.reconcile(m, taken);
+      if (taken) await d.service.recheck(m, taken);
     }),
   );
 }
@@ -82,13 +82,13 @@ describe('a payout with a sendAt later than now', () => {
     ]);
   });
 
-  it('two reconcile steps racing on the same due record send it once', async () => {
+  it('two recheck steps racing on the same due record send it once', async () => {
     const s = setup();
     const request = scheduledRequest(T0 + 1_000);
     await s.d.service.create(merchant, request);
     s.clock.at = T0 + 1_000;
     const record = await stored(s, request);
-    await Promise.all([s.d.service.reconcile(merchant, record), s.d.service.reconcile(merchant, record)]);
+    await Promise.all([s.d.service.recheck(merchant, record), s.d.service.recheck(merchant, record)]);
     expect(s.d.provider.creates).toHaveLength(1);
   });
 
@@ -164,7 +164,7 @@ describe('a payout with a sendAt later than now', () => {
     expect(s.d.provider.creates).toHaveLength(2);
   });
 
-  it('the process dying mid-send at its time: the reconciler finds the claim once stale, and never resends it', async () => {
+  it('the process dying mid-send at its time: the rechecker finds the claim once stale, and never resends it', async () => {
     const s = setup();
     const request = scheduledRequest(T0 + 1_000);
     await s.d.service.create(merchant, request);

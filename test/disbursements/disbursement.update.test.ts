@@ -135,13 +135,13 @@ describe('callbacks for a referenceId the gateway has no record of', () => {
   });
 });
 
-describe('the reconciler’s step', () => {
+describe('the rechecker’s step', () => {
   it('stops asking about a payout the provider says it never received', async () => {
     const d = domain();
     const request = await pendingPayout(d);
     d.provider.ledger.delete(request.referenceId);
     const record = (await d.store.get(merchant.id, request.referenceId))!;
-    const after = await d.service.reconcile(merchant, record);
+    const after = await d.service.recheck(merchant, record);
     expect(after?.nextCheckAt).toBeUndefined();
   });
 });

@@ -202,15 +202,15 @@ describe('approval by a second person', () => {
     expect(d.provider.creates).toHaveLength(0);
   });
 
-  it('expires after approvalTtlSeconds through the reconciler: CANCELLED, never sent, and saying so', async () => {
+  it('expires after approvalTtlSeconds through the rechecker: CANCELLED, never sent, and saying so', async () => {
     const request = await held();
     const before = await stored(request);
     expect(before?.nextCheckAt).toBe('2026-11-22T10:01:00.000Z');
-    // A reconciler that looks early changes nothing a client sees.
-    await d.service.reconcile(controlled, before as Disbursement);
+    // A rechecker that looks early changes nothing a client sees.
+    await d.service.recheck(controlled, before as Disbursement);
     expect((await stored(request))?.status).toBe('AWAITING_APPROVAL');
     clock = new Date('2026-11-22T10:01:00Z');
-    const expired = await d.service.reconcile(controlled, (await stored(request)) as Disbursement);
+    const expired = await d.service.recheck(controlled, (await stored(request)) as Disbursement);
     expect(expired).toMatchObject({ status: 'CANCELLED', approval: { decision: 'EXPIRED' }, nextCheckAt: undefined });
     expect(expired?.message).toMatch(/expired/i);
     expect(await attempt(d.service.approve(controlled, request.referenceId, bob))).toMatchObject({
@@ -220,7 +220,7 @@ describe('approval by a second person', () => {
     expect(d.provider.checks).toHaveLength(0);
   });
 
-  it('an approval after the expiry but before the reconciler is INVALID_STATE, and expires it', async () => {
+  it('an approval after the expiry but before the rechecker is INVALID_STATE, and expires it', async () => {
     const request = await held();
     clock = new Date('2026-11-22T10:05:00Z');
     expect(await attempt(d.service.approve(controlled, request.referenceId, bob))).toMatchObject({

@@ -53,7 +53,7 @@ describe('a provider slow to take a create in, that pays a repeated referenceId 
     expect(paidOf(ref)).toBe(1);
   });
 
-  it('receives one create when the client retries only after the reconciler asked and heard "not found"', async () => {
+  it('receives one create when the client retries only after the rechecker asked and heard "not found"', async () => {
     stack.sandbox.setFaults({ intakeMs: 2500, payDuplicates: true });
     const input = mobileInput();
     const ref = input.referenceId as string;

@@ -64,7 +64,7 @@ async function payoutOn(on: GatewayProcess, referenceId: string): Promise<Payout
   return answer.data?.disbursement ?? undefined;
 }
 
-/** Waits until the payout's status is one of `statuses` (the reconciler and callbacks move it). */
+/** Waits until the payout's status is one of `statuses` (the rechecker and callbacks move it). */
 const reaches = (on: GatewayProcess, referenceId: string, statuses: string[]) =>
   eventually(async () => {
     const payout = await payoutOn(on, referenceId);

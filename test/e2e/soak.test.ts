@@ -97,7 +97,7 @@ describe.each([
     let retries = 0;
     let next = 0;
 
-    /** Odd-numbered clients never retry an unknown outcome: the reconciler alone settles theirs. */
+    /** Odd-numbered clients never retry an unknown outcome: the rechecker alone settles theirs. */
     async function pay(input: Record<string, unknown>, index: number): Promise<void> {
       const ref = input.referenceId as string;
       for (let attempt = 0; attempt < 10; attempt += 1) {
@@ -150,7 +150,7 @@ describe.each([
         last = await readAll();
         return last.every((row, i) => ended(row, refs[i])) ? last : undefined;
       },
-      // A bound, not a speed claim: on a machine loaded by other suites the reconciler needs longer.
+      // A bound, not a speed claim: on a machine loaded by other suites the rechecker needs longer.
       240,
       500,
     ).catch((error: unknown) => {

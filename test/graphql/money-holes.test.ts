@@ -172,7 +172,7 @@ describe('phantom callbacks', () => {
         expect(await post(stack.gateway.callbackUrl('default'), callbackBody(id, 'Pending'), stack.webhookSecret)).toBe(
           200,
         );
-      // Several reconciler rounds later, still at most one check each.
+      // Several rechecker rounds later, still at most one check each.
       await new Promise((r) => setTimeout(r, 600));
       expect(stack.sandbox.stats().statusRequests - before).toBeLessThanOrEqual(ids.length);
       expect(await read(stack.graphqlUrl, ids[0])).toBeNull();

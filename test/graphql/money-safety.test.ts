@@ -46,7 +46,7 @@ describe('unknown outcomes', () => {
   let stack: Stack;
   beforeAll(async () => {
     // The provider is slower than the gateway's patience; callbacks never reach the gateway,
-    // so only status checks (the client's retry, or the reconciler) can settle a payout.
+    // so only status checks (the client's retry, or the rechecker) can settle a payout.
     stack = await startStack({
       env: {
         UPSTREAM_TIMEOUT_MS: '300',
@@ -60,8 +60,8 @@ describe('unknown outcomes', () => {
   });
   afterAll(() => stack.close());
 
-  it('answers OUTCOME_UNKNOWN to a create that times out, keeps it UNKNOWN (never FAILED), and a retry reconciles without a second create', async () => {
-    await stack.gateway.reconciler.stop(); // this case shows the client's own retry
+  it('answers OUTCOME_UNKNOWN to a create that times out, keeps it UNKNOWN (never FAILED), and a retry settles it without a second create', async () => {
+    await stack.gateway.rechecker.stop(); // this case shows the client's own retry
     try {
       const input = mobileInput({ accountNumber: '260971234408' });
       const res = await gql(stack.graphqlUrl, CREATE_MOBILE, { input });
@@ -74,11 +74,11 @@ describe('unknown outcomes', () => {
       expect(['PENDING', 'SUCCESSFUL']).toContain(retry.data?.createMobileMoneyDisbursement.status);
       expect(stack.sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
     } finally {
-      stack.gateway.reconciler.start();
+      stack.gateway.rechecker.start();
     }
   });
 
-  it('lets the reconciler settle an UNKNOWN payout by itself, publishing each change', async () => {
+  it('lets the rechecker settle an UNKNOWN payout by itself, publishing each change', async () => {
     const input = mobileInput({ accountNumber: '260971234408' });
     const res = await gql(stack.graphqlUrl, CREATE_MOBILE, { input });
     expect(res.errors?.[0].extensions?.code).toBe('OUTCOME_UNKNOWN');
@@ -107,7 +107,7 @@ describe('unknown outcomes', () => {
     ['a reset after sending', { resetRate: 1 }],
     ['a malformed 2xx', { malformedRate: 1 }],
     ['a slow body', { slowBodyRate: 1 }],
-  ])('answers OUTCOME_UNKNOWN to %s and the payout is reconciled, sent once', async (_name, faults) => {
+  ])('answers OUTCOME_UNKNOWN to %s and the payout is settled, sent once', async (_name, faults) => {
     stack.sandbox.setFaults(faults);
     const input = mobileInput();
     let res;

@@ -1,6 +1,6 @@
 import { fingerprint } from '../../src/disbursements/disbursement.fingerprint';
 import { Disbursement, MobileMoneyRequest } from '../../src/disbursements/disbursement.model';
-import { Reconciler } from '../../src/disbursements/disbursement.reconciler';
+import { StatusRechecker } from '../../src/disbursements/disbursement.rechecker';
 import { DisbursementService } from '../../src/disbursements/disbursement.service';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { createLogger } from '../../src/observability/pino.logger';
@@ -49,7 +49,7 @@ beforeEach(() => {
     provider: upstream,
     upstreamTimeoutMs: TIMEOUT_MS,
     resendAfterMs: RESEND_AFTER_MS,
-    reconcile: { unknownAfterMs: 100, pendingAfterMs: 600_000, maxDelayMs: 60_000 },
+    recheck: { unknownAfterMs: 100, pendingAfterMs: 600_000, maxDelayMs: 60_000 },
   });
 });
 afterEach(() => handle.close());
@@ -121,14 +121,14 @@ describe('a claim left by a process that died', () => {
     expect(sandbox.stats().createRequestsByReferenceId[req.referenceId]).toBe(1);
   });
 
-  it('the reconciler settles it by itself, and marks one the provider never received without sending it', async () => {
+  it('the rechecker settles it by itself, and marks one the provider never received without sending it', async () => {
     const sent = request();
     await upstream.create(merchant, sent);
     await deadClaim(sent);
     const lost = request();
     await deadClaim(lost);
-    const reconciler = new Reconciler({ service, store, merchantById: () => merchant, intervalMs: 60_000 });
-    expect(await reconciler.runOnce()).toBe(2);
+    const rechecker = new StatusRechecker({ service, store, merchantById: () => merchant, intervalMs: 60_000 });
+    expect(await rechecker.checkDue()).toBe(2);
     const [found, never] = await store.getMany(merchant.id, [sent.referenceId, lost.referenceId]);
     expect(found).toMatchObject({ status: 'PENDING', sending: false });
     expect(never).toMatchObject({ status: 'UNKNOWN', sending: false });

@@ -27,7 +27,7 @@ describeEngines('retries of one payout while the provider is unreachable', (engi
       upstreamTimeoutMs: 15_000,
       resendAfterMs: 60_000,
       claimPollMs: 5,
-      reconcile: { unknownAfterMs: 1000, pendingAfterMs: 60_000, maxDelayMs: 600_000 },
+      recheck: { unknownAfterMs: 1000, pendingAfterMs: 60_000, maxDelayMs: 600_000 },
       now: () => new Date(clock),
       auditKeys: TEST_AUDIT_KEYS,
     });

@@ -178,7 +178,7 @@ export function domain(
     scheduleLateLimitMs: opts.scheduleLateLimitMs,
     rewoundAt: opts.rewoundAt,
     claimPollMs: 5,
-    reconcile: { unknownAfterMs: 1000, pendingAfterMs: 60_000, maxDelayMs: 600_000 },
+    recheck: { unknownAfterMs: 1000, pendingAfterMs: 60_000, maxDelayMs: 600_000 },
     onFinal: (r) => finals.push(r),
     onMismatch: (m) => mismatches.push(m),
     orphansPerHour: opts.orphansPerHour,

@@ -13,12 +13,12 @@ import {
 } from './disbursement.checks';
 
 /**
- * The reconciler's step for one due record: ask the provider and apply the answer.
+ * The rechecker's step for one due record: ask the provider and apply the answer.
  * A payout the provider does not have is asked about again while its last send may still be on its
  * way in (RESEND_AFTER_SECONDS); after that it is no longer checked (an UNKNOWN one says so in its
  * history): only the client's retry of the same request may send it, after asking once more.
  */
-export async function reconcileStep(
+export async function recheckStep(
   ctx: DomainContext,
   merchant: Merchant,
   record: Disbursement,
@@ -64,15 +64,15 @@ export async function reconcileStep(
   return written.stored;
 }
 
-/** What the reconciler asks to settle one due record (the service, which runs `reconcileStep`). */
-export interface ReconcileTarget {
-  reconcile(merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined>;
+/** What the rechecker asks to settle one due record (the service, which runs `recheckStep`). */
+export interface RecheckTarget {
+  recheck(merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined>;
   /** Takes a due record for this replica until `until`; undefined when another replica took it first. */
   lease(record: Disbursement, until: Date): Promise<Disbursement | undefined>;
 }
 
-export interface ReconcilerOptions {
-  service: ReconcileTarget;
+export interface RecheckerOptions {
+  service: RecheckTarget;
   store: DisbursementStore;
   merchantById: (id: string) => Merchant | undefined;
   /** How long after a round the next one runs. */
@@ -95,21 +95,21 @@ export interface ReconcilerOptions {
  * real state through check-status. Each record is leased before it is checked, so replicas
  * sharing a store do not ask about the same payout at once.
  */
-export class Reconciler {
+export class StatusRechecker {
   private readonly now: () => Date;
 
-  constructor(private readonly opts: ReconcilerOptions) {
+  constructor(private readonly opts: RecheckerOptions) {
     this.now = opts.now ?? (() => new Date());
   }
 
   /** One round, its failure reported; resolves with the delay until the next. */
   async tick(signal: AbortSignal): Promise<number> {
-    await this.runOnce(signal).catch((error: unknown) => this.opts.onError?.(error));
+    await this.checkDue(signal).catch((error: unknown) => this.opts.onError?.(error));
     return this.opts.intervalMs;
   }
 
   /** One round; returns how many records it checked. Once `signal` aborts, it checks no more. */
-  async runOnce(signal?: AbortSignal): Promise<number> {
+  async checkDue(signal?: AbortSignal): Promise<number> {
     const { store, batchSize = 100, concurrency = 8 } = this.opts;
     const due = await store.due(this.now(), batchSize);
     this.opts.onBacklog?.(due.length);
@@ -129,7 +129,7 @@ export class Reconciler {
       new Date(this.now().getTime() + (this.opts.leaseMs ?? 30_000)),
     );
     if (!current) return false;
-    await this.opts.service.reconcile(merchant, current);
+    await this.opts.service.recheck(merchant, current);
     return true;
   }
 }
