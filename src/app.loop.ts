@@ -35,7 +35,7 @@ class Entry implements LoopEntry {
   wake(delayMs = 0): void {
     if (this.stopped) return;
     this.dueAt = Math.min(this.dueAt, Date.now() + delayMs);
-    this.loop.reschedule();
+    this.loop.setTimer();
   }
 
   start(): void {
@@ -43,14 +43,14 @@ class Entry implements LoopEntry {
     this.stopped = false;
     this.abort = new AbortController();
     this.dueAt = Date.now() + this.firstInMs;
-    this.loop.reschedule();
+    this.loop.setTimer();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.dueAt = Infinity;
     this.abort.abort();
-    this.loop.reschedule();
+    this.loop.setTimer();
     await this.running;
   }
 
@@ -64,7 +64,7 @@ class Entry implements LoopEntry {
       .then((delayMs) => {
         this.running = undefined;
         if (!this.stopped) this.dueAt = Math.min(this.dueAt, Date.now() + delayMs);
-        this.loop.reschedule();
+        this.loop.setTimer();
       });
   }
 }
@@ -84,7 +84,7 @@ export class WorkLoop {
   add(work: LoopWork, firstInMs: number): LoopEntry {
     const entry = new Entry(this, work, firstInMs);
     this.entries.push(entry);
-    this.reschedule();
+    this.setTimer();
     return entry;
   }
 
@@ -97,7 +97,7 @@ export class WorkLoop {
   }
 
   /** Sets the one timer for the soonest due work that is not running already. */
-  reschedule(): void {
+  setTimer(): void {
     if (this.stopped) return;
     const at = Math.min(...this.entries.filter((entry) => !entry.running).map((entry) => entry.dueAt));
     if (this.timer && this.timerAt === at) return;
@@ -114,6 +114,6 @@ export class WorkLoop {
     this.timer = undefined;
     const now = Date.now();
     for (const entry of this.entries) if (!entry.running && entry.dueAt <= now) entry.run();
-    this.reschedule();
+    this.setTimer();
   }
 }

@@ -39,7 +39,7 @@ export interface Gateway {
   url: string;
   port: number;
   service: DisbursementService;
-  /** The status re-checker's place on the work loop (a test pauses it). */
+  /** The status rechecker's place on the work loop (a test pauses it). */
   rechecker: LoopEntry;
   merchants: MerchantRegistry;
   logger: Logger;

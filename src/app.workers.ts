@@ -70,14 +70,14 @@ export interface StatusCheckParts {
 }
 
 export interface StatusChecks {
-  /** The status re-checker's place on the loop (a test pauses it). */
+  /** The status rechecker's place on the loop (a test pauses it). */
   rechecker: LoopEntry;
   /** Runs no more rounds of either; each round under way ends first. */
   close(): Promise<void>;
 }
 
 /**
- * The status re-checker (open payouts, scheduled sends) and the reconciliation runner, each on the
+ * The status rechecker (open payouts, scheduled sends) and the reconciliation runner, each on the
  * loop every RECONCILE_INTERVAL_MS, their first rounds one interval after start.
  */
 export function startStatusChecks(parts: StatusCheckParts): StatusChecks {

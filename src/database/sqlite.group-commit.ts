@@ -38,7 +38,7 @@ export class GroupCommit {
   private readonly release: Statement;
   private readonly undo: Statement;
   private queue: Pending[] = [];
-  private scheduled = false;
+  private flushQueued = false;
 
   constructor(
     private readonly db: Database,
@@ -58,7 +58,7 @@ export class GroupCommit {
   async write<T>(work: () => T): Promise<T> {
     const outcome = await new Promise<Outcome>((settle) => {
       this.queue.push({ work, settle });
-      this.schedule();
+      this.queueFlush();
     });
     if (!outcome.ok) throw outcome.error;
     return outcome.value as T;
@@ -69,18 +69,18 @@ export class GroupCommit {
     while (this.queue.length > 0) this.flush();
   }
 
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
+  private queueFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
     setImmediate(() => {
-      this.scheduled = false;
+      this.flushQueued = false;
       this.flush();
     });
   }
 
   private flush(): void {
     const group = this.queue.splice(0, this.limit);
-    if (this.queue.length > 0) this.schedule();
+    if (this.queue.length > 0) this.queueFlush();
     if (group.length === 0) return;
     const outcomes: Outcome[] = [];
     try {
@@ -95,7 +95,7 @@ export class GroupCommit {
             // SQLite ended the whole transaction (a full disk, an I/O error): the writes before this
             // one are gone with it, those after it have not run and wait for the next group.
             this.queue.unshift(...group.slice(i + 1));
-            if (this.queue.length > 0) this.schedule();
+            if (this.queue.length > 0) this.queueFlush();
             for (const done of group.slice(0, i)) done.settle({ ok: false, error });
             pending.settle({ ok: false, error });
             return;

@@ -151,8 +151,8 @@ export interface Disbursement {
   updatedAt: string;
   /**
    * Grows by one with every change a client can see, and only then is the record published, so
-   * watchers can drop what they have already seen. Bookkeeping writes (claims, leases, check
-   * schedules, the relay audit) keep it; see disbursement.record.ts.
+   * watchers can drop what they have already seen. Bookkeeping writes (claims, leases, next checks,
+   * the relay audit) keep it; see disbursement.record.ts.
    */
   version: number;
   history: StatusEvent[];

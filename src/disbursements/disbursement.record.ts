@@ -5,7 +5,7 @@ import { Disbursement, DisbursementRequest, ProviderRecord, RelayAttempt, Status
 /**
  * Pure changes of one record. The `version` rule lives here: a change a client can see (a status,
  * a provider field, a new history entry) goes through `changed`, which bumps `version` and
- * `updatedAt` and is published; bookkeeping (claims, leases, check schedules, the relay audit,
+ * `updatedAt` and is published; bookkeeping (claims, leases, next checks, the relay audit,
  * attaching a request to a record the provider confirmed, a repeated step counted on the last
  * history entry, the audit's count of repeats) keeps `version`, and is not published.
  */

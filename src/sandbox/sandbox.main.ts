@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   });
   console.log(`Sandbox listening at ${sandbox.url}`);
   const stop = (): void => {
-    // Closing leaves nothing scheduled, so the process ends by itself.
+    // Closing leaves no timer running, so the process ends by itself.
     void sandbox.close();
   };
   process.once('SIGINT', stop);
