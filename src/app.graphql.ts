@@ -5,7 +5,7 @@ import { ClientRateLimit } from './auth/client.rate-limit';
 import { Config } from './config';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { GraphQLServing } from './graphql/gateway.context';
-import { GraphQLOperations } from './graphql/operations/operation.runner';
+import { GraphQLOperations } from './graphql/operations/operation.core';
 import { TrustedDocuments } from './graphql/operations/trusted-documents.gate';
 import { TrustedOperation } from './graphql/operations/trusted-documents.manifest';
 import { buildGatewaySchema } from './graphql/schema/gateway.schema';

@@ -55,7 +55,7 @@ class Entry implements LoopEntry {
   }
 
   /** Starts a round; wakes asked for while it runs are kept, and the sooner of them and its own answer wins. */
-  run(): void {
+  startRound(): void {
     this.dueAt = Infinity;
     this.running = this.work
       .tick(this.abort.signal)
@@ -113,7 +113,7 @@ export class WorkLoop {
   private fire(): void {
     this.timer = undefined;
     const now = Date.now();
-    for (const entry of this.entries) if (!entry.running && entry.dueAt <= now) entry.run();
+    for (const entry of this.entries) if (!entry.running && entry.dueAt <= now) entry.startRound();
     this.setTimer();
   }
 }

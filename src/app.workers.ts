@@ -3,7 +3,7 @@ import { Config } from './config';
 import { StatusRechecker } from './disbursements/disbursement.rechecker';
 import { DisbursementStore } from './disbursements/disbursement.ports';
 import { DisbursementService } from './disbursements/disbursement.service';
-import { ReconciliationRunner } from './disbursements/reconciliation.runner';
+import { ReconciliationStepper } from './disbursements/reconciliation.stepper';
 import { GatewayMetrics } from './observability/gateway.metrics';
 import { repeatedLine } from './observability/log.throttle';
 import { Logger } from './observability/pino.logger';
@@ -77,7 +77,7 @@ export interface StatusChecks {
 }
 
 /**
- * The status rechecker (open payouts, scheduled sends) and the reconciliation runner, each on the
+ * The status rechecker (open payouts, scheduled sends) and the reconciliation stepper, each on the
  * loop every RECONCILE_INTERVAL_MS, their first rounds one interval after start.
  */
 export function startStatusChecks(parts: StatusCheckParts): StatusChecks {
@@ -110,19 +110,19 @@ export function startStatusChecks(parts: StatusCheckParts): StatusChecks {
     onError: (error) => roundFailed({ err: error }),
     onBacklog: (due) => parts.metrics.recheckBacklog.set(due),
   });
-  const runner = new ReconciliationRunner({
+  const stepper = new ReconciliationStepper({
     ...service.reconciliation,
     merchantById,
     intervalMs: config.recheck.intervalMs,
     onError: (error) => stepFailed({ err: error }),
   });
   const checks = loop.add(rechecker, config.recheck.intervalMs);
-  const runs = loop.add(runner, config.recheck.intervalMs);
+  const steps = loop.add(stepper, config.recheck.intervalMs);
   return {
     rechecker: checks,
     async close() {
       await checks.stop();
-      await runs.stop();
+      await steps.stop();
     },
   };
 }

@@ -31,7 +31,7 @@ export async function payBeneficiary(
   const { beneficiaryId, referenceId, build } = payment;
   const made = await ctx.store.get(merchant.id, referenceId);
   if (made?.request && made.beneficiaryId === beneficiaryId)
-    return creates.run(merchant, build(detailsOf(made.request)), requestId, actor, { beneficiaryId });
+    return creates.create(merchant, build(detailsOf(made.request)), requestId, actor, { beneficiaryId });
   const beneficiary = await ctx.book.beneficiary(merchant.id, beneficiaryId);
   if (!beneficiary) throw noSuchBeneficiary(beneficiaryId, 'input.beneficiaryId');
   if (beneficiary.status === 'AWAITING_APPROVAL')
@@ -41,5 +41,5 @@ export async function payBeneficiary(
   const holdReason = newPayee
     ? `new payee: its account details changed at ${beneficiary.changedAt}, within newPayeeHoldSeconds`
     : undefined;
-  return creates.run(merchant, build(beneficiary.details), requestId, actor, { beneficiaryId, holdReason });
+  return creates.create(merchant, build(beneficiary.details), requestId, actor, { beneficiaryId, holdReason });
 }

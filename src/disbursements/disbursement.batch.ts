@@ -42,7 +42,7 @@ export class DisbursementBatches {
     this.now = opts.now ?? Date.now;
   }
 
-  async run(
+  async createAll(
     merchant: Merchant,
     items: readonly BatchItem[],
     requestId?: string,

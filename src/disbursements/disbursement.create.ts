@@ -38,7 +38,7 @@ export class CreateDisbursement {
   ) {}
 
   /** Concurrent identical requests in this process share one provider call and its answer. */
-  run(
+  create(
     merchant: Merchant,
     request: DisbursementRequest,
     requestId?: string,

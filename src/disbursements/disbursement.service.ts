@@ -99,7 +99,7 @@ export class DisbursementService {
   private readonly histories: DisbursementHistory;
   private readonly wallets: WalletBalances;
   private readonly sharedReads: SharedChangeReads;
-  /** What reconciliation runs work with (also handed to the ReconciliationRunner). */
+  /** What reconciliation runs work with (also handed to the ReconciliationStepper). */
   readonly reconciliation: ReconciliationParts;
   private readonly auditKeys: AuditVerifyingKeys;
   private readonly beneficiaryCtx: BeneficiaryContext;
@@ -189,7 +189,7 @@ export class DisbursementService {
 
   /** `actor`: who asks (the payout controls' requester); default the anonymous caller of open access. */
   create(merchant: Merchant, request: DisbursementRequest, requestId?: string, actor?: Actor): Promise<Disbursement> {
-    return this.creates.run(merchant, request, requestId, actor);
+    return this.creates.create(merchant, request, requestId, actor);
   }
 
   approve(merchant: Merchant, referenceId: string, actor: Actor): Promise<Disbursement> {
@@ -216,7 +216,7 @@ export class DisbursementService {
     requestId?: string,
     actor?: Actor,
   ): Promise<BatchResult[]> {
-    return this.batches.run(merchant, items, requestId, actor);
+    return this.batches.createAll(merchant, items, requestId, actor);
   }
 
   history(merchant: Merchant, request: HistoryRequest): Promise<HistoryPage> {
@@ -252,7 +252,7 @@ export class DisbursementService {
     return exportPayouts(this.ctx, this.reconciliation.records, merchant, actor, window);
   }
 
-  /** Starts a reconciliation run over a window (reconciliation.run.ts); the ReconciliationRunner moves it along. */
+  /** Starts a reconciliation run over a window (reconciliation.run.ts); the ReconciliationStepper moves it along. */
   startReconciliation(merchant: Merchant, window: StatementWindow): Promise<ReconciliationRun> {
     return startReconciliation(this.reconciliation, merchant, window);
   }

@@ -58,11 +58,11 @@ export class BreakingProvider implements ProviderPort {
   }
 
   create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord> {
-    return this.circuitsOf(merchant).create.run(() => this.inner.create(merchant, request));
+    return this.circuitsOf(merchant).create.guard(() => this.inner.create(merchant, request));
   }
 
   checkStatus(merchant: Merchant, referenceId: string): Promise<ProviderRecord | undefined> {
-    return this.circuitsOf(merchant).status.run(() => this.inner.checkStatus(merchant, referenceId));
+    return this.circuitsOf(merchant).status.guard(() => this.inner.checkStatus(merchant, referenceId));
   }
 
   /** Not behind a circuit: a balance read is cheap, sends nothing, and its failures say nothing about payouts. */

@@ -43,7 +43,8 @@ export class Circuit {
     this.bucketMs = Math.max(1, Math.floor(opts.windowMs / opts.buckets));
   }
 
-  run<T>(call: () => Promise<T>): Promise<T> {
+  /** Lets `call` through unless the circuit refuses it, and counts how it ended. */
+  guard<T>(call: () => Promise<T>): Promise<T> {
     if (this.shut) return Promise.reject(new Error('the circuit has been shut down'));
     this.roll();
     this.fires[this.newest] += 1;

@@ -35,7 +35,7 @@ describe('DisbursementBatches rules', () => {
         return recordOf(request);
       },
     });
-    const results = await batches.run(
+    const results = await batches.createAll(
       merchant,
       Array.from({ length: 50 }, (_, i) => item(i)),
     );
@@ -57,7 +57,7 @@ describe('DisbursementBatches rules', () => {
         return recordOf(request);
       },
     });
-    const first = await batches.run(merchant, [0, 1, 2, 3, 4].map(item));
+    const first = await batches.createAll(merchant, [0, 1, 2, 3, 4].map(item));
     expect(sent).toEqual(['r0', 'r1', 'r2']);
     expect(first.slice(2).map((r) => 'error' in r && [r.error.code, r.error.details.retryAfter])).toEqual([
       ['RATE_LIMITED', 30],
@@ -65,10 +65,10 @@ describe('DisbursementBatches rules', () => {
       ['RATE_LIMITED', 30],
     ]);
     now = 10_000;
-    await batches.run(merchant, [item(5)]);
+    await batches.createAll(merchant, [item(5)]);
     expect(sent).toHaveLength(3);
     now = 30_000;
-    await batches.run(merchant, [item(5)]);
+    await batches.createAll(merchant, [item(5)]);
     expect(sent).toEqual(['r0', 'r1', 'r2', 'r5']);
   });
 });

@@ -366,7 +366,7 @@ describe('daily limits', () => {
       },
       getMany: (m, ids) => d.service.getMany(m, ids),
     });
-    const results = await batches.run(controlled, items, undefined, alice);
+    const results = await batches.createAll(controlled, items, undefined, alice);
     // userDailyLimit 20000: 4000 x4 + 3000 = 19000, then 1500 is refused and 1000 still fits, then nothing.
     expect(results.map((r) => ('record' in r ? r.record.status : r.error.code))).toEqual([
       'PENDING',

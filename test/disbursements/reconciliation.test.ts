@@ -1,6 +1,6 @@
 import { Disbursement } from '../../src/disbursements/disbursement.model';
 import { Merchant, ProviderError } from '../../src/disbursements/disbursement.ports';
-import { ReconciliationRunner } from '../../src/disbursements/reconciliation.runner';
+import { ReconciliationStepper } from '../../src/disbursements/reconciliation.stepper';
 import { Domain, domain, merchant, mobileRequest } from '../support/domain';
 
 const T0 = Date.parse('2026-11-25T10:00:00Z');
@@ -8,22 +8,22 @@ const T0 = Date.parse('2026-11-25T10:00:00Z');
 function setup() {
   const clock = { at: T0 };
   const d = domain({ now: () => new Date(clock.at) });
-  const runner = new ReconciliationRunner({
+  const stepper = new ReconciliationStepper({
     ...d.service.reconciliation,
     merchantById: (id) => (id === merchant.id ? merchant : undefined),
     intervalMs: 60_000,
   });
-  return { d, clock, runner };
+  return { d, clock, stepper };
 }
 
 const window = (fromMs: number, toMs: number) => ({ from: new Date(fromMs), to: new Date(toMs) });
 
-/** Steps the runner until the run ends. */
-async function finish(d: Domain, runner: ReconciliationRunner, id: string, m: Merchant = merchant) {
+/** Steps the stepper until the run ends. */
+async function finish(d: Domain, stepper: ReconciliationStepper, id: string, m: Merchant = merchant) {
   for (let i = 0; i < 100; i += 1) {
     const found = await d.service.reconciliationRun(m, id);
     if (found && found.run.state !== 'RUNNING') return found;
-    await runner.runOnce();
+    await stepper.stepOne();
   }
   throw new Error('the run did not end');
 }
@@ -59,12 +59,12 @@ describe('a reconciliation run compares each payout of the window with the provi
       'PENDING',
     ],
   ])('%s', async (_name, change, discrepancy, status) => {
-    const { d, clock, runner } = setup();
+    const { d, clock, stepper } = setup();
     const record = await pending(d);
     change(d, record);
     clock.at += 1000;
     const run = await d.service.startReconciliation(merchant, window(T0 - 1000, T0 + 1000));
-    const { run: done, discrepancies } = await finish(d, runner, run.id);
+    const { run: done, discrepancies } = await finish(d, stepper, run.id);
     expect(done).toMatchObject({ state: 'DONE', total: 1, checked: 1 });
     expect(discrepancies).toEqual(discrepancy ? [{ referenceId: record.referenceId, ...discrepancy }] : []);
     const after = (await d.store.get(merchant.id, record.referenceId))!;
@@ -78,14 +78,14 @@ describe('a reconciliation run compares each payout of the window with the provi
   });
 
   it('a final gateway status the provider contradicts is reported, never overwritten', async () => {
-    const { d, clock, runner } = setup();
+    const { d, clock, stepper } = setup();
     const record = await pending(d);
     d.provider.settle(record.referenceId, 'Successful');
     await d.service.applyCallback(merchant, d.provider.ledger.get(record.referenceId)!, { verified: true });
     d.provider.settle(record.referenceId, 'Failed');
     clock.at += 1000;
     const run = await d.service.startReconciliation(merchant, window(T0 - 1000, T0 + 1000));
-    const { discrepancies } = await finish(d, runner, run.id);
+    const { discrepancies } = await finish(d, stepper, run.id);
     expect(discrepancies).toEqual([
       {
         referenceId: record.referenceId,
@@ -113,21 +113,21 @@ describe('a reconciliation run compares each payout of the window with the provi
   });
 
   it('checks every payout once across steps, waiting out a provider that may not be asked now', async () => {
-    const { d, clock, runner } = setup();
+    const { d, clock, stepper } = setup();
     for (let i = 0; i < 30; i += 1) await pending(d);
     clock.at += 1000;
     const run = await d.service.startReconciliation(merchant, window(T0 - 1000, T0 + 1000));
-    await runner.runOnce();
+    await stepper.stepOne();
     let progress = (await d.service.reconciliationRun(merchant, run.id))!.run;
     expect(progress).toMatchObject({ state: 'RUNNING', total: 30, checked: 25 });
     // The provider budget holds reads back: the run waits, loses nothing and repeats nothing.
     d.provider.checkFailure = new ProviderError('rate-limited', 'Not sent: budget', { retryAfter: 1 });
-    await runner.runOnce();
+    await stepper.stepOne();
     progress = (await d.service.reconciliationRun(merchant, run.id))!.run;
     expect(progress).toMatchObject({ state: 'RUNNING', checked: 25 });
     d.provider.checkFailure = undefined;
     const checksBefore = d.provider.checks.length;
-    const { run: done } = await finish(d, runner, run.id);
+    const { run: done } = await finish(d, stepper, run.id);
     expect(done).toMatchObject({ state: 'DONE', checked: 30 });
     expect(d.provider.checks.length - checksBefore).toBe(5);
   });
@@ -135,10 +135,10 @@ describe('a reconciliation run compares each payout of the window with the provi
 
 describe('the balance check', () => {
   it('explains the wallet by the payouts accepted and refunded between two readings; the rest is unexplained', async () => {
-    const { d, clock, runner } = setup();
+    const { d, clock, stepper } = setup();
     d.provider.wallet = { amount: '1000', currency: 'ZMW' };
     const first = await d.service.startReconciliation(merchant, window(T0 - 1000, T0));
-    const opened = await finish(d, runner, first.id);
+    const opened = await finish(d, stepper, first.id);
     expect(opened.run.balance).toMatchObject({ opening: '1000.00', closing: '1000.00', explained: '0.00' });
 
     clock.at += 1000;
@@ -150,7 +150,7 @@ describe('the balance check', () => {
     d.provider.wallet = { amount: '800', currency: 'ZMW' };
     clock.at += 1000;
     const second = await d.service.startReconciliation(merchant, window(T0, T0 + 5000));
-    const { run } = await finish(d, runner, second.id);
+    const { run } = await finish(d, stepper, second.id);
     expect(run.balance).toEqual({
       currency: 'ZMW',
       opening: '1000.00',

@@ -26,13 +26,13 @@ const succeed = () => Promise.resolve('ok');
 describe('Circuit (opossum rules, no per-call timers)', () => {
   it('stays closed below the volume threshold, opens above the failure share, and refuses without calling', async () => {
     const { c, states } = circuit();
-    for (let i = 0; i < 3; i += 1) await expect(c.run(fail)).rejects.toBeInstanceOf(Unwell);
+    for (let i = 0; i < 3; i += 1) await expect(c.guard(fail)).rejects.toBeInstanceOf(Unwell);
     expect(states).toEqual([]);
-    await expect(c.run(fail)).rejects.toBeInstanceOf(Unwell);
+    await expect(c.guard(fail)).rejects.toBeInstanceOf(Unwell);
     expect(states).toEqual(['open']);
     let called = false;
     await expect(
-      c.run(() => {
+      c.guard(() => {
         called = true;
         return succeed();
       }),
@@ -43,28 +43,28 @@ describe('Circuit (opossum rules, no per-call timers)', () => {
 
   it('does not count a refusal that says nothing of the callee, and a share at the threshold does not open', async () => {
     const { c, states } = circuit();
-    for (let i = 0; i < 6; i += 1) await expect(c.run(() => Promise.reject(new Error('400')))).rejects.toThrow('400');
-    await expect(c.run(succeed)).resolves.toBe('ok');
-    await expect(c.run(succeed)).resolves.toBe('ok');
+    for (let i = 0; i < 6; i += 1) await expect(c.guard(() => Promise.reject(new Error('400')))).rejects.toThrow('400');
+    await expect(c.guard(succeed)).resolves.toBe('ok');
+    await expect(c.guard(succeed)).resolves.toBe('ok');
     expect(states).toEqual([]);
     c.shutdown();
   });
 
   it('half-opens after the reset time: one trial, refused others; success closes, failure opens again', async () => {
     const { c, states } = circuit(30);
-    for (let i = 0; i < 4; i += 1) await c.run(fail).catch(() => undefined);
+    for (let i = 0; i < 4; i += 1) await c.guard(fail).catch(() => undefined);
     await sleep(60);
     expect(states).toEqual(['open', 'halfOpen']);
     let release: (value: string) => void = () => undefined;
-    const trial = c.run(() => new Promise<string>((resolve) => (release = resolve)));
-    await expect(c.run(succeed)).rejects.toBeInstanceOf(Refused);
+    const trial = c.guard(() => new Promise<string>((resolve) => (release = resolve)));
+    await expect(c.guard(succeed)).rejects.toBeInstanceOf(Refused);
     release('done');
     await expect(trial).resolves.toBe('done');
     expect(states).toEqual(['open', 'halfOpen', 'close']);
 
-    for (let i = 0; i < 10; i += 1) await c.run(fail).catch(() => undefined);
+    for (let i = 0; i < 10; i += 1) await c.guard(fail).catch(() => undefined);
     await sleep(60);
-    await expect(c.run(fail)).rejects.toBeInstanceOf(Unwell);
+    await expect(c.guard(fail)).rejects.toBeInstanceOf(Unwell);
     expect(states).toEqual(['open', 'halfOpen', 'close', 'open', 'halfOpen', 'open']);
     c.shutdown();
   });
@@ -72,7 +72,7 @@ describe('Circuit (opossum rules, no per-call timers)', () => {
   it('treats a synchronous throw as a failed call', async () => {
     const { c } = circuit();
     await expect(
-      c.run(() => {
+      c.guard(() => {
         throw new Unwell('sync');
       }),
     ).rejects.toThrow('sync');

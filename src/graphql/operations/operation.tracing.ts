@@ -66,8 +66,8 @@ type Outcome = ExecutionResult | AsyncIterable<ExecutionResult>;
  * (for a subscription: setting it up and its first state; its later events are the publish spans
  * of the payouts it follows).
  */
-export function tracedRun(
-  run: (args: ExecutionArgs) => Outcome | Promise<Outcome>,
+export function tracedExecution(
+  execute: (args: ExecutionArgs) => Outcome | Promise<Outcome>,
 ): (args: ExecutionArgs) => Promise<Outcome> {
   return (args) => {
     const operation = getOperationAST(args.document, args.operationName);
@@ -77,7 +77,7 @@ export function tracedRun(
     const parent = clientTraces.get(args.contextValue as object);
     return traced(`${type} ${name}`, { kind: SpanKind.SERVER, parent }, async (span) => {
       describeOperationSpan(span, type, name, merchantId);
-      return await run(args);
+      return await execute(args);
     });
   };
 }

@@ -5,7 +5,7 @@ import { ErrorCode, GatewayError } from '../../disbursements/disbursement.errors
 import { badRequest } from '../request.errors';
 import { readBody } from '../../http/http.body';
 import { sendGraphQLError, sendGraphQLErrors } from '../../http/http.reply';
-import { GraphQLOperations, OperationRequest } from '../operations/operation.runner';
+import { GraphQLOperations, OperationRequest } from '../operations/operation.core';
 import { documentIdOf } from '../operations/trusted-documents.gate';
 
 /** The largest GraphQL request on every transport: an HTTP body, a websocket message. */

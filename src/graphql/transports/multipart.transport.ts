@@ -9,7 +9,7 @@ import {
   sendRefusal,
   streamFailure,
 } from './http.request';
-import { GraphQLOperations, refusal } from '../operations/operation.runner';
+import { GraphQLOperations, refusal } from '../operations/operation.core';
 
 /** Apollo's multipart subscription protocol: https://www.apollographql.com/docs/graphos/routing/operations/subscriptions/multipart-protocol */
 const BOUNDARY = 'graphql';
@@ -50,7 +50,7 @@ export async function serveMultipart(
   try {
     const admitted = await operations.admit('1', request, req.headers, subscriptionsOnly);
     if ('errors' in admitted) return sendRefusal(core, res, admitted.errors);
-    const result = await core.run(admitted.args);
+    const result = await core.execute(admitted.args);
     if (res.destroyed) {
       // The client left while the subscription was being set up: end it, its listener with it.
       if (isAsyncIterable(result)) await result[Symbol.asyncIterator]().return?.();

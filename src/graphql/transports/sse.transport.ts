@@ -10,7 +10,7 @@ import {
   principalOf,
   searchRequestOf,
 } from './http.request';
-import { GraphQLOperations, OperationConnection, OperationRequest } from '../operations/operation.runner';
+import { GraphQLOperations, OperationConnection, OperationRequest } from '../operations/operation.core';
 
 /** graphql-sse wants an index signature on its context type; the core's contexts are GatewayContexts. */
 type SseContext = Record<PropertyKey, unknown>;
@@ -38,8 +38,8 @@ export function createSseHandler(
     schema: core.serving.schema,
     // The core has parsed and validated the document with the shared rules already.
     validate: () => [],
-    execute: (args) => core.run(args),
-    subscribe: (args) => core.run(args),
+    execute: (args) => core.execute(args),
+    subscribe: (args) => core.execute(args),
     onSubscribe: async (req: Request<IncomingMessage, StreamRequest>) => {
       const { operations, request } = req.context;
       // Mutations go by POST (GraphQL over HTTP): a GET names what to read or watch.

@@ -6,7 +6,7 @@ import { originAllowed } from '../../http/http.cors';
 import { ErrorCode } from '../../disbursements/disbursement.errors';
 import { unauthenticated } from '../../auth/auth.errors';
 import { BODY_LIMIT, MAX_STREAM_BUFFERED_BYTES } from './http.request';
-import { GraphQLOperations, OperationConnection, refusal } from '../operations/operation.runner';
+import { GraphQLOperations, OperationConnection, refusal } from '../operations/operation.core';
 import { closeOnExpiry } from './ws.expiry';
 
 export interface GraphQLWsOptions {
@@ -54,8 +54,8 @@ export function attachGraphQLWs(
   const cleanup = useServer<ConnectionParams>(
     {
       schema,
-      execute: (args) => core.run(args),
-      subscribe: (args) => core.run(args),
+      execute: (args) => core.execute(args),
+      subscribe: (args) => core.execute(args),
       connectionInitWaitTimeout: 3_000,
       // Credentials are checked once, when the connection is made; its operations use the result.
       onConnect: async (ctx) => {

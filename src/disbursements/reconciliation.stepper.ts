@@ -1,7 +1,7 @@
 import { Merchant } from './disbursement.ports';
 import { reconciliationStep, ReconciliationParts } from './reconciliation.run';
 
-export interface ReconciliationRunnerOptions extends ReconciliationParts {
+export interface ReconciliationStepperOptions extends ReconciliationParts {
   merchantById: (id: string) => Merchant | undefined;
   intervalMs: number;
   /** How long a replica holds a run for one step before another may take it. */
@@ -14,17 +14,17 @@ export interface ReconciliationRunnerOptions extends ReconciliationParts {
  * replica holds, steps it, and saves it. A run whose replica died is taken by another once its
  * lease ends, and resumes after the last payout it saved.
  */
-export class ReconciliationRunner {
-  constructor(private readonly opts: ReconciliationRunnerOptions) {}
+export class ReconciliationStepper {
+  constructor(private readonly opts: ReconciliationStepperOptions) {}
 
   /** One round, its failure reported; resolves with the delay until the next. */
   async tick(): Promise<number> {
-    await this.runOnce().catch((error: unknown) => this.opts.onError?.(error));
+    await this.stepOne().catch((error: unknown) => this.opts.onError?.(error));
     return this.opts.intervalMs;
   }
 
   /** One round; true when it stepped a run. */
-  async runOnce(): Promise<boolean> {
+  async stepOne(): Promise<boolean> {
     const { runs, ctx } = this.opts;
     const now = ctx.now().getTime();
     const held = await runs.lease(now, now + (this.opts.leaseMs ?? 30_000));

@@ -23,7 +23,7 @@ import { atTime } from './token.expiry';
 import { payoutRefusal } from './operation.payouts';
 import { nulRefusal } from './operation.text';
 import { scopeRefusal } from './operation.scopes';
-import { noteClientTrace, tracedRun } from './operation.tracing';
+import { noteClientTrace, tracedExecution } from './operation.tracing';
 
 /** What a client asks a streaming transport to run. */
 export interface OperationRequest {
@@ -82,7 +82,7 @@ export class GraphQLOperations {
   ) {
     this.checker = new OperationChecker(serving.schema, serving.introspection, serving.trustedDocuments);
     // One span per operation when tracing is on; nothing in between otherwise.
-    this.execution = tracingOn() ? tracedRun(execution) : execution;
+    this.execution = tracingOn() ? tracedExecution(execution) : execution;
   }
 
   authenticate(authorization: string | undefined, address: string | undefined): Promise<Authentication> {
@@ -110,7 +110,7 @@ export class GraphQLOperations {
   }
 
   /** The one way an admitted operation runs, on every streaming transport (hooks such as tracing go here). */
-  run(args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> {
+  execute(args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> {
     return this.execution(args);
   }
 
