@@ -49,8 +49,8 @@ export interface Gateway {
   metricsUrl?: string;
   /** The callback address the provider is given for a merchant. */
   callbackUrl(merchantId: string): string;
-  /** Store round trips so far (batching shows here). */
-  storeReads(): number;
+  /** The store's requests to the database so far (`databaseCalls`: batching shows here). */
+  storeCalls(): number;
   close(): Promise<void>;
 }
 
@@ -275,7 +275,7 @@ async function startGateway(
       secrets,
       metricsUrl: server.metricsPort === undefined ? undefined : `http://127.0.0.1:${server.metricsPort}`,
       callbackUrl,
-      storeReads: () => storage.store.reads,
+      storeCalls: () => storage.store.databaseCalls,
       async close() {
         server.stopAccepting();
         await opened.close();

@@ -167,8 +167,12 @@ export interface DisbursementStore {
   hasChange(merchantId: string, position: string): Promise<boolean>;
   /** The position of the merchant's latest change (kept or since pruned), or `START_POSITION` before its first. */
   latestChange(merchantId: string): Promise<string>;
-  /** Store round trips so far, for metrics and to show batching. */
-  readonly reads: number;
+  /**
+   * Requests the store has sent to the database so far, reads and writes alike: a statement sent on
+   * its own, or a whole transaction, is one. SQLite, with no round trips, counts each read call and
+   * each write (its savepoint in a group commit) as one. A batched read (`getMany`) is one.
+   */
+  readonly databaseCalls: number;
   /** Whether the store answers; false while its backing service is unreachable. */
   healthy(): Promise<boolean>;
   close(): Promise<void>;

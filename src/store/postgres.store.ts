@@ -111,7 +111,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   private readonly eventRetentionMs: number;
   /** Pool clients given an error listener of their own (see connect). */
   private readonly heard = new WeakSet<PoolClient>();
-  reads = 0;
+  databaseCalls = 0;
 
   constructor(private readonly opts: PostgresStoreOptions) {
     this.pool = opts.pool;
@@ -139,7 +139,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
 
   async insertIfAbsent(record: Disbursement, audit: readonly AuditDraft[] = []): Promise<Disbursement | undefined> {
     for (;;) {
-      const [{ done }] = await this.runAudited<{ done: number }>(record.merchantId, audit, (entries) =>
+      const [{ done }] = await this.sendAudited<{ done: number }>(record.merchantId, audit, (entries) =>
         insertStatement(record, this.now(), entries),
       );
       if (done === 1) return undefined;
@@ -180,7 +180,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
         await client.query('COMMIT');
         return { refused };
       }
-      // Named like run()'s writes, so the connection prepares this shape once.
+      // Named like send()'s writes, so the connection prepares this shape once.
       await this.chainIn(client, record.merchantId, audit, (entries) => insertStatement(record, this.now(), entries));
       await client.query(
         `INSERT INTO daily_reservations (merchant_id, day, currency, actor_id, minor)
@@ -229,7 +229,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       const keys = { merchantId, referenceId, revision: current.revision };
       const published = isPublished(current.record, record);
       const relay = relayJobOf(current.record, record);
-      const [{ done }] = await this.runAudited<{ done: number }>(
+      const [{ done }] = await this.sendAudited<{ done: number }>(
         merchantId,
         audit?.(current.record, record) ?? [],
         (entries) => updateStatement(keys, record, this.now(), { release, published, relay, audit: entries }),
@@ -249,8 +249,10 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       if (!current || !expected(current.record)) return;
       const keys = { merchantId, referenceId, revision: current.revision };
       const release = releasedByRemoval(current.record);
-      const [{ done }] = await this.runAudited<{ done: number }>(merchantId, audit?.(current.record) ?? [], (entries) =>
-        removeStatement(keys, { release, audit: entries }),
+      const [{ done }] = await this.sendAudited<{ done: number }>(
+        merchantId,
+        audit?.(current.record) ?? [],
+        (entries) => removeStatement(keys, { release, audit: entries }),
       );
       if (done === 1) return;
     }
@@ -258,7 +260,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
 
   async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
     if (entries.length > 0)
-      await this.runAudited(merchantId, entries, (chained) => appendStatement(merchantId, chained));
+      await this.sendAudited(merchantId, entries, (chained) => appendStatement(merchantId, chained));
   }
 
   async beneficiary(merchantId: string, id: string): Promise<Beneficiary | undefined> {
@@ -511,12 +513,12 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
    * The statement `build` makes of the drafts once they are numbered, linked and keyed here, in one
    * transaction (chainIn); without drafts, the statement alone.
    */
-  private async runAudited<R extends QueryResultRow>(
+  private async sendAudited<R extends QueryResultRow>(
     merchantId: string,
     drafts: readonly AuditDraft[],
     build: (entries: readonly AuditEntry[]) => Statement,
   ): Promise<R[]> {
-    if (drafts.length === 0) return this.run<R>(build([]));
+    if (drafts.length === 0) return this.send<R>(build([]));
     const client = await this.connect();
     try {
       await client.query('BEGIN');
@@ -563,7 +565,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     return (await client.query<R>(build(entries))).rows;
   }
 
-  private run<R extends QueryResultRow>(statement: Statement): Promise<R[]> {
+  private send<R extends QueryResultRow>(statement: Statement): Promise<R[]> {
     return this.query<R>(statement.name, statement.text, statement.values);
   }
 
@@ -573,7 +575,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     text: string,
     values: unknown[],
   ): Promise<R[]> {
-    this.reads += 1;
+    this.databaseCalls += 1;
     try {
       return (await this.pool.query<R>(name ? { name, text, values } : { text, values })).rows;
     } catch (error) {
@@ -581,8 +583,10 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     }
   }
 
+  /** A client for one transaction, counted as one call. */
   private async connect() {
     let client: PoolClient;
+    this.databaseCalls += 1;
     try {
       client = await this.pool.connect();
     } catch (error) {

@@ -95,7 +95,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   private readonly eventRetentionMs: number;
   private readonly q: SqliteStatements;
   private readonly writes: GroupCommit;
-  reads = 0;
+  databaseCalls = 0;
   /** The last write was refused by the disk (full, I/O error) and none has succeeded since: not ready. */
   private writesRefused = false;
 
@@ -109,12 +109,11 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   }
 
   async get(merchantId: string, referenceId: string): Promise<Disbursement | undefined> {
-    return this.run(() => this.read(merchantId, referenceId));
+    return this.guarded(() => this.read(merchantId, referenceId));
   }
 
   async getMany(merchantId: string, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]> {
-    return this.run(() => {
-      this.reads += 1;
+    return this.guarded(() => {
       const rows = this.q.getMany.all(merchantId, JSON.stringify(referenceIds)) as {
         reference_id: string;
         record: string;
@@ -160,10 +159,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
     currency: string,
     actorId: string,
   ): Promise<{ merchant: number; actor: number }> {
-    return this.run(() => {
-      this.reads += 1;
-      return this.held(merchantId, day, currency, actorId);
-    });
+    return this.guarded(() => this.held(merchantId, day, currency, actorId));
   }
 
   async update(
@@ -214,7 +210,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   }
 
   async beneficiary(merchantId: string, id: string): Promise<Beneficiary | undefined> {
-    return this.run(() => readBeneficiary(this.db, merchantId, id));
+    return this.guarded(() => readBeneficiary(this.db, merchantId, id));
   }
 
   async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
@@ -230,7 +226,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   }
 
   async beneficiaries(merchantId: string, query: BeneficiaryQuery): Promise<BeneficiaryPage> {
-    return this.run(() => beneficiaryPage(this.db, merchantId, query));
+    return this.guarded(() => beneficiaryPage(this.db, merchantId, query));
   }
 
   /** Appends to the merchant's chain inside the write under way. */
@@ -239,7 +235,6 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
 
   async auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage> {
     return this.page(() => {
-      this.reads += 1;
       const where = auditCondition(merchantId, query, () => '?');
       const rows = this.db.prepare(auditPageSql(where.sql, '?')).all(...where.values, query.limit + 1) as AuditRow[];
       return { entries: rows.slice(0, query.limit).map(entryOf), hasMore: rows.length > query.limit };
@@ -247,7 +242,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   }
 
   async unsignedHeads(): Promise<MerchantChainHead[]> {
-    return this.run(() =>
+    return this.guarded(() =>
       (this.q.unsignedHeads.all() as { merchant_id: string; audit_sequence: number; audit_hash: string }[]).map(
         (row) => ({ merchantId: row.merchant_id, sequence: row.audit_sequence, hash: row.audit_hash }),
       ),
@@ -262,14 +257,14 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   }
 
   async auditHead(merchantId: string): Promise<{ sequence: number; hash: string } | undefined> {
-    return this.run(() => {
+    return this.guarded(() => {
       const head = this.q.auditHead.get(merchantId) as { audit_sequence: number; audit_hash: string } | undefined;
       return head && head.audit_sequence > 0 ? { sequence: head.audit_sequence, hash: head.audit_hash } : undefined;
     });
   }
 
   async latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]> {
-    return this.run(() => (this.q.latestCheckpoints.all(merchantId, limit) as CheckpointRow[]).map(checkpointOf));
+    return this.guarded(() => (this.q.latestCheckpoints.all(merchantId, limit) as CheckpointRow[]).map(checkpointOf));
   }
 
   /**
@@ -282,7 +277,6 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
     let after: [number, string] = [from - 1, ''];
     for (let done = false; !done;) {
       done = await this.page(() => {
-        this.reads += 1;
         // Each slice's range starts where the last ended, as createdBetween's pages do.
         const start = Math.max(from, after[0]);
         const end = this.q.statementSliceEnd.get(merchantId, start, to, ...after, STATEMENT_SLICE - 1) as
@@ -316,7 +310,6 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
     limit: number,
   ): Promise<HistoryEntry[]> {
     return this.page(() => {
-      this.reads += 1;
       // The range starts at the page's first possible row: SQLite seeks the index on the
       // created_at range, not on the row value, so from the window's start each page would first
       // step over every row before it (pages ever slower, an export's time growing with its square).
@@ -339,7 +332,6 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
     limit: number,
   ): Promise<HistoryEntry[]> {
     return this.page(() => {
-      this.reads += 1;
       const rows = this.q.writtenSince.all(
         merchantId,
         since,
@@ -352,23 +344,20 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   }
 
   async due(now: Date, limit: number): Promise<Disbursement[]> {
-    return this.run(() => {
-      this.reads += 1;
+    return this.guarded(() => {
       return (this.q.due.all(now.getTime(), limit) as Row[]).map((r) => JSON.parse(r.record) as Disbursement);
     });
   }
 
   async scheduledWaiting(): Promise<ScheduledWaiting> {
-    return this.run(() => {
-      this.reads += 1;
+    return this.guarded(() => {
       const row = this.q.scheduledWaiting.get() as { count: number; earliest: number | null };
       return { count: row.count, earliestDueAt: row.earliest ?? undefined };
     });
   }
 
   async history(merchantId: string, query: HistoryQuery): Promise<HistoryPage> {
-    return this.run(() => {
-      this.reads += 2;
+    return this.guarded(() => {
       const page = historyPageSql(
         historyCondition(merchantId, query.filter, query.after, () => '?'),
         query,
@@ -391,8 +380,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   }
 
   async changesAfter(merchantId: string, position: string, limit: number): Promise<LoggedChange[]> {
-    return this.run(() => {
-      this.reads += 1;
+    return this.guarded(() => {
       const rows = this.q.changesAfter.all(merchantId, Number(position), limit) as {
         position: number;
         record: string;
@@ -404,11 +392,11 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   async hasChange(merchantId: string, position: string): Promise<boolean> {
     // A change past the retention is gone for its reader, whether or not the prune has removed it yet.
     const kept = this.now() - this.eventRetentionMs;
-    return this.run(() => this.q.hasChange.get(merchantId, Number(position), kept) !== undefined);
+    return this.guarded(() => this.q.hasChange.get(merchantId, Number(position), kept) !== undefined);
   }
 
   async latestChange(merchantId: string): Promise<string> {
-    return this.run(() => {
+    return this.guarded(() => {
       const head = this.q.head.get(merchantId) as { change_position: number } | undefined;
       return head ? String(head.change_position) : START_POSITION;
     });
@@ -457,7 +445,6 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   async close(): Promise<void> {}
 
   private read(merchantId: string, referenceId: string): Disbursement | undefined {
-    this.reads += 1;
     const row = this.q.get.get(merchantId, referenceId) as Row | undefined;
     return row ? (JSON.parse(row.record) as Disbursement) : undefined;
   }
@@ -497,6 +484,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   /** A write in the file's next group commit; the change it logged is told once that is committed. */
   private async write<T>(work: () => { result: T; logged?: Disbursement }): Promise<T> {
     let done: { result: T; logged?: Disbursement };
+    this.databaseCalls += 1;
     try {
       done = await this.writes.write(work);
       this.writesRefused = false;
@@ -515,10 +503,12 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
    */
   private async page<T>(work: () => T): Promise<T> {
     await nextTurn();
-    return this.run(work);
+    return this.guarded(work);
   }
 
-  private run<T>(work: () => T): T {
+  /** One read, counted, its SQLite refusals as StoreUnavailableError. */
+  private guarded<T>(work: () => T): T {
+    this.databaseCalls += 1;
     try {
       return work();
     } catch (error) {

@@ -124,17 +124,17 @@ describe('disbursementUpdates', () => {
 });
 
 describe('queries', () => {
-  it('reads N payouts in one store read, null for unknown ids, in the order asked', async () => {
+  it('reads N payouts in one database call, null for unknown ids, in the order asked', async () => {
     // Payouts that stay PENDING with no callback: a callback's own read would land in the count.
     const ids = [await create('260971234222'), await create('260971234222'), await create('260971234222')];
     const asked = [ids[0], 'nope-1', ids[1], ids[2], 'nope-2'];
-    const before = stack.gateway.storeReads();
+    const before = stack.gateway.storeCalls();
     const res = await gql<{ disbursements: (PayoutRow | null)[] }>(
       stack.graphqlUrl,
       `query Many($ids: [ID!]!) { disbursements(referenceIds: $ids) { referenceId status } }`,
       { ids: asked },
     );
-    expect(stack.gateway.storeReads() - before).toBe(1);
+    expect(stack.gateway.storeCalls() - before).toBe(1);
     expect(res.data?.disbursements.map((d) => d?.referenceId ?? null)).toEqual([ids[0], null, ids[1], ids[2], null]);
   });
 

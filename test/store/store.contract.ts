@@ -86,14 +86,14 @@ export function storeContract(engine: Engine): void {
       const [a, b] = [record(), record()];
       await store.insertIfAbsent(a);
       await store.insertIfAbsent(b);
-      const before = store.reads;
+      const before = store.databaseCalls;
       expect(await store.getMany('merchant-1', [b.referenceId, 'missing', a.referenceId, b.referenceId])).toEqual([
         b,
         undefined,
         a,
         b,
       ]);
-      expect(store.reads).toBe(before + 1);
+      expect(store.databaseCalls).toBe(before + 1);
     });
 
     it("does not answer with another merchant's records", async () => {
