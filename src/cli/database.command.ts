@@ -12,7 +12,7 @@ export class CommandError extends Error {}
 export function runDatabaseCommand(usage: string, work: (target: DatabaseTarget, args: string[]) => Promise<string>) {
   const args = process.argv.slice(2);
   const target = databaseTarget(process.env.DATABASE_URL);
-  const run = async () => {
+  const execute = async () => {
     if (args.includes('--help')) return usage;
     if (!target) throw new CommandError('Invalid setting DATABASE_URL: must be postgres://... or sqlite:<path>');
     try {
@@ -26,7 +26,7 @@ export function runDatabaseCommand(usage: string, work: (target: DatabaseTarget,
       throw new CommandError(`The database of DATABASE_URL (${shownTarget(target)}): ${reason}`);
     }
   };
-  run().then(
+  execute().then(
     (done) => console.log(done),
     (error: unknown) => {
       console.error(error instanceof CommandError ? error.message : error);
