@@ -51,10 +51,10 @@ async function attempt(title: string, run: () => Promise<Part>): Promise<Part> {
 }
 
 /**
- * The V8 flags `npm start` runs the gateway with (package.json): young-generation halves of 4 MiB
- * instead of 16 keep RSS under load about 30 MiB lower at no measured cost in creates/s.
+ * The V8 flags `npm start` runs the gateway with (package.json): young-generation halves of 8 MiB
+ * instead of 16 keep RSS under full load below 250 MiB (docs/benchmarks.md).
  */
-const START_FLAGS = ['--max-semi-space-size=4'];
+const START_FLAGS = ['--max-semi-space-size=8'];
 
 async function main(): Promise<void> {
   const settings = settingsFrom(process.env, process.argv.slice(2));
