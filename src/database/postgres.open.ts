@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { migratePostgres } from './schema.migrate';
+import { MIGRATIONS } from './schema.migrations';
 
 export interface PostgresOptions {
   /** Connections this process holds at most. */
@@ -45,12 +46,11 @@ export async function openPostgres(url: string, opts: PostgresOptions & { ownerU
 }
 
 async function migrateAsOwner(ownerUrl: string, gateway: Pool): Promise<void> {
+  const { rows } = await gateway.query<{ role: string }>('SELECT current_user AS role');
   const owner = postgresPool(ownerUrl, { maxConnections: 1 });
   try {
-    await migratePostgres(owner);
-    const { rows } = await gateway.query<{ role: string }>('SELECT current_user AS role');
     const { rows: same } = await owner.query<{ same: boolean }>('SELECT current_user = $1 AS same', [rows[0].role]);
-    if (!same[0].same) await owner.query('SELECT grant_gateway_role($1)', [rows[0].role]);
+    await migratePostgres(owner, MIGRATIONS, same[0].same ? undefined : rows[0].role);
   } finally {
     await owner.end();
   }

@@ -49,9 +49,15 @@ export function migrateSqlite(db: SqliteDatabase, migrations: readonly Migration
 
 /**
  * Applies what is missing, in one transaction under an advisory lock: of replicas starting
- * together, one migrates and the others find nothing left to do.
+ * together, one migrates and the others find nothing left to do. `grantTo` (the gateway's role,
+ * when another role migrates) is granted its rights under the same lock, since GRANTs racing on
+ * one table fail with "tuple concurrently updated".
  */
-export async function migratePostgres(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+export async function migratePostgres(
+  pool: Pool,
+  migrations: readonly Migration[] = MIGRATIONS,
+  grantTo?: string,
+): Promise<number[]> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -67,6 +73,7 @@ export async function migratePostgres(pool: Pool, migrations: readonly Migration
         Date.now(),
       ]);
     }
+    if (grantTo !== undefined) await client.query('SELECT grant_gateway_role($1)', [grantTo]);
     await client.query('COMMIT');
     return todo.map((m) => m.version);
   } catch (error) {

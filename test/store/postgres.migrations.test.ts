@@ -1,7 +1,7 @@
 import { openPostgres, postgresPool } from '../../src/database/postgres.open';
 import { migratePostgres, SchemaTooNewError } from '../../src/database/schema.migrate';
 import { POSTGRES } from '../support/postgres.engine';
-import { freshDatabase, withClient } from '../support/postgres';
+import { freshDatabase, twoRoleDatabase, withClient } from '../support/postgres';
 import { ALL, FROM_THE_FUTURE } from './migrations.fixtures';
 
 POSTGRES.describe('schema migrations of a PostgreSQL database', () => {
@@ -18,6 +18,29 @@ POSTGRES.describe('schema migrations of a PostgreSQL database', () => {
       expect(rows.map((r) => r.version)).toEqual(ALL);
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
+      await database.drop();
+    }
+  });
+
+  it('opens every replica when several start together with an owner role that grants the gateway role', async () => {
+    // The grant after migrating ran outside the migration lock: concurrent GRANTs on one table failed a
+    // replica's start with "tuple concurrently updated".
+    const database = await twoRoleDatabase();
+    try {
+      for (let round = 0; round < 3; round += 1) {
+        const opened = await Promise.allSettled(
+          Array.from({ length: 6 }, () => openPostgres(database.gatewayUrl, { ownerUrl: database.ownerUrl })),
+        );
+        for (const o of opened) if (o.status === 'fulfilled') await o.value.end();
+        expect(opened.map((o) => (o.status === 'rejected' ? String(o.reason) : 'opened'))).toEqual(
+          Array(6).fill('opened'),
+        );
+      }
+      const gateway = postgresPool(database.gatewayUrl);
+      const { rows } = await gateway.query<{ n: number }>('SELECT count(*)::int AS n FROM payouts');
+      await gateway.end();
+      expect(rows[0].n).toBe(0);
+    } finally {
       await database.drop();
     }
   });
