@@ -94,17 +94,21 @@ export class StatusUpdates {
     record: ProviderRecord,
     delivery: CallbackDelivery,
   ): Promise<CallbackOutcome> {
-    const current = await this.ctx.store.get(merchant.id, record.referenceId);
-    if (!current) return this.unknownReference(merchant, record, delivery.verified);
-    const trusted = delivery.verified && contentDiffers(current, record).length === 0;
-    if (!trusted && isFinal(record.status)) return this.confirm(merchant, record);
+    const apply = statusChange(this.ctx, record, 'CALLBACK', delivery.verified ? delivery.deliveryId : undefined);
+    // Decided on the record the write reads, so the callback costs one read; set on every run of the change.
+    let confirmFirst = false;
     const { stored, changed } = await this.ctx.writer.change(
       merchant.id,
       record.referenceId,
-      statusChange(this.ctx, record, 'CALLBACK', delivery.verified ? delivery.deliveryId : undefined),
+      (current) => {
+        const trusted = delivery.verified && contentDiffers(current, record).length === 0;
+        confirmFirst = !trusted && isFinal(record.status);
+        return confirmFirst ? undefined : apply(current);
+      },
       auditedAs('CALLBACK', delivery.verified ? 'signed callback' : 'unsigned callback'),
     );
     if (!stored) return this.unknownReference(merchant, record, delivery.verified);
+    if (confirmFirst) return this.confirm(merchant, record);
     return { result: changed ? 'applied' : 'unchanged', record: stored, changed };
   }
 
