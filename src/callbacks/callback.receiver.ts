@@ -1,9 +1,10 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { WebhookVerificationError } from 'standardwebhooks';
 import { MerchantAccount, MerchantRegistry } from '../auth/merchant.registry';
 import { DisbursementService } from '../disbursements/disbursement.service';
 import { HttpError, readBody } from '../http/http.body';
 import { sendJson } from '../http/http.reply';
+import { NativeWebhook } from '../http/webhook.signature';
 import { clientText } from '../observability/client-text.limit';
 import { Logger } from '../observability/pino.logger';
 import { GatewayMetrics } from '../observability/gateway.metrics';
@@ -35,15 +36,15 @@ function header(req: IncomingMessage, name: string): string | undefined {
  * tolerantly, handed to the domain with whether they were verified, and acknowledged only once stored.
  */
 export class CallbackReceiver {
-  private readonly webhooks = new Map<string, Webhook | undefined>();
+  private readonly webhooks = new Map<string, NativeWebhook | undefined>();
 
   constructor(private readonly opts: CallbackReceiverOptions) {}
 
   /** The merchant's own secret, else the gateway's; undefined: callbacks to this path come unsigned. */
-  private webhookFor(merchant: MerchantAccount): Webhook | undefined {
+  private webhookFor(merchant: MerchantAccount): NativeWebhook | undefined {
     if (!this.webhooks.has(merchant.id)) {
       const secret = merchant.webhookSecret ?? this.opts.webhookSecret;
-      this.webhooks.set(merchant.id, secret ? new Webhook(secret) : undefined);
+      this.webhooks.set(merchant.id, secret ? new NativeWebhook(secret) : undefined);
     }
     return this.webhooks.get(merchant.id);
   }

@@ -1,5 +1,5 @@
-import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
+import { NativeWebhook } from '../http/webhook.signature';
 import { RelayAttempt } from '../disbursements/disbursement.model';
 import { publicOnlyConnector, RelayTargetRefused } from './relay.connector';
 import { RelayJob } from '../disbursements/relay.job';
@@ -27,11 +27,11 @@ export interface RelayOutcome {
  * like "ECONNREFUSED 10.0.0.7:6379" would turn the relay into a scanner of the gateway's network.
  */
 export class RelaySender {
-  private readonly webhook?: Webhook;
+  private readonly webhook?: NativeWebhook;
   private readonly agent: Agent;
 
   constructor(private readonly opts: RelaySenderOptions) {
-    this.webhook = opts.secret ? new Webhook(opts.secret) : undefined;
+    this.webhook = opts.secret ? new NativeWebhook(opts.secret) : undefined;
     this.agent = new Agent({
       keepAliveTimeout: 5_000,
       connect: opts.allowPrivateNetworks ? { timeout: opts.timeoutMs } : publicOnlyConnector(opts.timeoutMs),
