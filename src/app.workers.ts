@@ -22,7 +22,7 @@ export interface RelayParts {
 }
 
 export interface Relays {
-  /** `enqueue` queues a final record's relay; `wake` runs a round early. */
+  /** `wake` runs a round early (the final write itself queued the relay). */
   worker: RelayWorker;
   /** Runs no more rounds, waits for the attempts in flight, closes the sender's connections. */
   close(): Promise<void>;

@@ -1,8 +1,8 @@
 /**
  * The one insert of a relay job, written once for both engines and every caller: for each row of
  * `payouts` (its merchant_id and reference_id), a job due at `dueAt` whose JSON is `job`; a job
- * already queued for the payout stays as it is. The relay queue inserts from its values; a store's
- * write that makes a payout final inserts from the row it wrote, in the same transaction. SQLite
+ * already queued for the payout stays as it is. A store's write that makes a payout final inserts
+ * from the row it wrote, in the same transaction (the embedded store from its values). SQLite
  * needs the WHERE: an INSERT ... SELECT with an upsert clause must have one.
  */
 export function enqueueRelayJob(payouts: string, dueAt: string, job: string): string {

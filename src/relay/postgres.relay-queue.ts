@@ -3,11 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { numbered } from '../database/sql.dialect';
 import { RelayJob } from '../disbursements/relay.job';
 import { chooseDue, LeasedRelayJob, LeaseFairness, RelayQueue } from './relay.queue';
-import { ENQUEUE } from '../database/relay-jobs.statements';
 import { DUE, FINISH, RETRY, TAKE_CHOSEN } from './relay-queue.statements';
 
 const Q = {
-  enqueue: numbered(ENQUEUE),
   due: numbered(DUE),
   take: numbered(TAKE_CHOSEN),
   retry: numbered(RETRY),
@@ -31,10 +29,6 @@ interface Row {
  */
 export class PostgresRelayQueue implements RelayQueue {
   constructor(private readonly pool: Pool) {}
-
-  async enqueue(job: RelayJob, at: Date): Promise<void> {
-    await this.pool.query(Q.enqueue, [at.getTime(), JSON.stringify(job), job.merchantId, job.referenceId]);
-  }
 
   async lease(now: Date, limit: number, leaseUntil: Date, fairness?: LeaseFairness): Promise<LeasedRelayJob[]> {
     const { rows } = await this.pool.query<Row>(Q.due, [now.getTime(), limit]);

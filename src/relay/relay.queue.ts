@@ -58,8 +58,6 @@ export function chooseDue<T extends DueJob>(due: readonly T[], limit: number, fa
  * a restart or a lost replica never ends a relay early: whichever replica is alive takes it.
  */
 export interface RelayQueue {
-  /** Adds the job, due at `at`; a job already queued for the same payout stays as it is. */
-  enqueue(job: RelayJob, at: Date): Promise<void>;
   /**
    * Takes up to `limit` jobs due at `now`, each held by this caller until `leaseUntil`: merchants in
    * turn (one job of each, then a second of each, ...), each merchant's earliest first, and no more

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { RelayJob } from '../disbursements/relay.job';
 import { SqliteFile } from '../database/sqlite.open';
 import { chooseDue, LeasedRelayJob, LeaseFairness, RelayQueue } from './relay.queue';
-import { ENQUEUE } from '../database/relay-jobs.statements';
 import { DUE, FINISH, RETRY, TAKE_ONE } from './relay-queue.statements';
 
 interface Row {
@@ -21,18 +20,11 @@ export class SqliteRelayQueue implements RelayQueue {
   constructor({ db, writes }: SqliteFile) {
     this.writes = writes;
     this.q = {
-      enqueue: db.prepare(ENQUEUE),
       due: db.prepare(DUE),
       take: db.prepare(TAKE_ONE),
       retry: db.prepare(RETRY),
       finish: db.prepare(FINISH),
     };
-  }
-
-  async enqueue(job: RelayJob, at: Date): Promise<void> {
-    return this.writes.write(() => {
-      this.q.enqueue.run(at.getTime(), JSON.stringify(job), job.merchantId, job.referenceId);
-    });
   }
 
   async lease(now: Date, limit: number, leaseUntil: Date, fairness?: LeaseFairness): Promise<LeasedRelayJob[]> {

@@ -116,7 +116,7 @@ describe('a relay across a database outage right after the final write (SQLite)'
     // The embedded file cannot be stopped under its one process: the relay queue's own writes fail instead.
     let down = false;
     const refused = () => Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
-    for (const method of ['enqueue', 'lease', 'retry', 'finish'] as const) {
+    for (const method of ['lease', 'retry', 'finish'] as const) {
       const original = SqliteRelayQueue.prototype[method] as (...args: unknown[]) => Promise<unknown>;
       jest.spyOn(SqliteRelayQueue.prototype, method).mockImplementation(async function (
         this: SqliteRelayQueue,

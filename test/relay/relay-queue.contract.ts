@@ -25,7 +25,7 @@ export function relayQueueContract(engine: Engine): void {
 
   it('hands a due job to one holder at a time, with its body and webhook-id', async () => {
     const j = job({ requestId: 'req-1', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
-    await queue.enqueue(j, at(0));
+    await db().queueRelay(j, at(0));
     expect(await queue.lease(at(-1), 10, at(1000))).toEqual([]);
     const [leased] = await queue.lease(at(0), 10, at(1000));
     expect(leased).toEqual({ ...j, attempts: 0, lease: expect.any(String) });
@@ -34,17 +34,17 @@ export function relayQueueContract(engine: Engine): void {
 
   it('keeps one job per payout when enqueued again, even while it is held', async () => {
     const j = job();
-    await queue.enqueue(j, at(0));
-    await queue.enqueue({ ...j, body: 'other' }, at(0));
+    await db().queueRelay(j, at(0));
+    await db().queueRelay({ ...j, body: 'other' }, at(0));
     const leased = await queue.lease(at(0), 10, at(1000));
     expect(leased.map((l) => l.body)).toEqual([j.body]);
-    await queue.enqueue({ ...j, body: 'later' }, at(0));
+    await db().queueRelay({ ...j, body: 'later' }, at(0));
     expect(await queue.lease(at(500), 10, at(2000))).toEqual([]);
     expect((await queue.lease(at(1000), 10, at(2000))).map((l) => l.body)).toEqual([j.body]);
   });
 
   it('puts a job back with one more attempt, due when asked', async () => {
-    await queue.enqueue(job(), at(0));
+    await db().queueRelay(job(), at(0));
     const [first] = await queue.lease(at(0), 10, at(1000));
     await queue.retry(first, at(500));
     expect(await queue.lease(at(499), 10, at(2000))).toEqual([]);
@@ -56,7 +56,7 @@ export function relayQueueContract(engine: Engine): void {
   });
 
   it('gives a job whose holder vanished to the next one once the lease ends; the old holder can no longer touch it', async () => {
-    await queue.enqueue(job(), at(0));
+    await db().queueRelay(job(), at(0));
     const [lost] = await queue.lease(at(0), 10, at(1000));
     const [taken] = await queue.lease(at(1000), 10, at(2000));
     expect(taken.webhookId).toBe(lost.webhookId);
@@ -72,10 +72,10 @@ export function relayQueueContract(engine: Engine): void {
 
   it('leases at most the limit, earliest first, and only what is due', async () => {
     const jobs = [job(), job(), job(), job()];
-    await queue.enqueue(jobs[2], at(2));
-    await queue.enqueue(jobs[0], at(0));
-    await queue.enqueue(jobs[1], at(1));
-    await queue.enqueue(jobs[3], at(6));
+    await db().queueRelay(jobs[2], at(2));
+    await db().queueRelay(jobs[0], at(0));
+    await db().queueRelay(jobs[1], at(1));
+    await db().queueRelay(jobs[3], at(6));
     expect(refs(await queue.lease(at(5), 2, at(1000)))).toEqual(refs([jobs[0], jobs[1]]));
     expect(refs(await queue.lease(at(5), 10, at(1000)))).toEqual(refs([jobs[2]]));
     expect(await queue.lease(at(5), 0, at(1000))).toEqual([]);
@@ -84,16 +84,16 @@ export function relayQueueContract(engine: Engine): void {
   it('takes merchants in turn, the one waiting longest first', async () => {
     const ofA = [job({ merchantId: 'A' }), job({ merchantId: 'A' }), job({ merchantId: 'A' })];
     const ofB = [job({ merchantId: 'B' }), job({ merchantId: 'B' })];
-    for (const [i, j] of ofB.entries()) await queue.enqueue(j, at(i));
-    for (const [i, j] of ofA.entries()) await queue.enqueue(j, at(10 + i));
+    for (const [i, j] of ofB.entries()) await db().queueRelay(j, at(i));
+    for (const [i, j] of ofA.entries()) await db().queueRelay(j, at(10 + i));
     expect(refs(await queue.lease(at(100), 4, at(1000)))).toEqual(refs([ofB[0], ofA[0], ofB[1], ofA[1]]));
   });
 
   it('takes no more of a merchant than its cap less what the caller holds', async () => {
     const ofA = Array.from({ length: 50 }, () => job({ merchantId: 'A' }));
-    for (const [i, j] of ofA.entries()) await queue.enqueue(j, at(i));
+    for (const [i, j] of ofA.entries()) await db().queueRelay(j, at(i));
     const ofB = [job({ merchantId: 'B:2' }), job({ merchantId: 'B:2' })];
-    for (const [i, j] of ofB.entries()) await queue.enqueue(j, at(100 + i));
+    for (const [i, j] of ofB.entries()) await db().queueRelay(j, at(100 + i));
     const leased = await queue.lease(at(200), 6, at(1000), { perMerchant: 4, busy: new Map([['A', 1]]) });
     // A's earliest job waits longest, so A goes first; then B; A has room for 3 more, B for its 2.
     expect(refs(leased)).toEqual(refs([ofA[0], ofB[0], ofA[1], ofB[1], ofA[2]]));
@@ -109,7 +109,7 @@ export function relayQueueContract(engine: Engine): void {
 
   it('never gives one job to two instances leasing at once', async () => {
     const jobs = ['A', 'B', 'C'].flatMap((merchantId) => Array.from({ length: 10 }, () => job({ merchantId })));
-    for (const [i, j] of jobs.entries()) await queue.enqueue(j, at(i));
+    for (const [i, j] of jobs.entries()) await db().queueRelay(j, at(i));
     const queues = [queue, db().relayQueue()];
     const taken: LeasedRelayJob[] = [];
     // Each instance leases until nothing is left, both at once.

@@ -7,6 +7,7 @@ import {
 } from '../../src/disbursements/disbursement.ports';
 import { ReconciliationStore } from '../../src/disbursements/reconciliation.model';
 import { RelayQueue } from '../../src/relay/relay.queue';
+import { RelayJob } from '../../src/disbursements/relay.job';
 import { BudgetLedger } from '../../src/upstream/provider.budget';
 
 /** The store's settings a test may choose, and its clock. */
@@ -31,6 +32,8 @@ export interface TestDatabase {
   /** Events that hear every change any store of this database logs. */
   events(): DisbursementEvents;
   relayQueue(): RelayQueue;
+  /** Queues a relay job with the insert a store's final write runs, due at `at` (the queue's contract seeds with it). */
+  queueRelay(job: RelayJob, at: Date): Promise<void>;
   budget(): BudgetLedger;
   rateLimit(perMinute: number): ClientRateLimit;
   runs(): ReconciliationStore;

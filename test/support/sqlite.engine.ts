@@ -4,6 +4,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientRateLimit } from '../../src/auth/client.rate-limit';
+import { ENQUEUE } from '../../src/database/relay-jobs.statements';
 import { migrateSqlite } from '../../src/database/schema.migrate';
 import { openSqlite } from '../../src/database/sqlite.open';
 import { PubSubEvents } from '../../src/events/pubsub.events';
@@ -38,6 +39,10 @@ async function openSqliteDatabase(): Promise<TestDatabase> {
       }),
     events: () => events,
     relayQueue: () => new SqliteRelayQueue(handle),
+    queueRelay: (job, at) =>
+      handle.writes.write(() => {
+        handle.db.prepare(ENQUEUE).run(at.getTime(), JSON.stringify(job), job.merchantId, job.referenceId);
+      }),
     budget: () => new SqliteBudgetLedger(handle),
     rateLimit: (perMinute) => ClientRateLimit.inMemory(perMinute),
     runs: () => new SqliteReconciliations(handle),
