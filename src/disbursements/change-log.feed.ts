@@ -4,6 +4,7 @@ import { SharedChangeReads } from './change-log.reads';
 import { cursorExpired, unknownCursor } from './disbursement.errors';
 import { Disbursement } from './disbursement.model';
 import { DisbursementEvents, DisbursementStore, Merchant, OnListening } from './disbursement.ports';
+import { STOPPED, untilStopped } from './wait.interrupt';
 
 /** One change of a merchant's payouts as a subscriber gets it: the cursor to resume after, and the record. */
 export interface Change {
@@ -64,9 +65,6 @@ class RecentlySent {
   }
 }
 
-/** What a wait raced against the subscriber's end answers when the subscriber ended first. */
-const STOPPED = Symbol('stopped');
-
 /**
  * Every change of a merchant's payouts, in the order the store applied them, read from the store's
  * change log. With `after`, the changes after that cursor come first; the log is then read on from
@@ -92,14 +90,14 @@ export async function watchChanges(
     if (!(await store.hasChange(merchant.id, from))) throw cursorExpired();
   }
   return new Repeater<Change>(async (push, stop) => {
-    const stopped = stop.then((): typeof STOPPED => STOPPED);
+    const waits = untilStopped(stop);
     const bell = events.watchMerchant(merchant.id)[Symbol.asyncIterator]();
     // The first next() starts listening; the log is read only once listening is active.
     let rung = bell.next();
     try {
-      if ((await Promise.race([events.merchantListening(merchant.id), stopped])) === STOPPED) return;
+      if ((await waits.wait(events.merchantListening(merchant.id))) === STOPPED) return;
       onListening();
-      const latest = from ?? (await Promise.race([store.latestChange(merchant.id), stopped]));
+      const latest = from ?? (await waits.wait(store.latestChange(merchant.id)));
       if (latest === STOPPED) return;
       let position = latest;
       // The change that rang, until a page shows it. The first pages (replay, and what came before
@@ -112,7 +110,7 @@ export async function watchChanges(
           const read = together
             ? shared.changesAfter(merchant.id, position, BATCH)
             : store.changesAfter(merchant.id, position, BATCH);
-          const batch = await Promise.race([read, stopped]);
+          const batch = await waits.wait(read);
           if (batch === STOPPED) return;
           for (const change of batch) {
             await push({ cursor: sealCursor(merchant, change.position), record: change.record });
@@ -131,7 +129,7 @@ export async function watchChanges(
         // A change already sent (a page read for an earlier bell reached it) needs no read: every
         // change after it rings a bell of its own.
         do {
-          const next = await Promise.race([rung, stopped]);
+          const next = await waits.wait(rung);
           if (next === STOPPED || next.done) return;
           rang = next.value;
           rung = bell.next();

@@ -1,9 +1,7 @@
 import { Repeater } from '@repeaterjs/repeater';
 import { Disbursement, isFinal } from './disbursement.model';
 import { DisbursementEvents, DisbursementStore, OnListening } from './disbursement.ports';
-
-/** What a wait raced against the watcher's end answers when the watcher ended first. */
-const STOPPED = Symbol('stopped');
+import { STOPPED, untilStopped } from './wait.interrupt';
 
 /**
  * One payout's states for a subscriber: the current one first (when known), then each change,
@@ -23,14 +21,14 @@ export function watchDisbursement(
   onListening: OnListening = () => {},
 ): AsyncIterableIterator<Disbursement> {
   return new Repeater<Disbursement>(async (push, stop) => {
-    const stopped = stop.then((): typeof STOPPED => STOPPED);
+    const waits = untilStopped(stop);
     const changes = events.watch(merchantId, referenceId)[Symbol.asyncIterator]();
     // The first next() starts listening; the store is read only once listening is active.
     let pending = changes.next();
     try {
-      if ((await Promise.race([events.listening(merchantId, referenceId), stopped])) === STOPPED) return;
+      if ((await waits.wait(events.listening(merchantId, referenceId))) === STOPPED) return;
       onListening();
-      const current = await Promise.race([store.get(merchantId, referenceId), stopped]);
+      const current = await waits.wait(store.get(merchantId, referenceId));
       if (current === STOPPED) return;
       let seen = -1;
       // A claim whose create is still in flight says nothing yet, unless a callback already did.
@@ -40,7 +38,7 @@ export function watchDisbursement(
         if (isFinal(current.status)) return;
       }
       for (;;) {
-        const next = await Promise.race([pending, stopped]);
+        const next = await waits.wait(pending);
         if (next === STOPPED || next.done) return;
         pending = changes.next();
         if (next.value.version <= seen) continue;

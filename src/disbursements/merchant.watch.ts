@@ -1,9 +1,7 @@
 import { Repeater } from '@repeaterjs/repeater';
 import { Disbursement } from './disbursement.model';
 import { DisbursementEvents, OnListening } from './disbursement.ports';
-
-/** What a wait raced against the watcher's end answers when the watcher ended first. */
-const STOPPED = Symbol('stopped');
+import { STOPPED, untilStopped } from './wait.interrupt';
 
 /**
  * Every change of a merchant's payouts, as it happens. A Repeater for the reasons given in
@@ -15,15 +13,15 @@ export function watchMerchantUpdates(
   onListening: OnListening = () => {},
 ): AsyncIterableIterator<Disbursement> {
   return new Repeater<Disbursement>(async (push, stop) => {
-    const stopped = stop.then((): typeof STOPPED => STOPPED);
+    const waits = untilStopped(stop);
     const changes = events.watchMerchant(merchantId)[Symbol.asyncIterator]();
     // The first next() starts listening.
     let pending = changes.next();
     try {
-      if ((await Promise.race([events.merchantListening(merchantId), stopped])) === STOPPED) return;
+      if ((await waits.wait(events.merchantListening(merchantId))) === STOPPED) return;
       onListening();
       for (;;) {
-        const next = await Promise.race([pending, stopped]);
+        const next = await waits.wait(pending);
         if (next === STOPPED || next.done) return;
         pending = changes.next();
         await push(next.value);

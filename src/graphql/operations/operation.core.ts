@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { IncomingHttpHeaders } from 'node:http';
 import { Authentication, Principal } from '../../auth/client.auth';
 import { GatewayError } from '../../disbursements/disbursement.errors';
+import { Interruptible } from '../../disbursements/wait.interrupt';
 import { badRequest, clientRateLimited, tooManyClientOperations, tooManyOperations } from '../request.errors';
 import { tokenExpired, unauthenticated } from '../../auth/auth.errors';
 import { tracingOn } from '../../observability/tracing.spans';
@@ -139,40 +140,41 @@ export class GraphQLOperations {
       ? { ...result, errors: this.formatErrors(result.errors) as unknown as GraphQLError[] }
       : result;
   }
+}
 
-  /**
-   * A stream that ends when the credential stops being accepted: its last result is an error
-   * saying so. Ending it early (`return()`) ends the source and clears the timer.
-   */
-  endOnExpiry(
-    source: AsyncIterable<ExecutionResult>,
-    acceptedUntil: number | undefined,
-  ): AsyncIterableIterator<ExecutionResult> {
-    return new Repeater<ExecutionResult>(async (push, stop) => {
-      const iterator = source[Symbol.asyncIterator]();
-      let cancelExpiry: (() => void) | undefined;
-      const expired = new Promise<'expired'>((resolve) => {
-        if (acceptedUntil !== undefined) cancelExpiry = atTime(acceptedUntil, () => resolve('expired'));
-      });
-      const stopped = stop.then((): 'stopped' => 'stopped');
-      try {
-        for (;;) {
-          const next = await Promise.race([iterator.next(), expired, stopped]);
-          if (next === 'stopped') return;
-          if (next === 'expired') {
-            await push({ errors: refusal(tokenExpired()) });
-            return;
-          }
-          if (next.done) return;
-          await push(next.value);
-        }
-      } finally {
-        cancelExpiry?.();
-        stop();
-        await iterator.return?.();
-      }
+/**
+ * A stream that ends when the credential stops being accepted: its last result is an error
+ * saying so. Ending it early (`return()`) ends the source and clears the timer.
+ */
+export function endOnExpiry(
+  source: AsyncIterable<ExecutionResult>,
+  acceptedUntil: number | undefined,
+): AsyncIterableIterator<ExecutionResult> {
+  return new Repeater<ExecutionResult>(async (push, stop) => {
+    const iterator = source[Symbol.asyncIterator]();
+    let cancelExpiry: (() => void) | undefined;
+    const expired = new Promise<'expired'>((resolve) => {
+      if (acceptedUntil !== undefined) cancelExpiry = atTime(acceptedUntil, () => resolve('expired'));
     });
-  }
+    // Raced once here; each event's wait is cut short by the result without leaving anything on it.
+    const ending = new Interruptible(Promise.race([expired, stop.then((): 'stopped' => 'stopped')]));
+    try {
+      for (;;) {
+        const next = await ending.wait(iterator.next());
+        if (next === 'stopped') return;
+        if (next === 'expired') {
+          await push({ errors: refusal(tokenExpired()) });
+          return;
+        }
+        if (next.done) return;
+        await push(next.value);
+      }
+    } finally {
+      cancelExpiry?.();
+      stop();
+      await iterator.return?.();
+    }
+  });
 }
 
 /** One admitted operation: `live` once its subscription hears every later change (then the gauge counts it). */

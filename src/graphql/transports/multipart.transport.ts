@@ -9,7 +9,7 @@ import {
   sendRefusal,
   streamFailure,
 } from './http.request';
-import { GraphQLOperations, refusal } from '../operations/operation.core';
+import { endOnExpiry, GraphQLOperations, refusal } from '../operations/operation.core';
 
 /** Apollo's multipart subscription protocol: https://www.apollographql.com/docs/graphos/routing/operations/subscriptions/multipart-protocol */
 const BOUNDARY = 'graphql';
@@ -65,7 +65,7 @@ export async function serveMultipart(
       // Refused by the resolver before any event (an expired cursor, say): one part, then the end.
       part({ payload: core.formatResult(result) });
     } else {
-      await stream(core, res, core.endOnExpiry(result, principal.acceptedUntil), part);
+      await stream(core, res, endOnExpiry(result, principal.acceptedUntil), part);
     }
     // The last delimiter becomes the closing one.
     if (!res.destroyed) res.end('--\r\n');

@@ -10,7 +10,7 @@ import {
   principalOf,
   searchRequestOf,
 } from './http.request';
-import { GraphQLOperations, OperationConnection, OperationRequest } from '../operations/operation.core';
+import { endOnExpiry, GraphQLOperations, OperationConnection, OperationRequest } from '../operations/operation.core';
 
 /** graphql-sse wants an index signature on its context type; the core's contexts are GatewayContexts. */
 type SseContext = Record<PropertyKey, unknown>;
@@ -66,7 +66,7 @@ export function createSseHandler(
     },
     onOperation: (_ctx, req, _args, result) => {
       if (!isAsyncIterable(result)) return undefined;
-      const results = core.endOnExpiry(result, req.context.operations.principal.acceptedUntil);
+      const results = endOnExpiry(result, req.context.operations.principal.acceptedUntil);
       req.context.results = results;
       return results;
     },
