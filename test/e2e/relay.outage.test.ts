@@ -1,6 +1,7 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Disbursement, isFinal } from '../../src/disbursements/disbursement.model';
+import { PostgresRelayQueue } from '../../src/relay/postgres.relay-queue';
 import { SqliteRelayQueue } from '../../src/relay/sqlite.relay-queue';
 import { PostgresStore } from '../../src/store/postgres.store';
 import { SqliteStore } from '../../src/store/sqlite.store';
@@ -148,10 +149,26 @@ describeOwnPostgres('a relay across a database outage right after the final writ
   });
 
   it('reaches the client once, though PostgreSQL stopped the moment the write committed', async () => {
+    // The server takes a moment to stop. A relay poll in that moment would lease the job and deliver
+    // it before the outage, and its finish, refused, would bring a second delivery after it (a repeat
+    // with the same webhook-id, which clients drop): leases wait until the server is down.
+    let stopped = () => {};
+    const down = new Promise<void>((resolve) => (stopped = resolve));
+    const lease = PostgresRelayQueue.prototype.lease;
+    jest.spyOn(PostgresRelayQueue.prototype, 'lease').mockImplementation(async function (
+      this: PostgresRelayQueue,
+      ...args: Parameters<typeof lease>
+    ) {
+      await down;
+      return lease.apply(this, args);
+    });
     await relayedOnceAcrossOutage(
       stack,
       PostgresStore.prototype,
-      () => server.stop('immediate'),
+      async () => {
+        await server.stop('immediate');
+        stopped();
+      },
       () => server.start(),
     );
   }, 90_000);
