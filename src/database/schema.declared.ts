@@ -19,24 +19,27 @@ export interface DeclaredTrigger {
   name: string;
 }
 
+/** The payouts table's columns, in order; the store's row mapping (payout.row.ts) must cover each. */
+export const PAYOUT_COLUMNS = [
+  'merchant_id',
+  'reference_id',
+  'created_at',
+  'written_at',
+  'status',
+  'channel',
+  'currency',
+  'amount_minor',
+  'final',
+  'next_check_at',
+  'revision',
+  'record',
+] as const;
+
 export const DECLARED_TABLES: readonly DeclaredTable[] = [
   { name: 'schema_migrations', columns: ['version', 'name', 'applied_at'], primaryKey: ['version'], indexes: [] },
   {
     name: 'payouts',
-    columns: [
-      'merchant_id',
-      'reference_id',
-      'created_at',
-      'written_at',
-      'status',
-      'channel',
-      'currency',
-      'amount_minor',
-      'final',
-      'next_check_at',
-      'revision',
-      'record',
-    ],
+    columns: PAYOUT_COLUMNS,
     primaryKey: ['merchant_id', 'reference_id'],
     indexes: ['payouts_history', 'payouts_due', 'payouts_final'],
   },

@@ -9,13 +9,29 @@ import {
   HistoryQuery,
 } from '../disbursements/disbursement.ports';
 import { toMinor } from '../disbursements/payout.controls';
+import { PAYOUT_COLUMNS } from '../database/schema.declared';
 
 type ColumnValue = string | number | null;
+
+/** A column of the payouts table, as the schema declares it. */
+type PayoutColumnName = (typeof PAYOUT_COLUMNS)[number];
+
+/**
+ * The columns of the row that no write sets from the record: its keys, its place in its merchant's
+ * history (`created_at`, set once by the insert) and its `revision` (1, then grown by each update).
+ */
+export const KEPT_COLUMNS = [
+  'merchant_id',
+  'reference_id',
+  'created_at',
+  'revision',
+] as const satisfies readonly PayoutColumnName[];
 
 /**
  * The columns every write of a payout sets, declared once: how each comes from the record and the
  * write's time. Both engines' insert and update statements are built from this list (below), so a
- * column added here is written everywhere, and one dropped from it nowhere.
+ * column added here is written everywhere, and one dropped from it nowhere. The compiler holds it,
+ * with KEPT_COLUMNS, to the schema's declared columns: one missing or one extra does not build.
  */
 const WRITTEN = {
   written_at: (_: Disbursement, writtenAt: number) => writtenAt,
@@ -26,19 +42,16 @@ const WRITTEN = {
   final: (record: Disbursement) => (isFinal(record.status) ? 1 : 0),
   next_check_at: (record: Disbursement) => (record.nextCheckAt === undefined ? null : Date.parse(record.nextCheckAt)),
   record: (record: Disbursement) => JSON.stringify(record),
-} satisfies Record<string, (record: Disbursement, writtenAt: number) => ColumnValue>;
+} satisfies Record<
+  Exclude<PayoutColumnName, (typeof KEPT_COLUMNS)[number]>,
+  (record: Disbursement, writtenAt: number) => ColumnValue
+>;
 
 /** The written columns by name, as both engines store them. */
 export type PayoutColumns = { [K in keyof typeof WRITTEN]: ReturnType<(typeof WRITTEN)[K]> };
 
 /** The written columns' names, in the order the statements name them and take their values. */
 export const WRITTEN_COLUMNS = Object.keys(WRITTEN) as readonly (keyof PayoutColumns)[];
-
-/**
- * The columns of the row that no write sets from the record: its keys, its place in its merchant's
- * history (`created_at`, set once by the insert) and its `revision` (1, then grown by each update).
- */
-export const KEPT_COLUMNS = ['merchant_id', 'reference_id', 'created_at', 'revision'] as const;
 
 export function payoutColumns(record: Disbursement, writtenAt: number): PayoutColumns {
   const columns: Record<string, ColumnValue> = {};
