@@ -1,16 +1,5 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { domain, merchant, mobileRequest } from '../support/domain';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-/** The JS heap in use once garbage is collected. */
-function liveHeap(): number {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
+import { liveHeap } from '../support/heap';
 
 const EVENTS = 20_000;
 /** Bytes a subscription may keep per event it has passed on: none, but for what a collection leaves. */

@@ -1,17 +1,7 @@
 import { Repeater } from '@repeaterjs/repeater';
 import { ExecutionResult } from 'graphql';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { endOnExpiry } from '../../src/graphql/operations/operation.core';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-function liveHeap(): number {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
+import { liveHeap } from '../support/heap';
 
 /** A source the test feeds one result at a time. */
 function source(): { results: AsyncIterable<ExecutionResult>; send(n: number): void } {
