@@ -20,7 +20,7 @@ export interface DeclaredTrigger {
 }
 
 /** The payouts table's columns, in order; the store's row mapping (payout.row.ts) must cover each. */
-export const PAYOUT_COLUMNS = [
+export const PAYOUTS_TABLE_COLUMNS = [
   'merchant_id',
   'reference_id',
   'created_at',
@@ -39,7 +39,7 @@ export const DECLARED_TABLES: readonly DeclaredTable[] = [
   { name: 'schema_migrations', columns: ['version', 'name', 'applied_at'], primaryKey: ['version'], indexes: [] },
   {
     name: 'payouts',
-    columns: PAYOUT_COLUMNS,
+    columns: PAYOUTS_TABLE_COLUMNS,
     primaryKey: ['merchant_id', 'reference_id'],
     indexes: ['payouts_history', 'payouts_due', 'payouts_final'],
   },

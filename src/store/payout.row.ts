@@ -9,12 +9,12 @@ import {
   HistoryQuery,
 } from '../disbursements/disbursement.ports';
 import { toMinor } from '../disbursements/payout.controls';
-import { PAYOUT_COLUMNS } from '../database/schema.declared';
+import { PAYOUTS_TABLE_COLUMNS } from '../database/schema.declared';
 
 type ColumnValue = string | number | null;
 
 /** A column of the payouts table, as the schema declares it. */
-type PayoutColumnName = (typeof PAYOUT_COLUMNS)[number];
+type PayoutColumnName = (typeof PAYOUTS_TABLE_COLUMNS)[number];
 
 /**
  * The columns of the row that no write sets from the record: its keys, its place in its merchant's
