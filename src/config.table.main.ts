@@ -1,3 +1,4 @@
+import './node.supported';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withSettingsTables } from './config.table';

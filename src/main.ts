@@ -1,3 +1,4 @@
+import './node.supported';
 import 'reflect-metadata';
 import type { App } from './app';
 import { Config, ConfigError, loadConfig } from './config';

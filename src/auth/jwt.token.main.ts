@@ -1,3 +1,4 @@
+import '../node.supported';
 import { importJWK, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';

@@ -1,3 +1,4 @@
+import '../node.supported';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
 import { INTACT, runCli, UsageError, withAuditLog } from './audit.cli';

@@ -1,3 +1,4 @@
+import '../node.supported';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MerchantRegistry } from '../auth/merchant.registry';

@@ -1,3 +1,4 @@
+import '../node.supported';
 import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';

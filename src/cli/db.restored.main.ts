@@ -1,3 +1,4 @@
+import '../node.supported';
 import { postgresRecordRewind, sqliteFacts } from '../database/history.rewinds';
 import { postgresPool } from '../database/postgres.open';
 import { migratePostgres } from '../database/schema.migrate';

@@ -1,3 +1,4 @@
+import '../node.supported';
 import { pino } from 'pino';
 import { loadOrCreateDevKey } from '../auth/jwt.dev-key';
 import { ConfigError, loadConfig } from '../config';

@@ -33,11 +33,15 @@ const running = new Set<GatewayProcess>();
 
 /**
  * Spawns the real `node dist/main.js` (built by jest's globalSetup) with only `env`, in `cwd` (by
- * default a new working folder), and waits for its ready line.
+ * default a new working folder), and waits for its ready line. `nodeArgs` go to node before the script.
  */
-export async function launchGateway(env: Record<string, string>, cwd = workingFolder()): Promise<GatewayProcess> {
+export async function launchGateway(
+  env: Record<string, string>,
+  cwd = workingFolder(),
+  nodeArgs: string[] = [],
+): Promise<GatewayProcess> {
   let output = '';
-  const child = spawn(process.execPath, [main], {
+  const child = spawn(process.execPath, [...nodeArgs, main], {
     cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

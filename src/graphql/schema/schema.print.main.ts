@@ -1,3 +1,4 @@
+import '../../node.supported';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { printGatewaySchema } from './gateway.schema';
