@@ -64,6 +64,10 @@ async function post(body: string, headers: Record<string, string> = {}) {
   return { status: res.status, code: json?.errors?.[0]?.extensions?.code, text };
 }
 
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+const JSON_ONLY = 'application/json';
+const postDocument = (query: string, accept = GRAPHQL_RESPONSE) => post(JSON.stringify({ query }), { accept });
+
 const mutation = JSON.stringify({ query: CREATE_MOBILE, variables: { input: mobileInput() } });
 const aliasBomb = `{ ${Array.from({ length: 30 }, (_, i) => `a${i}: disbursement(referenceId: "x") { referenceId }`).join(' ')} }`;
 const deep = `{ __schema { types { fields { type { ${'ofType { '.repeat(30)}name${' }'.repeat(30)} } } } } }`;
@@ -94,12 +98,15 @@ describe('hostile HTTP requests', () => {
       400,
       undefined,
     ],
-    ['an alias bomb', () => post(JSON.stringify({ query: aliasBomb })), 400, 'GRAPHQL_VALIDATION_FAILED'],
-    ['a deep introspection query', () => post(JSON.stringify({ query: deep })), 400, 'GRAPHQL_VALIDATION_FAILED'],
-    ['a wide query past the token limit', () => post(JSON.stringify({ query: wide })), 400, 'GRAPHQL_PARSE_FAILED'],
-    ['a fragment bomb', () => post(JSON.stringify({ query: fragmentBomb })), 400, 'GRAPHQL_VALIDATION_FAILED'],
-    ['cyclic fragments', () => post(JSON.stringify({ query: cyclicFragments })), 400, 'GRAPHQL_VALIDATION_FAILED'],
-    ['a directive flood', () => post(JSON.stringify({ query: directives })), 400, 'GRAPHQL_VALIDATION_FAILED'],
+    ['an alias bomb', () => postDocument(aliasBomb), 400, 'GRAPHQL_VALIDATION_FAILED'],
+    ['a deep introspection query', () => postDocument(deep), 400, 'GRAPHQL_VALIDATION_FAILED'],
+    ['a wide query past the token limit', () => postDocument(wide), 400, 'GRAPHQL_PARSE_FAILED'],
+    ['a fragment bomb', () => postDocument(fragmentBomb), 400, 'GRAPHQL_VALIDATION_FAILED'],
+    ['cyclic fragments', () => postDocument(cyclicFragments), 400, 'GRAPHQL_VALIDATION_FAILED'],
+    ['a directive flood', () => postDocument(directives), 400, 'GRAPHQL_VALIDATION_FAILED'],
+    // GraphQL over HTTP: the same refusals answer 200 with `errors` to a client accepting only application/json.
+    ['an alias bomb, asking for JSON', () => postDocument(aliasBomb, JSON_ONLY), 200, 'GRAPHQL_VALIDATION_FAILED'],
+    ['a wide query, asking for JSON', () => postDocument(wide, JSON_ONLY), 200, 'GRAPHQL_PARSE_FAILED'],
     [
       'a mutation over GET',
       () =>

@@ -14,6 +14,7 @@ import { formatError } from '../gateway.errors';
 import { createContext, GatewayContext, GraphQLServing } from '../gateway.context';
 import { armorPlugins, requestValidationRules } from '../operations/operation.armor';
 import { BODY_LIMIT, principalOf } from './http.request';
+import { useGraphQLOverHttpStatus } from './http.status';
 import { PARSE_OPTIONS } from '../operations/operation.parse';
 import { useOperationLog } from '../operations/operation.log';
 import { useNulRefusal } from '../operations/operation.text';
@@ -102,6 +103,7 @@ export class GraphQLHttpHandler {
         useScopes(),
         useNulRefusal(),
         usePayoutQuota(opts.rateLimit),
+        useGraphQLOverHttpStatus(),
         ...opts.plugins,
         opts.landingPage
           ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
