@@ -105,7 +105,7 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
     const callbacks = new CallbackReceiver({
       service,
       merchants: parts.merchants,
-      webhookSecret: config.webhookSecret,
+      webhookSecrets: config.webhookSecrets,
       logger,
       metrics,
       scrubber: new SecretScrubber(parts.secrets),

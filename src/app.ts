@@ -68,9 +68,12 @@ export interface App {
  */
 export async function startApp(opts: AppOptions): Promise<App> {
   const embedded = !opts.config.upstreamBaseUrl;
-  const webhookSecret = embedded
-    ? (opts.config.webhookSecret ?? opts.config.sandbox.webhookSecret ?? `whsec_${randomBytes(24).toString('base64')}`)
-    : opts.config.webhookSecret;
+  // The embedded sandbox signs with the first of WEBHOOK_SECRET's secrets, as a provider signs with the new one.
+  const webhookSecrets = embedded
+    ? opts.config.webhookSecrets.length > 0
+      ? opts.config.webhookSecrets
+      : [opts.config.sandbox.webhookSecret ?? `whsec_${randomBytes(24).toString('base64')}`]
+    : opts.config.webhookSecrets;
   const merchants = MerchantRegistry.fromConfig(opts.config, embedded || opts.trustedProvider === true);
   const dbPassword = databasePassword(opts.config.database);
   const ownerPassword =
@@ -81,8 +84,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ...audit.secrets,
     ...(dbPassword ? [dbPassword] : []),
     ...(ownerPassword ? [ownerPassword] : []),
-    ...webhookSecretForms(webhookSecret),
-    ...webhookSecretForms(opts.config.relay.secret),
+    ...webhookSecretForms(webhookSecrets),
+    ...webhookSecretForms(opts.config.relay.secrets),
   ];
   const logger = createLogger({ level: opts.config.logLevel, secrets, destination: opts.logDestination });
   // The embedded sandbox doubles as a development identity provider: `npm run token` signs with this key.
@@ -90,13 +93,13 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const sandbox = embedded
     ? await startSandbox({
         ...opts.config.sandbox,
-        webhookSecret,
+        webhookSecret: webhookSecrets[0],
         logger,
         jwks: devKey && { keys: [devKey.publicJwk] },
       })
     : undefined;
   try {
-    const config = { ...opts.config, upstreamBaseUrl: sandbox?.url ?? opts.config.upstreamBaseUrl, webhookSecret };
+    const config = { ...opts.config, upstreamBaseUrl: sandbox?.url ?? opts.config.upstreamBaseUrl, webhookSecrets };
     const developmentJwksUrl = sandbox && `${sandbox.url}/.well-known/jwks.json`;
     const gateway = await startGateway(
       config,

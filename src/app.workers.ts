@@ -32,7 +32,7 @@ export interface Relays {
 export function startRelays(parts: RelayParts): Relays {
   const { relay } = parts.config;
   const sender = new RelaySender({
-    secret: relay.secret,
+    secrets: relay.secrets,
     timeoutMs: relay.timeoutMs,
     allowPrivateNetworks: relay.allowPrivateNetworks,
   });

@@ -9,6 +9,12 @@ export class ConfigError extends Error {}
 const port = z.coerce.number().int().min(0).max(65535);
 const nonNegativeInt = z.coerce.number().int().min(0);
 const optionalText = z.string().trim().min(1).optional();
+/** Several secrets separated by spaces, as a rotation holds them: the new one and the old one. */
+const secretList = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? '').split(/\s+/).filter((s) => s.length > 0));
+const WHSEC = /^whsec_[A-Za-z0-9+/=]{16,}$/;
 const list = z
   .string()
   .optional()
@@ -89,8 +95,8 @@ const provider = {
     'required with UPSTREAM_BASE_URL (or MERCHANTS_FILE)',
   ),
   WEBHOOK_SECRET: doc(
-    optionalText,
-    'Standard Webhooks secret (`whsec_...`) that verifies callbacks',
+    secretList,
+    'Standard Webhooks secret (`whsec_...`) that verifies callbacks; several separated by spaces while one is rotated (a callback signed with any of them is verified)',
     'callbacks are claims, confirmed with check-status before they decide anything',
   ),
   UPSTREAM_TIMEOUT_MS: doc(
@@ -199,11 +205,8 @@ const rechecksAndRelays = {
     'how long a PENDING payout may wait for its callback before the provider is asked',
   ),
   RELAY_WEBHOOK_SECRET: doc(
-    z
-      .string()
-      .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'must be whsec_ followed by base64')
-      .optional(),
-    "`whsec_...` secret the gateway signs relays to a client's `callbackUrl` with",
+    secretList.refine((secrets) => secrets.every((s) => WHSEC.test(s)), 'each must be whsec_ followed by base64'),
+    "`whsec_...` secret the gateway signs relays to a client's `callbackUrl` with; several separated by spaces while one is rotated (each relay then carries one signature per secret)",
     'relays are sent unsigned',
   ),
   RELAY_MAX_ATTEMPTS: doc(
@@ -451,7 +454,7 @@ function toConfig(e: z.infer<typeof envSchema>) {
     upstreamBaseUrl: e.UPSTREAM_BASE_URL?.replace(/\/+$/, ''),
     merchantApiKey: e.MERCHANT_API_KEY,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
-    webhookSecret: e.WEBHOOK_SECRET,
+    webhookSecrets: e.WEBHOOK_SECRET,
     clientTokens: e.CLIENT_TOKENS,
     merchantsFile: e.MERCHANTS_FILE,
     clientRateLimitPerMin: e.CLIENT_RATE_LIMIT_PER_MIN,
@@ -496,7 +499,7 @@ function toConfig(e: z.infer<typeof envSchema>) {
     introspection: e.GRAPHQL_INTROSPECTION,
     landingPage: e.GRAPHQL_LANDING_PAGE,
     relay: {
-      secret: e.RELAY_WEBHOOK_SECRET,
+      secrets: e.RELAY_WEBHOOK_SECRET,
       maxAttempts: e.RELAY_MAX_ATTEMPTS,
       retryBaseMs: e.RELAY_RETRY_BASE_MS,
       // Trying the gateway on one machine means relaying to localhost; a real deployment must opt in.

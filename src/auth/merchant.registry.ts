@@ -9,8 +9,8 @@ import { parseControls, parseControlsJson } from './payout-controls.schema';
 export interface MerchantAccount extends Merchant {
   /** Unguessable path segment of this merchant's callback address, stable across replicas. */
   callbackToken: string;
-  /** Standard Webhooks secret this merchant's callbacks are signed with; unset: WEBHOOK_SECRET's. */
-  webhookSecret?: string;
+  /** Standard Webhooks secrets this merchant's callbacks may be signed with (several while one is rotated); unset: WEBHOOK_SECRET's. */
+  webhookSecrets?: string[];
 }
 
 const clientToken = z.string().min(16, 'client tokens must be at least 16 characters');
@@ -32,7 +32,11 @@ const merchantsFileSchema = z
       controls: z.unknown().optional(),
       webhookSecret: z
         .string()
-        .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, 'webhookSecret must be whsec_ followed by base64')
+        .transform((v) => v.split(/\s+/).filter((secret) => secret.length > 0))
+        .refine(
+          (secrets) => secrets.length > 0 && secrets.every((secret) => /^whsec_[A-Za-z0-9+/=]{16,}$/.test(secret)),
+          'webhookSecret must be whsec_ followed by base64 (several separated by spaces)',
+        )
         .optional(),
     }),
   )
@@ -51,7 +55,7 @@ interface MerchantSpec {
   id: string;
   apiKey: string;
   clientTokens: { token: string; name?: string }[];
-  webhookSecret?: string;
+  webhookSecret?: string[];
   controls?: PayoutControls;
 }
 
@@ -77,7 +81,7 @@ export class MerchantRegistry {
         id: m.id,
         apiKey: m.apiKey,
         callbackToken,
-        webhookSecret: m.webhookSecret,
+        webhookSecrets: m.webhookSecret,
         controls: m.controls,
       };
       this.byCallbackToken.set(callbackToken, merchant);
@@ -192,8 +196,9 @@ export class MerchantRegistry {
   }
 }
 
-/** A `whsec_` secret as written, and its key part alone (what a leak of the decoded value would start from). */
-export function webhookSecretForms(secret: string | undefined): string[] {
-  if (!secret) return [];
-  return secret.startsWith('whsec_') ? [secret, secret.slice('whsec_'.length)] : [secret];
+/** Each `whsec_` secret as written, and its key part alone (what a leak of the decoded value would start from). */
+export function webhookSecretForms(secrets: readonly string[] | undefined): string[] {
+  return (secrets ?? []).flatMap((secret) =>
+    secret.startsWith('whsec_') ? [secret, secret.slice('whsec_'.length)] : [secret],
+  );
 }

@@ -4,7 +4,7 @@ import { MerchantAccount, MerchantRegistry } from '../auth/merchant.registry';
 import { DisbursementService } from '../disbursements/disbursement.service';
 import { HttpError, readBody } from '../http/http.body';
 import { sendJson } from '../http/http.reply';
-import { NativeWebhook } from '../http/webhook.signature';
+import { WebhookSecrets } from '../http/webhook.signature';
 import { clientText } from '../observability/client-text.limit';
 import { Logger } from '../observability/pino.logger';
 import { GatewayMetrics } from '../observability/gateway.metrics';
@@ -18,8 +18,8 @@ const CALLBACK_BODY_LIMIT = 32 * 1024;
 export interface CallbackReceiverOptions {
   service: DisbursementService;
   merchants: MerchantRegistry;
-  /** Standard Webhooks secret for merchants without their own; unset with none: the unguessable path token is the only credential. */
-  webhookSecret?: string;
+  /** Standard Webhooks secrets for merchants without their own; none: the unguessable path token is the only credential. */
+  webhookSecrets: readonly string[];
   logger: Logger;
   metrics: GatewayMetrics;
   /** Every secret the gateway holds comes out of a callback's text before the domain sees it. */
@@ -36,17 +36,18 @@ function header(req: IncomingMessage, name: string): string | undefined {
  * tolerantly, handed to the domain with whether they were verified, and acknowledged only once stored.
  */
 export class CallbackReceiver {
-  private readonly webhooks = new Map<string, NativeWebhook | undefined>();
+  /** By merchant account: a reloaded MERCHANTS_FILE makes new accounts, and with them new secrets. */
+  private readonly webhooks = new WeakMap<MerchantAccount, WebhookSecrets | undefined>();
 
   constructor(private readonly opts: CallbackReceiverOptions) {}
 
-  /** The merchant's own secret, else the gateway's; undefined: callbacks to this path come unsigned. */
-  private webhookFor(merchant: MerchantAccount): NativeWebhook | undefined {
-    if (!this.webhooks.has(merchant.id)) {
-      const secret = merchant.webhookSecret ?? this.opts.webhookSecret;
-      this.webhooks.set(merchant.id, secret ? new NativeWebhook(secret) : undefined);
+  /** The merchant's own secrets, else the gateway's; undefined: callbacks to this path come unsigned. */
+  private webhookFor(merchant: MerchantAccount): WebhookSecrets | undefined {
+    if (!this.webhooks.has(merchant)) {
+      const secrets = merchant.webhookSecrets ?? this.opts.webhookSecrets;
+      this.webhooks.set(merchant, secrets.length > 0 ? new WebhookSecrets(secrets) : undefined);
     }
-    return this.webhooks.get(merchant.id);
+    return this.webhooks.get(merchant);
   }
 
   /**
@@ -92,13 +93,16 @@ export class CallbackReceiver {
     let body: unknown;
     try {
       // The library checks the signature and the 5-minute window, then parses the JSON it signed.
-      body = webhook
-        ? webhook.verify(raw, {
-            'webhook-id': deliveryId ?? '',
-            'webhook-timestamp': header(req, 'webhook-timestamp') ?? '',
-            'webhook-signature': header(req, 'webhook-signature') ?? '',
-          })
-        : JSON.parse(raw);
+      if (webhook) {
+        const verified = webhook.verify(raw, {
+          'webhook-id': deliveryId ?? '',
+          'webhook-timestamp': header(req, 'webhook-timestamp') ?? '',
+          'webhook-signature': header(req, 'webhook-signature') ?? '',
+        });
+        body = verified.body;
+        // By position: an operator sees when the old secret of a rotation is no longer used.
+        metrics.callbackSecrets.inc({ merchant: merchant.id, secret: String(verified.position) });
+      } else body = JSON.parse(raw);
     } catch (error) {
       if (error instanceof WebhookVerificationError) {
         logger.warn({ merchant: merchant.id, reason: error.message }, 'callback refused: bad signature');

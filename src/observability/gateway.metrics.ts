@@ -44,6 +44,13 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly callbackSecrets = new Counter({
+    name: 'gateway_callback_secrets_total',
+    help: 'Signed callbacks verified, by merchant and the position (from 1) in its secrets of the one that verified: when the old secret of a rotation stays at zero, it can be removed',
+    labelNames: ['merchant', 'secret'] as const,
+    registers: [this.registry],
+  });
+
   readonly callbackMismatches = new Counter({
     name: 'gateway_callback_mismatches_total',
     help: "Callbacks whose final status the provider's own answer to check-status contradicted (the provider's answer was applied)",

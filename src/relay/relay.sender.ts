@@ -1,12 +1,12 @@
 import { Agent, request } from 'undici';
-import { NativeWebhook } from '../http/webhook.signature';
+import { WebhookSecrets } from '../http/webhook.signature';
 import { RelayAttempt } from '../disbursements/disbursement.model';
 import { publicOnlyConnector, RelayTargetRefused } from './relay.connector';
 import { RelayJob } from '../disbursements/relay.job';
 
 export interface RelaySenderOptions {
-  /** Standard Webhooks secret the client verifies with; unset: relays go unsigned. */
-  secret?: string;
+  /** Standard Webhooks secrets, each signing every relay (several while one is rotated); none: relays go unsigned. */
+  secrets?: readonly string[];
   /** Bounds one attempt, connect to last byte. */
   timeoutMs: number;
   /** true: any address may be reached (the embedded sandbox's default, for trying it on one machine). */
@@ -27,11 +27,11 @@ export interface RelayOutcome {
  * like "ECONNREFUSED 10.0.0.7:6379" would turn the relay into a scanner of the gateway's network.
  */
 export class RelaySender {
-  private readonly webhook?: NativeWebhook;
+  private readonly webhook?: WebhookSecrets;
   private readonly agent: Agent;
 
   constructor(private readonly opts: RelaySenderOptions) {
-    this.webhook = opts.secret ? new NativeWebhook(opts.secret) : undefined;
+    this.webhook = opts.secrets?.length ? new WebhookSecrets(opts.secrets) : undefined;
     this.agent = new Agent({
       keepAliveTimeout: 5_000,
       connect: opts.allowPrivateNetworks ? { timeout: opts.timeoutMs } : publicOnlyConnector(opts.timeoutMs),
