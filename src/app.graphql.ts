@@ -9,6 +9,7 @@ import { GraphQLOperations } from './graphql/operations/operation.core';
 import { TrustedDocuments } from './graphql/operations/trusted-documents.gate';
 import { TrustedOperation } from './graphql/operations/trusted-documents.manifest';
 import { buildGatewaySchema } from './graphql/schema/gateway.schema';
+import { buildSubgraph } from './graphql/schema/subgraph.schema';
 import { GraphQLHttpHandler } from './graphql/transports/http.transport';
 import { acceptsMultipartSubscription, serveMultipart } from './graphql/transports/multipart.transport';
 import { createSseHandler } from './graphql/transports/sse.transport';
@@ -41,10 +42,13 @@ export interface GraphQLEndpoints {
 /** GraphQL on every transport: over HTTP and multipart, server-sent events, and graphql-ws on the same server. */
 export async function startGraphQL(parts: GraphQLParts): Promise<GraphQLEndpoints> {
   const { httpServer, config, logger, metrics } = parts;
-  const schema = buildGatewaySchema({
-    allowPrivateNetworks: config.relay.allowPrivateNetworks,
-    scheduleMaxAheadDays: config.schedule.maxAheadDays,
-  });
+  // Served as a Federation 2 subgraph too (docs/federation.md); schema.graphql prints the standalone part.
+  const schema = buildSubgraph(
+    buildGatewaySchema({
+      allowPrivateNetworks: config.relay.allowPrivateNetworks,
+      scheduleMaxAheadDays: config.schedule.maxAheadDays,
+    }),
+  );
   const trustedDocuments =
     parts.trustedOperations &&
     new TrustedDocuments(parts.trustedOperations, {

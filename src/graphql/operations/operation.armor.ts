@@ -33,9 +33,23 @@ const armor = new ApolloArmor({
 
 const armorProtection = armor.protect();
 
+/** The subgraph's `_service { sdl }` spells the whole schema out: it is introspection, and refused with it. */
+const NoServiceSdlRule: ValidationRule = (context) => ({
+  Field(node) {
+    if (node.name.value === '_service' && context.getParentType() === context.getSchema().getQueryType()) {
+      context.reportError(
+        new GraphQLError('GraphQL introspection has been disabled, and _service is introspection.', { nodes: node }),
+      );
+    }
+  },
+});
+
 /** Validation rules beyond GraphQL's own; introspection is refused by a rule, the same on both transports. */
 export function requestValidationRules(introspection: boolean): ValidationRule[] {
-  return [...armorProtection.validationRules, ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+  return [
+    ...armorProtection.validationRules,
+    ...(introspection ? [] : [NoSchemaIntrospectionCustomRule, NoServiceSdlRule]),
+  ];
 }
 
 /** Armor's Apollo plugins (none is enabled today but the list follows the configuration above). */

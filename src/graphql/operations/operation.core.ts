@@ -248,7 +248,7 @@ export class OperationConnection {
     if (!operation) return { errors: refusal(badRequest('The document names no operation to run')) };
     const notCarried = carries?.(operation.operation);
     if (notCarried) return { errors: refusal(notCarried) };
-    const scope = scopeRefusal(operation, checked.document, this.principal.scopes);
+    const scope = scopeRefusal(operation, checked.document, this.principal.scopes, request.variables);
     if (scope) return { errors: refusal(scope) };
     const nul = nulRefusal(checked.document, request.variables);
     if (nul) return { errors: refusal(nul) };

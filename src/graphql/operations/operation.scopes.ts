@@ -7,6 +7,7 @@ import {
   OperationDefinitionNode,
   OperationTypeNode,
   SelectionSetNode,
+  valueFromASTUntyped,
 } from 'graphql';
 import { Scope, SCOPES } from '../../auth/client.auth';
 import { forbidden, GatewayError } from '../../disbursements/disbursement.errors';
@@ -52,6 +53,26 @@ const BENEFICIARY_FIELDS: Readonly<Record<string, readonly Scope[]>> = {
   archiveBeneficiary: [SCOPES.beneficiariesWrite],
 };
 
+/** The entities a router asks `_entities` for, each under the scopes of its own query field. */
+const ENTITY_SCOPES: Readonly<Record<string, readonly Scope[]>> = {
+  Disbursement: [SCOPES.read],
+  Beneficiary: [SCOPES.beneficiariesRead],
+};
+
+type Variables = Readonly<Record<string, unknown>> | null | undefined;
+
+/** The `__typename`s an `_entities` field asks for, from its literal or its variables; payouts:read for anything else. */
+function entityScopes(field: FieldNode, variables: Variables): (readonly Scope[])[] {
+  const argument = field.arguments?.find((a) => a.name.value === 'representations');
+  const value = argument ? valueFromASTUntyped(argument.value, variables ?? undefined) : undefined;
+  const typenames = new Set(
+    (Array.isArray(value) ? value : [value]).map((r) => (r as { __typename?: unknown })?.__typename),
+  );
+  return [...typenames].map((t) =>
+    typeof t === 'string' && Object.hasOwn(ENTITY_SCOPES, t) ? ENTITY_SCOPES[t] : [SCOPES.read],
+  );
+}
+
 /** The audit trail and reconciliation, query and mutation alike: audit:read. */
 const AUDIT_FIELDS: ReadonlySet<string> = new Set([
   'auditTrail',
@@ -67,10 +88,11 @@ const AUDIT_FIELDS: ReadonlySet<string> = new Set([
  * (approveBeneficiary too) payouts:approve, every other Mutation field (payBeneficiary too)
  * payouts:write, every other Query and Subscription field payouts:read. Deciding by root type
  * means a field added later is never left open. Introspection (`__schema`, `__type`,
- * `__typename`) needs none.
+ * `__typename`) and the subgraph's `_service` need none; `_entities` the scopes of each type it
+ * asks for (entityScopes).
  */
 function scopesFor(operation: OperationDefinitionNode['operation'], field: string): readonly Scope[] {
-  if (field.startsWith('__')) return [];
+  if (field.startsWith('__') || field === '_service') return [];
   if (AUDIT_FIELDS.has(field)) return [SCOPES.audit];
   if (Object.hasOwn(BENEFICIARY_FIELDS, field)) return BENEFICIARY_FIELDS[field];
   if (operation !== OperationTypeNode.MUTATION) return [SCOPES.read];
@@ -85,12 +107,15 @@ export function scopeRefusal(
   operation: OperationDefinitionNode,
   document: DocumentNode,
   scopes: ReadonlySet<string>,
+  variables: Variables,
 ): GatewayError | undefined {
-  for (const { name } of rootFields(operation, document)) {
-    const field = name.value;
-    const accepted = scopesFor(operation.operation, field);
-    if (accepted.length > 0 && !accepted.some((scope) => scopes.has(scope))) {
-      return forbidden(`This token lacks the scope ${accepted.join(' or ')}, which ${field} needs`);
+  for (const node of rootFields(operation, document)) {
+    const field = node.name.value;
+    const needs = field === '_entities' ? entityScopes(node, variables) : [scopesFor(operation.operation, field)];
+    for (const accepted of needs) {
+      if (accepted.length > 0 && !accepted.some((scope) => scopes.has(scope))) {
+        return forbidden(`This token lacks the scope ${accepted.join(' or ')}, which ${field} needs`);
+      }
     }
   }
   return undefined;
@@ -101,10 +126,10 @@ export function useScopes(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ operation, document, contextValue }) {
+        async didResolveOperation({ operation, document, contextValue, request }) {
           // Unresolved, it is failed by execution before any resolver runs.
           if (!operation) return;
-          const refused = scopeRefusal(operation, document, contextValue.scopes);
+          const refused = scopeRefusal(operation, document, contextValue.scopes, request.variables);
           if (refused) throw refusalError(refused, 403);
         },
       };

@@ -11,6 +11,12 @@ import { decodeCursor, encodeCursor } from './history.cursor';
 
 const MAX_BOOK_PAGE = 100;
 
+/** One of the caller's beneficiaries by id, its account number in full, or null: beneficiary(id) and `_entities`. */
+export async function beneficiaryOf(ctx: GatewayContext, id: string): Promise<Beneficiary | null> {
+  const found = await ctx.service.beneficiary(ctx.merchant, id);
+  return found ? toBeneficiaryView(found, true) : null;
+}
+
 /** The beneficiary book (docs/beneficiaries.md): beneficiaries:read and :write, approving payouts:approve, paying payouts:write. */
 @Resolver(() => Beneficiary)
 export class BeneficiaryResolver {
@@ -21,8 +27,7 @@ export class BeneficiaryResolver {
     description: 'One of your beneficiaries, its account number in full; null when you have none by that id.',
   })
   async beneficiary(@Arg('id', () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Beneficiary | null> {
-    const found = await ctx.service.beneficiary(ctx.merchant, id);
-    return found ? toBeneficiaryView(found, true) : null;
+    return beneficiaryOf(ctx, id);
   }
 
   @Query(() => BeneficiaryConnection, {

@@ -1,4 +1,4 @@
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { BeneficiaryStatus } from '../../disbursements/beneficiary.model';
 import { DisbursementChannel } from './disbursement.enums';
@@ -10,6 +10,7 @@ registerEnumType(BeneficiaryStatus, {
     'AWAITING_APPROVAL: new, or its account details changed, under beneficiaryApproval; not payable until another person approves. ARCHIVED: never payable again; its payouts stay.',
 });
 
+@Directive('@key(fields: "id")')
 @ObjectType({
   description:
     "A saved recipient. Its account details are the payout inputs' fields; accountNumber is masked to its last four digits except in beneficiary(id).",

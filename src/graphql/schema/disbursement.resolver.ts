@@ -9,6 +9,12 @@ import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input'
 
 const MAX_BATCH = 100;
 
+/** One of the caller's payouts by referenceId, or null: disbursement(referenceId) and the subgraph's `_entities`. */
+export async function disbursementOf(ctx: GatewayContext, referenceId: string): Promise<Disbursement | null> {
+  const record = await ctx.loader.load(referenceId);
+  return record ? toView(record) : null;
+}
+
 @Resolver(() => Disbursement)
 export class DisbursementResolver {
   constructor(private readonly inputValidation: InputValidationOptions) {}
@@ -23,7 +29,8 @@ export class DisbursementResolver {
     @Arg('refresh', () => Boolean, { nullable: true, defaultValue: false }) refresh: boolean | null,
     @Ctx() ctx: GatewayContext,
   ): Promise<Disbursement | null> {
-    const record = refresh ? await ctx.service.refresh(ctx.merchant, referenceId) : await ctx.loader.load(referenceId);
+    if (!refresh) return disbursementOf(ctx, referenceId);
+    const record = await ctx.service.refresh(ctx.merchant, referenceId);
     return record ? toView(record) : null;
   }
 

@@ -1,4 +1,4 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 import { DecimalScalar } from './decimal.scalar';
 import {
   ApprovalDecision,
@@ -95,6 +95,7 @@ export class RelayStatus {
   attempts!: RelayAttempt[];
 }
 
+@Directive('@key(fields: "referenceId")')
 @ObjectType({ description: 'A payout as the gateway knows it.' })
 export class Disbursement {
   @Field(() => ID)
