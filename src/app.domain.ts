@@ -34,7 +34,6 @@ export function buildService(parts: DomainParts): DisbursementService {
     provider: parts.provider,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     resendAfterMs: config.resendAfterMs,
-    restoreCheckMs: config.restoreCheckMs,
     rewoundAt: () => storage.rewoundAt(),
     walletBalanceCacheMs: config.walletBalanceCacheMs,
     recheck: {

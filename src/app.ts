@@ -159,9 +159,9 @@ async function openStorage(
   if (config.retiredSettings) logger.warn(config.retiredSettings);
   if (storage.rewoundAtStart) logger.warn(`the database went back in time: ${storage.rewoundAtStart}`);
   const rewoundAt = storage.rewoundAt();
-  if (rewoundAt !== undefined && Date.now() < rewoundAt + config.restoreCheckMs)
+  if (rewoundAt !== undefined && Date.now() < rewoundAt + config.resendAfterMs)
     logger.warn(
-      `until ${new Date(rewoundAt + config.restoreCheckMs).toISOString()}, every create of a referenceId the database does not know asks the provider first: it may have been sent before the database went back`,
+      `until ${new Date(rewoundAt + config.resendAfterMs).toISOString()}, a payout the provider does not show when asked before its send is not sent (OUTCOME_UNKNOWN): a send from before the database went back may still be on its way in`,
     );
   return storage;
 }

@@ -107,10 +107,6 @@ const provider = {
     nonNegativeInt.default(60),
     'after an outcome that may have reached the provider, how long since that send left the gateway before a provider "not found" is trusted to mean "never received" (and the payout may be sent again)',
   ),
-  RESTORE_CHECK_SECONDS: doc(
-    nonNegativeInt.default(604800),
-    'after the database went back in time (db:restore, db:restored, or an older copy of the embedded file found at start), how long every create of a referenceId the database does not know first asks the provider whether it already has it',
-  ),
   UPSTREAM_RATE_LIMIT_PER_MIN: doc(
     nonNegativeInt.default(100),
     'provider calls the gateway makes per merchant key per minute, across replicas; status checks get at most half (0: no budget; a provider 429 still pauses)',
@@ -460,7 +456,6 @@ function toConfig(e: z.infer<typeof envSchema>) {
     clientRateLimitPerMin: e.CLIENT_RATE_LIMIT_PER_MIN,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     resendAfterMs: e.RESEND_AFTER_SECONDS * 1000,
-    restoreCheckMs: e.RESTORE_CHECK_SECONDS * 1000,
     upstreamRateLimitPerMin: e.UPSTREAM_RATE_LIMIT_PER_MIN,
     metricsPort: e.METRICS_PORT,
     /** OpenTelemetry traces: on when an OTEL_ variable asks for them; off, the SDK is never loaded. */

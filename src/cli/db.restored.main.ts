@@ -12,8 +12,8 @@ const REASON = 'recorded by db:restored (a restore or a failover)';
 /**
  * `npm run db:restored`: records that the database of DATABASE_URL went back in time (PostgreSQL
  * restored from a dump or a base backup, or a failover to a standby that may lack the last writes).
- * Replicas running on it learn it within a second; from then on they ask the provider before sending
- * any payout the database does not know (RESTORE_CHECK_SECONDS).
+ * Replicas running on it learn it within a second; for RESEND_AFTER_SECONDS from then on, a payout the
+ * provider does not show when asked before its send is not sent (it may still be taking one in).
  */
 runDatabaseCommand(USAGE, async (target) => {
   const at = Date.now();

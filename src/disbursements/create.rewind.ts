@@ -1,20 +1,11 @@
 import { DomainContext } from './disbursement.context';
-import { outcomeUnknown, referenceConflict, upstreamUnavailable } from './disbursement.errors';
+import { fromProviderError, outcomeUnknown, referenceConflict, upstreamUnavailable } from './disbursement.errors';
 import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
-import { Merchant } from './disbursement.ports';
+import { Merchant, ProviderError } from './disbursement.ports';
 import { contentDiffers } from './disbursement.record';
 import { CheckPolicy } from './disbursement.checks';
 import { recordAnswered, recordUnknown, releaseClaim } from './create.settle';
 import { becomeProviders } from './create.recovery';
-
-/**
- * Whether a send must first ask the provider: the database went back in time (a restore, a failover,
- * an older copy of the file) less than RESTORE_CHECK_SECONDS ago, so a referenceId it does not know
- * is no proof that the payout was never sent. Table-driven in test/disbursements/disbursement.rewind.test.ts.
- */
-export function mustAskFirst(rewoundAt: number | undefined, now: number, policy: CheckPolicy): boolean {
-  return rewoundAt !== undefined && now < rewoundAt + policy.restoreCheckMs;
-}
 
 /**
  * After a rewind, the provider's "not found" means "never received" only once RESEND_AFTER_SECONDS have
@@ -25,10 +16,16 @@ export function notFoundTrustedAfterRewind(rewoundAt: number, now: number, polic
 }
 
 /**
- * The create protocol's first step after the database went back in time: before a claim's send leaves,
- * check-status. The provider has it → its record is the answer (or REFERENCE_CONFLICT when it is another
- * payout); it may still be taking it in → UNKNOWN, kept and rechecked, never sent now; it cannot be
- * asked → nothing is sent and the claim is released. Answers undefined when the send may go ahead.
+ * The create protocol's first step: before any claim's send leaves (a client's create, a held payout's
+ * approval, a scheduled payout at its time, a resend), check-status. A referenceId the database does not
+ * know, or a payout it holds as unsent, is no proof that it was never sent: the database may have gone
+ * back in time without anyone noticing (a volume snapshot, a copy started at a new path, a failover to a
+ * standby that lacked the last writes), and only the provider's own record cannot be taken back. The
+ * provider has it → its record is the answer (or REFERENCE_CONFLICT when it is another payout); within
+ * RESEND_AFTER_SECONDS of a rewind that was noticed, a "not found" may be a send still being taken in →
+ * UNKNOWN, kept and rechecked, never sent now; it cannot be asked → nothing is sent and the claim is
+ * released. Answers undefined when the send may go ahead. Table-driven in
+ * test/disbursements/disbursement.rewind.test.ts.
  */
 export async function askBeforeSend(
   ctx: DomainContext,
@@ -36,18 +33,18 @@ export async function askBeforeSend(
   request: DisbursementRequest,
   claim: Disbursement,
 ): Promise<Disbursement | undefined> {
-  const rewoundAt = ctx.rewoundAt?.();
-  const now = ctx.now().getTime();
-  if (rewoundAt === undefined || !mustAskFirst(rewoundAt, now, ctx.policy)) return undefined;
   const { referenceId } = request;
   let found: ProviderRecord | undefined;
   try {
     found = await ctx.provider.checkStatus(merchant, referenceId, 'create');
-  } catch {
-    await releaseClaim(ctx, claim, false, 'not sent: the provider could not be asked after the database went back');
+  } catch (error) {
+    await releaseClaim(ctx, claim, false, 'not sent: the provider could not be asked whether it already has it');
+    // A pause or a refused key is the provider's own answer, for the client as after a create.
+    if (error instanceof ProviderError && (error.kind === 'rate-limited' || error.kind === 'auth'))
+      throw fromProviderError(error, referenceId);
     throw upstreamUnavailable(
       referenceId,
-      'The database was restored, and the payout provider could not be asked whether it already has this payout; nothing was sent. Retry later with the same referenceId.',
+      'The payout provider could not be asked whether it already has this payout; nothing was sent. Retry later with the same referenceId.',
     );
   }
   if (found) {
@@ -56,7 +53,9 @@ export async function askBeforeSend(
     await becomeProviders(ctx, merchant, claim, found).catch(() => undefined);
     throw referenceConflict(referenceId, differs);
   }
-  if (notFoundTrustedAfterRewind(rewoundAt, now, ctx.policy)) return undefined;
+  const rewoundAt = ctx.rewoundAt?.();
+  if (rewoundAt === undefined || notFoundTrustedAfterRewind(rewoundAt, ctx.now().getTime(), ctx.policy))
+    return undefined;
   await recordUnknown(
     ctx,
     merchant,

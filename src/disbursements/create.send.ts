@@ -6,8 +6,8 @@ import { recordAnswered } from './create.settle';
 import { askBeforeSend } from './create.rewind';
 
 /**
- * The create protocol's send: the one provider call for a stored claim (after the database went back
- * in time, a check-status first: create.rewind.ts). From here on the outcome is this stage's: the
+ * The create protocol's send: the one provider call for a stored claim, after a check-status that
+ * finds whether the provider already has it (create.rewind.ts). From here on the outcome is this stage's: the
  * provider's reply is recorded, or a failed call goes to the recovery.
  */
 export async function sendClaim(

@@ -15,8 +15,6 @@ export interface CheckPolicy {
    * last send could have left the gateway.
    */
   resendAfterMs: number;
-  /** RESTORE_CHECK_SECONDS: how long after the database went back in time every send asks the provider first. */
-  restoreCheckMs: number;
   /** SCHEDULE_LATE_LIMIT_SECONDS: how long after its sendAt a scheduled payout may still be sent; then EXPIRED. */
   scheduleLateLimitMs: number;
 }

@@ -60,13 +60,11 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   upstreamTimeoutMs: number;
   /** RESEND_AFTER_SECONDS in ms: how long after a send a provider "not found" is still not trusted. */
   resendAfterMs: number;
-  /** RESTORE_CHECK_SECONDS in ms; default 0 (no check). */
-  restoreCheckMs?: number;
   /** The latest moment the database went back in time (ms), if it ever did. */
   rewoundAt?: () => number | undefined;
   /** How often a request waiting on another replica's in-flight create looks again. */
   claimPollMs?: number;
-  recheck: Omit<CheckPolicy, 'staleClaimMs' | 'resendAfterMs' | 'restoreCheckMs' | 'scheduleLateLimitMs'>;
+  recheck: Omit<CheckPolicy, 'staleClaimMs' | 'resendAfterMs' | 'scheduleLateLimitMs'>;
   /** SCHEDULE_LATE_LIMIT_SECONDS in ms: how late a scheduled payout may still be sent. Default one day. */
   scheduleLateLimitMs?: number;
   /** How long one wallet balance answer is served per merchant (0: ask every time). Default 5000. */
@@ -115,7 +113,6 @@ export class DisbursementService {
         ...opts.recheck,
         staleClaimMs: opts.upstreamTimeoutMs * 2,
         resendAfterMs: opts.resendAfterMs,
-        restoreCheckMs: opts.restoreCheckMs ?? 0,
         scheduleLateLimitMs: opts.scheduleLateLimitMs ?? 86_400_000,
       },
       now: opts.now ?? (() => new Date()),

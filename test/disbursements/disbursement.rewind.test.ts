@@ -3,14 +3,13 @@ import { ProviderError } from '../../src/disbursements/disbursement.ports';
 import { domain, merchant, mobileRequest } from '../support/domain';
 
 /**
- * After the database went back in time (a restore, a failover, an older copy of the file), a
- * referenceId it does not know is no proof that the payout was never sent: for RESTORE_CHECK_SECONDS
- * every send asks the provider first, and its "not found" means "never received" only once
- * RESEND_AFTER_SECONDS have passed since the rewind. The provider here pays a repeated referenceId
- * again, so every create it receives for a payout it already has would pay twice.
+ * A referenceId the database does not know is no proof that the payout was never sent: the database may
+ * have gone back in time (a restore, a failover, an older copy of the file), noticed or not. So every
+ * send asks the provider first, and after a rewind that was noticed its "not found" means "never
+ * received" only once RESEND_AFTER_SECONDS have passed since. The provider here pays a repeated
+ * referenceId again, so every create it receives for a payout it already has would pay twice.
  */
 const RESEND_MS = 60_000;
-const CHECK_MS = 7 * 86_400_000;
 const REWOUND = Date.parse('2026-11-25T10:00:00Z');
 
 type ProviderHas = 'it' | 'nothing' | 'another payout' | 'cannot be asked';
@@ -19,7 +18,6 @@ function setup(rewoundAt: number | undefined, afterMs: number) {
   const clock = { at: REWOUND + afterMs };
   const d = domain({
     resendAfterMs: RESEND_MS,
-    restoreCheckMs: CHECK_MS,
     rewoundAt: () => rewoundAt,
     now: () => new Date(clock.at),
   });
@@ -41,7 +39,7 @@ async function answerOf(promise: Promise<{ status: string }>): Promise<string> {
   }
 }
 
-describe('a create of a referenceId the database does not know, after it went back in time', () => {
+describe('a create of a referenceId the database does not know, asked at the provider before it is sent', () => {
   it.each<[string, number | undefined, number, ProviderHas, { answer: string; creates: number; checks: number }]>([
     [
       'the provider has it (sent before the restore): adopted, nothing sent',
@@ -93,13 +91,40 @@ describe('a create of a referenceId the database does not know, after it went ba
       { answer: 'UPSTREAM_UNAVAILABLE', creates: 0, checks: 1 },
     ],
     [
-      'past RESTORE_CHECK_SECONDS: sent without asking',
+      'a rewind long ago, nothing there: sent after asking',
       REWOUND,
-      CHECK_MS,
+      30 * 86_400_000,
       'nothing',
-      { answer: 'PENDING', creates: 1, checks: 0 },
+      { answer: 'PENDING', creates: 1, checks: 1 },
     ],
-    ['no rewind ever: sent without asking', undefined, 1_000, 'nothing', { answer: 'PENDING', creates: 1, checks: 0 }],
+    [
+      'no rewind noticed, nothing there: sent after asking',
+      undefined,
+      1_000,
+      'nothing',
+      { answer: 'PENDING', creates: 1, checks: 1 },
+    ],
+    [
+      'no rewind noticed, the provider has it: adopted, nothing sent',
+      undefined,
+      1_000,
+      'it',
+      { answer: 'PENDING', creates: 0, checks: 1 },
+    ],
+    [
+      'no rewind noticed, another payout under it: REFERENCE_CONFLICT',
+      undefined,
+      1_000,
+      'another payout',
+      { answer: 'REFERENCE_CONFLICT', creates: 0, checks: 1 },
+    ],
+    [
+      'no rewind noticed, the provider cannot be asked: UPSTREAM_UNAVAILABLE, nothing sent',
+      undefined,
+      1_000,
+      'cannot be asked',
+      { answer: 'UPSTREAM_UNAVAILABLE', creates: 0, checks: 1 },
+    ],
   ])('%s', async (_name, rewoundAt, afterMs, has, expected) => {
     const { d, request } = setup(rewoundAt, afterMs);
     given(d, request, has);

@@ -154,7 +154,7 @@ function restoreSuite(make: () => Engine) {
     await engine.restore();
     const restored = await launchGateway(env);
     try {
-      expect(restored.output()).toContain('asks the provider first');
+      expect(restored.output()).toContain('may still be on its way in');
       for (const input of [...before, ...since]) {
         const answers = await retryUntilKnown(restored, input);
         expect(answers).not.toContain('BAD_USER_INPUT');
@@ -173,8 +173,8 @@ function restoreSuite(make: () => Engine) {
   ])(
     'a payout the provider %s and is still taking in when the gateway comes back: OUTCOME_UNKNOWN until it shows, paid once',
     async (_kind, payDuplicates) => {
-      // This file's earlier restore is recent: before this one, the database's history is whole again.
-      const before = { ...env, RESTORE_CHECK_SECONDS: '0' };
+      // This file's earlier restore is recent: the gateway before this one's backup must not wait out its window.
+      const before = { ...env, RESEND_AFTER_SECONDS: '0' };
       gateway = await launchGateway(before);
       await engine.backup(restartable(before));
       // Longer than a restore and a restart take on a loaded machine, shorter than RESEND_AFTER_SECONDS.

@@ -141,8 +141,7 @@ export function domain(
     payoutDayTimeZone?: string;
     /** In-process events of the test's own, e.g. over an EventTarget whose listeners it counts. */
     events?: PubSubEvents;
-    /** RESTORE_CHECK_SECONDS in ms, and when the database last went back in time. */
-    restoreCheckMs?: number;
+    /** When the database last went back in time. */
     rewoundAt?: () => number | undefined;
     /** SCHEDULE_LATE_LIMIT_SECONDS in ms; default the setting's default, one day. */
     scheduleLateLimitMs?: number;
@@ -174,7 +173,6 @@ export function domain(
     provider,
     upstreamTimeoutMs: opts.upstreamTimeoutMs ?? 60_000,
     resendAfterMs: opts.resendAfterMs ?? 60_000,
-    restoreCheckMs: opts.restoreCheckMs,
     scheduleLateLimitMs: opts.scheduleLateLimitMs,
     rewoundAt: opts.rewoundAt,
     claimPollMs: 5,
