@@ -100,9 +100,11 @@ describeEachEngine('batches of payouts', (env) => {
       // Only creates already in flight when the first 429 came back were sent and refused: nothing hammered.
       expect(refusedBy429).toBeGreaterThanOrEqual(1);
       expect(refusedBy429).toBeLessThanOrEqual(8);
-      // 60 requests were admitted: 3 status checks after the 500s, and 57 creates (500s included).
+      // 60 requests were admitted: for each payout sent, the status check asked before it and its create, and
+      // one more check after each of the 3 500s; creates in flight when the 429 came (and their asks) took the rest.
       const created = results.filter((r) => r.disbursement).length;
-      expect(created).toBe(57 - 3);
+      expect(created).toBeLessThanOrEqual((60 - 3 * 3) / 2);
+      expect(created).toBeGreaterThanOrEqual((60 - 3 * 3 - 2 * refusedBy429) / 2 - 1);
 
       const before = stack.sandbox.stats();
       const retry = await gql<Batch>(stack.graphqlUrl, BATCH, { inputs });
