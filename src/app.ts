@@ -185,6 +185,7 @@ async function startCheckpointer(
     keys: audit.keys,
     intervalMs: config.audit.checkpointSeconds * 1000,
     logger,
+    file: config.audit.checkpointFile,
   });
   await checkpointer.start();
   return checkpointer;

@@ -1,4 +1,5 @@
-import { DatabaseTarget, databaseTarget, DEFAULT_SQLITE_PATH } from './database/database.target';
+import { resolve } from 'node:path';
+import { DatabaseTarget, databaseTarget, DEFAULT_SQLITE_PATH, defaultCheckpointFile } from './database/database.target';
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { isTimeZone } from './disbursements/payout.controls';
@@ -238,8 +239,13 @@ const audit = {
     'a development key in `.dev/audit-key.pem`, made at first start (a warning says so when a provider is configured)',
   ),
   AUDIT_CHECKPOINT_SECONDS: doc(
-    z.coerce.number().int().min(1).max(3600).default(60),
-    "how often each merchant's audit chain head is signed when it moved (and always at shutdown), 1 s to 1 h",
+    z.coerce.number().int().min(1).max(3600).default(5),
+    "how often each merchant's audit chain head is signed when it moved (and always at shutdown), 1 s to 1 h: entries written since the last checkpoint are those an insider could cut unnoticed",
+  ),
+  AUDIT_CHECKPOINT_FILE: doc(
+    optionalText,
+    "the file, outside the database, to which the gateway appends every checkpoint it signs (one JSON object a line); `audit:verify` checks against it, and the gateway refuses to start on a trail shorter than it signed. Keep it where the database's keepers cannot rewrite it",
+    'beside the embedded file (`.data/gateway.audit-checkpoints.jsonl`); on PostgreSQL `.data/audit-checkpoints-<host>-<port>-<database>.jsonl` in the working folder',
   ),
 };
 
@@ -435,7 +441,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   return {
-    ...toConfig(e),
+    ...toConfig(e, database),
     database,
     databaseOwnerUrl: owner?.engine === 'postgres' ? owner.url : undefined,
     retiredSettings: retiredRedis(blanksRemoved, database),
@@ -443,7 +449,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** The settings arranged as the gateway's parts take them. */
-function toConfig(e: z.infer<typeof envSchema>) {
+function toConfig(e: z.infer<typeof envSchema>, database: DatabaseTarget) {
   return {
     port: e.PORT,
     host: e.HOST,
@@ -476,7 +482,12 @@ function toConfig(e: z.infer<typeof envSchema>) {
     /** How long each merchant's change log keeps a change, for `disbursementEvents(after:)` to replay. */
     eventRetentionSeconds: e.EVENT_RETENTION_SECONDS,
     logLevel: e.LOG_LEVEL,
-    audit: { signingKey: e.AUDIT_SIGNING_KEY, checkpointSeconds: e.AUDIT_CHECKPOINT_SECONDS },
+    audit: {
+      signingKey: e.AUDIT_SIGNING_KEY,
+      checkpointSeconds: e.AUDIT_CHECKPOINT_SECONDS,
+      /** AUDIT_CHECKPOINT_FILE, resolved; unset, one beside the database (defaultCheckpointFile). */
+      checkpointFile: resolve(e.AUDIT_CHECKPOINT_FILE ?? defaultCheckpointFile(database)),
+    },
     recheck: {
       intervalMs: e.RECONCILE_INTERVAL_MS,
       unknownAfterMs: e.RECONCILE_UNKNOWN_AFTER_MS,

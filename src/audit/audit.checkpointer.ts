@@ -1,21 +1,32 @@
+import { appendCheckpoints, readCheckpointFile } from './audit.checkpoint-file';
 import { signCheckpoints } from '../disbursements/audit.checkpoint';
 import { AuditSigningKeys } from '../disbursements/audit.keys';
-import { AuditCheckpointStore } from '../disbursements/disbursement.ports';
+import { AuditCheckpointStore, RecordsReader } from '../disbursements/disbursement.ports';
+import { trailsBehindKept } from '../disbursements/audit.kept';
 import { Logger } from '../observability/pino.logger';
 
 /**
  * Signs the chain heads that moved at start (so entries from before the chain was keyed are covered
- * at once), every AUDIT_CHECKPOINT_SECONDS, and at stop (so the last entries are signed too).
+ * at once), every AUDIT_CHECKPOINT_SECONDS, and at stop (so the last entries are signed too), each
+ * kept in AUDIT_CHECKPOINT_FILE as well as the database.
  */
 export class AuditCheckpointer {
   private timer?: NodeJS.Timeout;
   private round: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly opts: { store: AuditCheckpointStore; keys: AuditSigningKeys; intervalMs: number; logger: Logger },
+    private readonly opts: {
+      store: AuditCheckpointStore & RecordsReader;
+      keys: AuditSigningKeys;
+      intervalMs: number;
+      logger: Logger;
+      /** AUDIT_CHECKPOINT_FILE: every checkpoint is appended there before the database keeps it. */
+      file: string;
+    },
   ) {}
 
   async start(): Promise<void> {
+    await this.compareWithFile();
     await this.sign();
     this.timer = setInterval(() => void this.sign(), this.opts.intervalMs);
     this.timer.unref();
@@ -27,10 +38,33 @@ export class AuditCheckpointer {
     await this.sign();
   }
 
+  /**
+   * Before signing anything: a trail that no longer reaches what the file signed was cut or rewritten
+   * while the gateway was down. Said loudly; the file keeps the higher checkpoint, so audit:verify
+   * keeps failing on it whatever is signed after.
+   */
+  private async compareWithFile(): Promise<void> {
+    const { store, keys, file, logger } = this.opts;
+    try {
+      const kept = await readCheckpointFile(file);
+      const behind = kept ? await trailsBehindKept(store, keys, kept) : [];
+      if (behind.length > 0)
+        logger.error(
+          { merchants: behind, file },
+          'the audit trail is shorter than, or differs from, what the checkpoint file signed: entries were cut or rewritten; run npm run audit:verify',
+        );
+    } catch (error) {
+      logger.error({ err: error, file }, 'the audit checkpoint file could not be read');
+    }
+  }
+
   private sign(): Promise<void> {
     this.round = this.round.then(async () => {
       try {
-        const signed = await signCheckpoints(this.opts.store, this.opts.keys, new Date());
+        const { store, keys, file } = this.opts;
+        const signed = await signCheckpoints(store, keys, new Date(), (checkpoints) =>
+          appendCheckpoints(file, checkpoints),
+        );
         if (signed > 0) this.opts.logger.debug({ merchants: signed }, 'audit checkpoints signed');
       } catch (error) {
         this.opts.logger.warn({ err: error }, 'audit checkpoints could not be signed; tried again later');

@@ -1,6 +1,7 @@
 import '../node.supported';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
+import { checkpointLine } from '../audit/audit.checkpoint-file';
 import { INTACT, runCli, UsageError, withAuditLog } from './audit.cli';
 
 const USAGE = 'usage: npm run audit:checkpoint [-- --merchant ID] > checkpoints.jsonl   (reads DATABASE_URL)';
@@ -22,10 +23,7 @@ async function main(): Promise<number> {
     const only = values.merchant;
     let merchantId = only ?? (await reader.merchantAfter(undefined));
     while (merchantId !== undefined) {
-      for (const c of await reader.checkpoints(merchantId))
-        process.stdout.write(
-          `${JSON.stringify({ merchantId: c.merchantId, sequence: c.sequence, hash: c.hash, at: c.at, signature: c.signature })}\n`,
-        );
+      for (const c of await reader.checkpoints(merchantId)) process.stdout.write(checkpointLine(c));
       merchantId = only === undefined ? await reader.merchantAfter(merchantId) : undefined;
     }
     return INTACT;

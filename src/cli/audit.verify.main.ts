@@ -5,8 +5,9 @@ import { MerchantRegistry } from '../auth/merchant.registry';
 import { ConfigError, loadConfig } from '../config';
 import { shownTarget } from '../database/database.target';
 import { AuditEntry } from '../disbursements/audit.entry';
-import { AuditCheckpoint, auditPublicKey, AuditVerifyingKeys } from '../disbursements/audit.keys';
-import { payoutAgainstTrail, verifyChain } from '../disbursements/audit.verify';
+import { AuditCheckpoint, auditPublicKey, AuditVerifyingKeys, checkpointVerifies } from '../disbursements/audit.keys';
+import { chainBreaks, payoutAgainstTrail } from '../disbursements/audit.verify';
+import { readCheckpointFile } from '../audit/audit.checkpoint-file';
 import { AuditLogReader } from '../store/audit-log.reader';
 import { BROKEN, gatewayAuditKeys, INTACT, runCli, UsageError, withAuditLog } from './audit.cli';
 
@@ -39,17 +40,23 @@ async function* merchantsOf(reader: AuditLogReader, known: readonly string[]): A
   }
 }
 
-/** The first payout of the merchant that disagrees with the trail, and why. */
-async function payoutBreak(reader: AuditLogReader, merchantId: string): Promise<string | undefined> {
-  let after = '';
-  for (;;) {
+/** Every payout of the merchant that disagrees with the trail, and why. */
+async function* payoutBreaks(reader: AuditLogReader, merchantId: string): AsyncGenerator<string> {
+  for (let after = ''; ;) {
     const page = await reader.payouts(merchantId, after, BATCH);
     for (const { payout, last } of page) {
       const why = payoutAgainstTrail(payout, last);
-      if (why) return `payout ${payout.referenceId} does not match its audit trail: ${why}`;
+      if (why) yield `payout ${payout.referenceId} does not match its audit trail: ${why}`;
     }
-    if (page.length < BATCH) return undefined;
+    if (page.length < BATCH) break;
     after = page[page.length - 1].payout.referenceId;
+  }
+  for (let after = ''; ;) {
+    const page = await reader.rowless(merchantId, after, BATCH);
+    for (const gone of page)
+      yield `payout ${gone.referenceId} is gone from payouts, but its audit trail says it exists (${gone.status} at sequence ${gone.sequence}) and no RECORD_REMOVED entry records its removal`;
+    if (page.length < BATCH) return;
+    after = page[page.length - 1].referenceId;
   }
 }
 
@@ -57,10 +64,19 @@ interface Run {
   reader: AuditLogReader;
   keys: AuditVerifyingKeys;
   merchants: readonly string[];
+  /** Checkpoints kept outside the database (the gateway's file, `--checkpoints`), by merchant. */
   kept: ReadonlyMap<string, AuditCheckpoint[]>;
 }
 
-/** Verifies each merchant's chain and payouts, one after another; every broken merchant is named. */
+/** What no checkpoint kept outside the database covers: the tail an insider could have cut with no trace. */
+function unchecked(count: number, kept: readonly AuditCheckpoint[], keys: AuditVerifyingKeys): string {
+  const reached = Math.max(0, ...kept.filter((c) => checkpointVerifies(keys, c)).map((c) => c.sequence));
+  if (count <= reached) return '';
+  const tail = reached + 1 === count ? `entry ${count}` : `entries ${reached + 1} to ${count}`;
+  return `; ${tail} after the last checkpoint kept outside the database (${reached === 0 ? 'none' : `sequence ${reached}`}) rest on the database alone: a tail cut there would not show`;
+}
+
+/** Verifies each merchant's chain and payouts, one after another; every break of every merchant is named. */
 async function verify({ reader, keys, merchants, kept }: Run): Promise<number> {
   let total = 0;
   let count = 0;
@@ -69,20 +85,23 @@ async function verify({ reader, keys, merchants, kept }: Run): Promise<number> {
     count += 1;
     // Head and checkpoints first: entries appended while the chain is read only make it longer.
     const head = await reader.head(merchantId);
-    const checkpoints = [...(await reader.checkpoints(merchantId)), ...(kept.get(merchantId) ?? [])];
-    const result = await verifyChain(chain(reader, merchantId), { head, checkpoints, keys });
-    if ('why' in result) {
-      console.error(`merchant ${merchantId}: the entry at sequence ${result.sequence} does not verify: ${result.why}`);
+    const outside = kept.get(merchantId) ?? [];
+    const checkpoints = [...(await reader.checkpoints(merchantId)), ...outside];
+    const result = await chainBreaks(chain(reader, merchantId), { head, checkpoints, keys });
+    let breaks = 0;
+    for (const { sequence, why } of result.breaks) {
+      console.error(`merchant ${merchantId}: the entry at sequence ${sequence} does not verify: ${why}`);
+      breaks += 1;
+    }
+    for await (const why of payoutBreaks(reader, merchantId)) {
+      console.error(`merchant ${merchantId}: ${why}`);
+      breaks += 1;
+    }
+    if (breaks > 0) {
       broken += 1;
       continue;
     }
-    const payout = await payoutBreak(reader, merchantId);
-    if (payout) {
-      console.error(`merchant ${merchantId}: ${payout}`);
-      broken += 1;
-      continue;
-    }
-    console.log(`merchant ${merchantId}: ${result.count} entries verified`);
+    console.log(`merchant ${merchantId}: ${result.count} entries verified${unchecked(result.count, outside, keys)}`);
     total += result.count;
   }
   const scope = keys.chainKey
@@ -98,39 +117,31 @@ async function verify({ reader, keys, merchants, kept }: Run): Promise<number> {
   return INTACT;
 }
 
-/** What `audit:checkpoint` wrote: one checkpoint per line, by merchant. */
-function keptCheckpoints(file: string): Map<string, AuditCheckpoint[]> {
+/** The checkpoints kept outside the database: the gateway's file, and what `--checkpoints` names. */
+async function keptCheckpoints(file: string, extra: string | undefined): Promise<Map<string, AuditCheckpoint[]>> {
   const byMerchant = new Map<string, AuditCheckpoint[]>();
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`Cannot read --checkpoints ${file}: ${(error as Error).message}`);
-  }
-  for (const [index, line] of text.split('\n').entries()) {
-    if (line.trim() === '') continue;
-    const c = parseCheckpoint(line);
-    if (!c) throw new UsageError(`--checkpoints ${file}: line ${index + 1} is not a checkpoint audit:checkpoint wrote`);
-    byMerchant.set(c.merchantId, [...(byMerchant.get(c.merchantId) ?? []), c]);
+  for (const [source, path] of [
+    ['AUDIT_CHECKPOINT_FILE', file],
+    ['--checkpoints', extra],
+  ] as const) {
+    if (path === undefined) continue;
+    let read: Map<string, AuditCheckpoint[]> | undefined;
+    try {
+      read = await readCheckpointFile(path);
+    } catch (error) {
+      throw new UsageError(`Cannot read ${source} ${path}: ${(error as Error).message}`);
+    }
+    if (read === undefined) {
+      if (source === '--checkpoints') throw new UsageError(`Cannot read --checkpoints ${path}: no such file`);
+      console.log(
+        `no checkpoint file at ${path} (AUDIT_CHECKPOINT_FILE): only the database's own checkpoints are checked, so a tail cut after them would not show`,
+      );
+      continue;
+    }
+    console.log(`checking against the checkpoints kept in ${path} (${source})`);
+    for (const [merchantId, list] of read) byMerchant.set(merchantId, [...(byMerchant.get(merchantId) ?? []), ...list]);
   }
   return byMerchant;
-}
-
-function parseCheckpoint(line: string): AuditCheckpoint | undefined {
-  try {
-    const c = JSON.parse(line) as Partial<Record<keyof AuditCheckpoint, unknown>>;
-    const texts = [c.merchantId, c.hash, c.at, c.signature];
-    if (!texts.every((t) => typeof t === 'string') || typeof c.sequence !== 'number') return undefined;
-    return {
-      merchantId: c.merchantId as string,
-      sequence: c.sequence,
-      hash: c.hash as string,
-      at: c.at as string,
-      signature: c.signature as string,
-    };
-  } catch {
-    return undefined;
-  }
 }
 
 function publicKeyFrom(file: string): AuditVerifyingKeys {
@@ -168,8 +179,7 @@ async function main(): Promise<number> {
     throw new UsageError(
       `No key to verify with: set AUDIT_SIGNING_KEY as the gateway has it, or give --public-key FILE. ${USAGE}`,
     );
-  const kept =
-    values.checkpoints === undefined ? new Map<string, AuditCheckpoint[]>() : keptCheckpoints(values.checkpoints);
+  const kept = await keptCheckpoints(config.audit.checkpointFile, values.checkpoints);
   const only = values.merchant;
   const merchants = only === undefined ? [...MerchantRegistry.fromConfig(config, true).ids(), ...kept.keys()] : [only];
   return withAuditLog(config, async (reader) => {

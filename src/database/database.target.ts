@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 
 /** Where the system of record lives: an embedded SQLite file (one process) or a PostgreSQL database (replicas). */
 export type DatabaseTarget = SqliteTarget | PostgresTarget;
@@ -35,4 +35,19 @@ export function databasePassword(target: DatabaseTarget): string | undefined {
   if (target.engine !== 'postgres') return undefined;
   const password = new URL(target.url).password;
   return password ? decodeURIComponent(password) : undefined;
+}
+
+/**
+ * Where the gateway keeps its signed audit checkpoints by default, outside the database: beside the
+ * embedded file, named after it; for PostgreSQL, in the working folder's `.data/`, named after the
+ * server and database. One file per database, so two databases never share one.
+ */
+export function defaultCheckpointFile(target: DatabaseTarget): string {
+  if (target.engine === 'sqlite')
+    return join(dirname(target.path), `${basename(target.path, extname(target.path))}.audit-checkpoints.jsonl`);
+  const url = new URL(target.url);
+  const name = [url.hostname || url.searchParams.get('host') || 'local', url.port || '5432', url.pathname.slice(1)]
+    .join('-')
+    .replace(/[^A-Za-z0-9._-]/g, '_');
+  return resolve('.data', `audit-checkpoints-${name}.jsonl`);
 }

@@ -197,6 +197,39 @@ REVOKE ALL ON FUNCTION grant_gateway_role(TEXT) FROM PUBLIC;
 `;
 
 /**
+ * The gateway's role no longer inserts into audit_checkpoints: a row it could insert, anyone holding
+ * its password could forge. It adds checkpoints through audit_checkpoint_add, which keeps only those
+ * of an entry the trail holds (so a made-up head cannot be planted), and whose signature
+ * `audit:verify` checks. The grant function revokes the INSERT earlier versions gave.
+ */
+const checkpointsThroughFunction = `
+CREATE FUNCTION audit_checkpoint_add(p_checkpoints JSON) RETURNS void LANGUAGE sql
+  SECURITY DEFINER SET search_path = public AS $$
+  INSERT INTO audit_checkpoints (merchant_id, sequence, hash, at, signature)
+  SELECT c.merchant_id, c.sequence, c.hash, c.at, c.signature
+  FROM json_to_recordset(p_checkpoints) AS c(merchant_id text, sequence bigint, hash text, at text, signature text)
+  WHERE EXISTS (SELECT 1 FROM audit_log l
+    WHERE l.merchant_id = c.merchant_id AND l.sequence = c.sequence AND l.hash = c.hash)
+  ON CONFLICT (merchant_id, sequence) DO NOTHING;
+$$;
+REVOKE ALL ON FUNCTION audit_checkpoint_add(JSON) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION grant_gateway_role(p_role TEXT) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('GRANT USAGE ON SCHEMA public TO %I', p_role);
+  EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON payouts, payout_changes, daily_reservations, relay_jobs,
+    provider_budgets, provider_claims, client_quotas, reconciliation_runs, reconciliation_discrepancies,
+    beneficiaries TO %I', p_role);
+  EXECUTE format('GRANT SELECT ON audit_log, merchant_heads, audit_checkpoints, schema_migrations, history_rewinds,
+    database_facts TO %I', p_role);
+  EXECUTE format('REVOKE INSERT ON audit_checkpoints FROM %I', p_role);
+  EXECUTE format('GRANT EXECUTE ON FUNCTION audit_append(TEXT, JSON), audit_checkpoint_add(JSON),
+    provider_budget_take(TEXT, DOUBLE PRECISION, BOOLEAN) TO %I', p_role);
+END $$;
+REVOKE ALL ON FUNCTION grant_gateway_role(TEXT) FROM PUBLIC;
+`;
+
+/**
  * SQLite rewrites a row in place. PostgreSQL leaves each write's old row version until a page
  * prunes, which it does only once its free space is under (100 - fillfactor)%: at 100, a page
  * with 10% free but less than a row neither prunes nor takes the next version, so a payout
@@ -218,6 +251,7 @@ export const POSTGRES_SCHEMA: EngineSchema = {
     4: payoutsFillfactor,
     5: postgresKeyedChain,
     6: grantWithBeneficiaries,
+    7: checkpointsThroughFunction,
   },
   tables: [{ name: 'client_quotas', columns: ['key', 'points', 'expire'], primaryKey: ['key'], indexes: [] }],
   triggers: [
@@ -238,5 +272,6 @@ export const POSTGRES_SCHEMA: EngineSchema = {
     'audit_append',
     'grant_gateway_role',
     'audit_refuse',
+    'audit_checkpoint_add',
   ],
 };

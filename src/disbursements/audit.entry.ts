@@ -17,6 +17,8 @@ export const AuditAction = {
   CALLBACK: 'CALLBACK',
   STATUS_CHECKED: 'STATUS_CHECKED',
   RECONCILED: 'RECONCILED',
+  /** Retention (RECORD_RETENTION_SECONDS) removed the final payout's record; its entries stay. */
+  RECORD_REMOVED: 'RECORD_REMOVED',
   EXPORTED: 'EXPORTED',
   /** A beneficiary added to the book (docs/beneficiaries.md); `detail` names it, account number masked. */
   BENEFICIARY_CREATED: 'BENEFICIARY_CREATED',

@@ -1,8 +1,9 @@
 import { AuditAction, AuditDraft, auditEvent, auditOf } from './audit.entry';
 import { CHANNEL_RULES } from './channel.rules';
-import { Disbursement } from './disbursement.model';
+import { Disbursement, isFinal } from './disbursement.model';
 import { AuditRule } from './disbursement.ports';
 import { ControlKey } from './payout.controls';
+import { burstSummary } from './audit.repeats';
 
 /**
  * Which audit entries each kind of write records (audit.entry.ts). A rule sees the record before
@@ -63,9 +64,14 @@ export const decided: AuditRule = (before, after) => {
   return [entry, auditOf(after, AuditAction.EXPIRED, after.updatedAt, { detail: lastEvent(after)?.message })];
 };
 
-/** The create left the gateway (at the time its claim says) whatever came of it. */
+/**
+ * The create left the gateway (at the time its claim says) whatever came of it. Its status is UNKNOWN
+ * until an answer comes, unless a signed callback settled the payout while the send was under way:
+ * an entry never records an older status than the one before it.
+ */
 function sent(before: Disbursement, after: Disbursement, detail?: string): AuditDraft {
-  return auditOf(after, AuditAction.SENT, before.sentAt ?? after.updatedAt, { status: 'UNKNOWN', detail });
+  const status = isFinal(before.status) ? before.status : 'UNKNOWN';
+  return auditOf(after, AuditAction.SENT, before.sentAt ?? after.updatedAt, { status, detail });
 }
 
 /** The provider's answer to the create: sent, then answered. */
@@ -100,5 +106,19 @@ export function tookNothing(sentJustNow: boolean, why: string, at: string) {
   return (before: Disbursement, after?: Disbursement): AuditDraft[] => [
     ...(sentJustNow ? [sent(before, after ?? before)] : []),
     auditOf(after ?? before, AuditAction.PROVIDER_ANSWERED, at, { status: after?.status ?? null, detail: why }),
+  ];
+}
+
+/**
+ * Retention removed a final payout's record (its repeats summarised first): `status` null, so the
+ * trail says the row is gone on purpose, and a row deleted any other way shows in `audit:verify`.
+ */
+export function removedByRetention(at: string, retentionSeconds: number) {
+  return (current: Disbursement): AuditDraft[] => [
+    ...burstSummary(current, current.auditTail),
+    auditOf(current, AuditAction.RECORD_REMOVED, at, {
+      status: null,
+      detail: `${current.status}, not written for RECORD_RETENTION_SECONDS (${retentionSeconds} s): its record removed`,
+    }),
   ];
 }

@@ -19,72 +19,101 @@ export interface ChainWitnesses {
   keys?: AuditVerifyingKeys;
 }
 
+/** Every break of one merchant's chain, and how many entries it holds. */
+export interface ChainReport {
+  count: number;
+  breaks: ChainBreak[];
+}
+
 /**
  * Checks one merchant's entries, read oldest first, against the chain rule: numbered from 1 without
  * gaps, each `previousHash` the hash before it, each `hash` recomputed from the content. Reads as it
  * goes, so a million entries take constant memory. Besides:
- * - every checkpoint's signature, and that the chain passes through every signed head, so a rewrite
- *   before the last checkpoint, or a tail cut below it, fails whatever the head row says;
+ * - every checkpoint's signature (one that does not verify is reported as forged and set aside, so
+ *   a forged row never stops the rest being checked), and that the chain passes through every
+ *   genuinely signed head, so a rewrite before the last checkpoint, or a tail cut below it, fails
+ *   whatever the head row says;
  * - with the chain key, each entry's keyed value, so an entry forged through the database fails even
  *   once a later checkpoint signs it; an entry without one (written before the chain was keyed)
  *   passes only below a signed checkpoint;
  * - the head row, so entries removed from the end, or a chain rewritten from some entry on, show.
- * Resolves to the count, or the first break.
+ * After a break it carries on from the entry as stored, so every break is reported, not the first.
  */
-export async function verifyChain(
+export async function chainBreaks(
   entries: AsyncIterable<AuditEntry>,
   witnesses: ChainWitnesses = {},
-): Promise<{ count: number } | ChainBreak> {
+): Promise<ChainReport> {
   const { head, keys } = witnesses;
+  const breaks: ChainBreak[] = [];
   const signed = new Map<number, AuditCheckpoint[]>();
   let covered = 0;
   for (const c of witnesses.checkpoints ?? []) {
-    if (!keys || !checkpointVerifies(keys, c))
-      return { sequence: c.sequence, why: `its checkpoint signed at ${c.at} does not carry the gateway's signature` };
+    if (!keys || !checkpointVerifies(keys, c)) {
+      breaks.push({
+        sequence: c.sequence,
+        why: `its checkpoint signed at ${c.at} does not carry the gateway's signature: forged, set aside`,
+      });
+      continue;
+    }
     signed.set(c.sequence, [...(signed.get(c.sequence) ?? []), c]);
     covered = Math.max(covered, c.sequence);
   }
   let expected = 1;
   let previous = GENESIS_HASH;
+  let last = 0;
   for await (const entry of entries) {
-    if (entry.sequence !== expected)
-      return { sequence: entry.sequence, why: `expected sequence ${expected}: an entry is missing or out of place` };
-    if (entry.previousHash !== previous)
-      return { sequence: entry.sequence, why: 'its previous hash is not the hash of the entry before it' };
-    if (chainHash(previous, entry.sequence, entry) !== entry.hash)
-      return { sequence: entry.sequence, why: 'its content does not match its hash: it was altered' };
-    if (entry.mac === null && entry.sequence > covered)
-      return {
-        sequence: entry.sequence,
-        why: 'it has no keyed value and no signed checkpoint covers it: it was not written by the gateway',
-      };
-    if (entry.mac !== null && keys?.chainKey && entryMac(keys.chainKey, entry.hash) !== entry.mac)
-      return { sequence: entry.sequence, why: 'its keyed value does not verify: it was not written by the gateway' };
-    const against = signed.get(entry.sequence)?.find((c) => c.hash !== entry.hash);
-    if (against)
-      return {
-        sequence: entry.sequence,
-        why: `its hash is not the one the checkpoint signed at ${against.at} recorded: the chain was rewritten`,
-      };
-    if (entry.sequence === head?.sequence && entry.hash !== head.hash)
-      return {
-        sequence: entry.sequence,
-        why: "its hash is not the one the merchant's head recorded: the chain was rewritten",
-      };
+    const why = entryBreak(entry, expected, previous, covered, keys, signed, head);
+    if (why) breaks.push({ sequence: entry.sequence, why });
     previous = entry.hash;
-    expected += 1;
+    expected = entry.sequence + 1;
+    last = Math.max(last, entry.sequence);
   }
-  if (expected <= covered)
-    return {
-      sequence: expected,
+  if (last < covered)
+    breaks.push({
+      sequence: last + 1,
       why: `the chain ends before it, but a signed checkpoint records ${covered} entries: the rest are missing`,
-    };
-  if (head && expected <= head.sequence)
-    return {
-      sequence: expected,
+    });
+  else if (head && last < head.sequence)
+    breaks.push({
+      sequence: last + 1,
       why: `the chain ends before it, but the merchant's head records ${head.sequence} entries: the rest are missing`,
-    };
-  return { count: expected - 1 };
+    });
+  return { count: last, breaks };
+}
+
+/** Why one entry breaks the chain where it stands, or undefined. */
+function entryBreak(
+  entry: AuditEntry,
+  expected: number,
+  previous: string,
+  covered: number,
+  keys: AuditVerifyingKeys | undefined,
+  signed: ReadonlyMap<number, AuditCheckpoint[]>,
+  head: ChainWitnesses['head'],
+): string | undefined {
+  if (entry.sequence !== expected) return `expected sequence ${expected}: an entry is missing or out of place`;
+  if (entry.previousHash !== previous) return 'its previous hash is not the hash of the entry before it';
+  if (chainHash(previous, entry.sequence, entry) !== entry.hash)
+    return 'its content does not match its hash: it was altered';
+  if (entry.mac === null && entry.sequence > covered)
+    return 'it has no keyed value and no signed checkpoint covers it: it was not written by the gateway';
+  if (entry.mac !== null && keys?.chainKey && entryMac(keys.chainKey, entry.hash) !== entry.mac)
+    return 'its keyed value does not verify: it was not written by the gateway';
+  const against = signed.get(entry.sequence)?.find((c) => c.hash !== entry.hash);
+  if (against)
+    return `its hash is not the one the checkpoint signed at ${against.at} recorded: the chain was rewritten`;
+  if (entry.sequence === head?.sequence && entry.hash !== head.hash)
+    return "its hash is not the one the merchant's head recorded: the chain was rewritten";
+  return undefined;
+}
+
+/** The count, or the chain's first break (chainBreaks has them all). */
+export async function verifyChain(
+  entries: AsyncIterable<AuditEntry>,
+  witnesses: ChainWitnesses = {},
+): Promise<{ count: number } | ChainBreak> {
+  const { count, breaks } = await chainBreaks(entries, witnesses);
+  return breaks[0] ?? { count };
 }
 
 /** A stored payout as the verifier reads it: its row's columns and its record. */

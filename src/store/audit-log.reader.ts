@@ -35,6 +35,11 @@ export interface AuditLogReader {
    * committing meanwhile changes both or neither.
    */
   payouts(merchantId: string, after: string, limit: number): Promise<{ payout: StoredPayout; last?: LastEntry }[]>;
+  /**
+   * Up to `limit` referenceIds sorting after `after`, in that order, whose last entry says the payout
+   * exists (a status) while no payout row has it: removed otherwise than as the trail records.
+   */
+  rowless(merchantId: string, after: string, limit: number): Promise<RowlessPayout[]>;
   close(): Promise<void>;
 }
 
@@ -55,6 +60,33 @@ const PAYOUTS = (p: (index: number) => string) =>
      SELECT max(l.sequence) FROM audit_log l
      WHERE l.merchant_id = p.merchant_id AND l.reference_id = p.reference_id AND l.status IS NOT NULL)
    WHERE p.merchant_id = ${p(1)} AND p.reference_id > ${p(2)} ORDER BY p.reference_id LIMIT ${p(3)}`;
+
+/** A payout the trail says exists, and the entry that says so last. */
+export interface RowlessPayout {
+  referenceId: string;
+  sequence: number;
+  status: string;
+}
+
+const ROWLESS = (p: (index: number) => string) =>
+  `SELECT a.reference_id, a.sequence, a.status FROM audit_log a
+   WHERE a.merchant_id = ${p(1)} AND a.reference_id > ${p(2)} AND a.status IS NOT NULL
+     AND a.sequence = (SELECT max(l.sequence) FROM audit_log l
+       WHERE l.merchant_id = a.merchant_id AND l.reference_id = a.reference_id)
+     AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.merchant_id = a.merchant_id AND p.reference_id = a.reference_id)
+   ORDER BY a.reference_id LIMIT ${p(3)}`;
+
+interface RowlessRow {
+  reference_id: string;
+  sequence: number | string;
+  status: string;
+}
+
+const rowlessOf = (row: RowlessRow): RowlessPayout => ({
+  referenceId: row.reference_id,
+  sequence: Number(row.sequence),
+  status: row.status,
+});
 
 interface PayoutRow {
   reference_id: string;
@@ -96,12 +128,14 @@ export function sqliteAuditLog(db: Database.Database): AuditLogReader {
   const page = db.prepare(PAGE(() => '?'));
   const checkpoints = db.prepare(`${CHECKPOINTS}? ORDER BY sequence`);
   const payouts = db.prepare(PAYOUTS(() => '?'));
+  const rowless = db.prepare(ROWLESS(() => '?'));
   return {
     merchantAfter: async (after) => (merchant.get({ after: after ?? '' }) as { id: string | null }).id ?? undefined,
     head: async (merchantId) => head.get(merchantId) as ChainHead | undefined,
     entries: async (merchantId, sequence, limit) => (page.all(merchantId, sequence, limit) as AuditRow[]).map(entryOf),
     checkpoints: async (merchantId) => (checkpoints.all(merchantId) as CheckpointRow[]).map(checkpointOf),
     payouts: async (merchantId, after, limit) => (payouts.all(merchantId, after, limit) as PayoutRow[]).map(payoutOf),
+    rowless: async (merchantId, after, limit) => (rowless.all(merchantId, after, limit) as RowlessRow[]).map(rowlessOf),
     close: async () => void db.close(),
   };
 }
@@ -128,6 +162,10 @@ export function postgresAuditLog(pool: Pool): AuditLogReader {
     async payouts(merchantId, after, limit) {
       const { rows } = await pool.query<PayoutRow>(PAYOUTS(dollar), [merchantId, after, limit]);
       return rows.map(payoutOf);
+    },
+    async rowless(merchantId, after, limit) {
+      const { rows } = await pool.query<RowlessRow>(ROWLESS(dollar), [merchantId, after, limit]);
+      return rows.map(rowlessOf);
     },
     close: () => pool.end(),
   };

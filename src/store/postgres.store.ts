@@ -1,7 +1,8 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { AuditDraft, AuditEntry, chainedAll } from '../disbursements/audit.entry';
 import { AuditCheckpoint } from '../disbursements/audit.keys';
-import { Disbursement } from '../disbursements/disbursement.model';
+import { Disbursement, isFinal } from '../disbursements/disbursement.model';
+import { removedByRetention } from '../disbursements/audit.rules';
 import {
   AuditPage,
   AuditCheckpointStore,
@@ -244,15 +245,26 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     expected: (current: Disbursement) => boolean,
     audit?: (current: Disbursement) => readonly AuditDraft[],
   ): Promise<void> {
+    await this.removeRow(merchantId, referenceId, expected, audit, true);
+  }
+
+  /** Removes the row while `expected` holds for it, with its entries; `release`: its unreleased reservation too. */
+  private async removeRow(
+    merchantId: string,
+    referenceId: string,
+    expected: (current: Disbursement) => boolean,
+    audit: ((current: Disbursement) => readonly AuditDraft[]) | undefined,
+    release: boolean,
+  ): Promise<void> {
     for (;;) {
       const current = await this.current(merchantId, referenceId);
       if (!current || !expected(current.record)) return;
       const keys = { merchantId, referenceId, revision: current.revision };
-      const release = releasedByRemoval(current.record);
+      const released = release ? releasedByRemoval(current.record) : undefined;
       const [{ done }] = await this.sendAudited<{ done: number }>(
         merchantId,
         audit?.(current.record) ?? [],
-        (entries) => removeStatement(keys, { release, audit: entries }),
+        (entries) => removeStatement(keys, { release: released, audit: entries }),
       );
       if (done === 1) return;
     }
@@ -332,9 +344,8 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     if (checkpoints.length === 0) return;
     await this.query(
       undefined,
-      `INSERT INTO audit_checkpoints (merchant_id, sequence, hash, at, signature)
-       SELECT * FROM json_to_recordset($1::json) AS c(merchant_id text, sequence bigint, hash text, at text, signature text)
-       ON CONFLICT (merchant_id, sequence) DO NOTHING`,
+      // The gateway's role may not INSERT there (postgres.migrations.ts, version 7).
+      'SELECT audit_checkpoint_add($1::json)',
       [
         JSON.stringify(
           checkpoints.map((c) => ({
@@ -479,11 +490,17 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
    * hour ago (their table is swept by whoever asks); every replica may run it.
    */
   async prune(now = this.now()): Promise<number> {
+    let batch: Awaited<ReturnType<typeof pruneBatch>>;
     try {
-      return await pruneBatch(this.pool, now, this.eventRetentionMs, this.retentionMs);
+      batch = await pruneBatch(this.pool, now, this.eventRetentionMs, this.retentionMs);
     } catch (error) {
       throw this.failure(error);
     }
+    const audit = removedByRetention(new Date(now).toISOString(), this.retentionMs / 1000);
+    // As before retention was audited, a removed payout's reservation stays counted for its day.
+    for (const { merchantId, referenceId } of batch.finals)
+      await this.removeRow(merchantId, referenceId, (current) => isFinal(current.status), audit, false);
+    return batch.removed + batch.finals.length;
   }
 
   async healthy(): Promise<boolean> {

@@ -24,6 +24,10 @@ export const UNSIGNED_HEADS = `SELECT merchant_id, audit_sequence, audit_hash FR
   WHERE audit_sequence > coalesce((SELECT max(sequence) FROM audit_checkpoints c WHERE c.merchant_id = h.merchant_id), 0)
   ORDER BY merchant_id`;
 
+/** A batch of final payouts not written since a time: what RECORD_RETENTION_SECONDS removes, one audited removal each. */
+export const FINAL_BEFORE =
+  'SELECT merchant_id, reference_id FROM payouts WHERE final = 1 AND written_at < ? ORDER BY written_at LIMIT 1000';
+
 export const SCHEDULED_WAITING = `SELECT count(*) AS count, min(next_check_at) AS earliest FROM payouts
   WHERE next_check_at IS NOT NULL AND status = 'SCHEDULED'`;
 

@@ -6,6 +6,7 @@ import {
   CREATED_BETWEEN,
   GET_RECORD,
   HAS_CHANGE,
+  FINAL_BEFORE,
   LATEST_CHECKPOINTS,
   SCHEDULED_WAITING,
   UNSIGNED_HEADS,
@@ -75,9 +76,7 @@ export function sqliteStatements(db: Database) {
     pruneChanges: prepare(
       'DELETE FROM payout_changes WHERE rowid IN (SELECT rowid FROM payout_changes WHERE at < ? LIMIT 1000)',
     ),
-    pruneFinal: prepare(
-      'DELETE FROM payouts WHERE rowid IN (SELECT rowid FROM payouts WHERE final = 1 AND written_at < ? LIMIT 1000)',
-    ),
+    finalBefore: prepare(FINAL_BEFORE),
   };
 }
 

@@ -46,6 +46,7 @@ import {
 } from './payout.row';
 import { sqliteStatements, SqliteStatements } from './sqlite.statements';
 import { appendAuditChain } from './sqlite.audit-chain';
+import { removedByRetention } from '../disbursements/audit.rules';
 import { auditPageSql, historyCountSql } from './shared.statements';
 import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
 import { BeneficiaryStore, BeneficiaryWrite } from '../disbursements/disbursement.ports';
@@ -410,7 +411,20 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   async prune(now = this.now()): Promise<number> {
     return this.write(() => {
       let removed = this.q.pruneChanges.run(now - this.eventRetentionMs).changes;
-      if (this.retentionMs > 0) removed += this.q.pruneFinal.run(now - this.retentionMs).changes;
+      if (this.retentionMs > 0) {
+        const audit = removedByRetention(new Date(now).toISOString(), this.retentionMs / 1000);
+        const finals = this.q.finalBefore.all(now - this.retentionMs) as {
+          merchant_id: string;
+          reference_id: string;
+        }[];
+        for (const { merchant_id: merchantId, reference_id: referenceId } of finals) {
+          const current = this.read(merchantId, referenceId);
+          if (!current) continue;
+          this.q.remove.run(merchantId, referenceId);
+          appendAuditChain(this.q, this.opts.chainKey, merchantId, audit(current));
+          removed += 1;
+        }
+      }
       return { result: removed };
     });
   }
