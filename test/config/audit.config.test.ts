@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import { ConfigError, loadConfig } from '../../src/config';
 
@@ -10,7 +11,23 @@ describe('the audit settings', () => {
   it('takes an Ed25519 PEM as written, or on one line with \\n for its line breaks', () => {
     expect(loadConfig({ AUDIT_SIGNING_KEY: ed25519 }).audit.signingKey).toBe(ed25519.trim());
     expect(loadConfig({ AUDIT_SIGNING_KEY: ed25519.replaceAll('\n', '\\n') }).audit.signingKey).toBe(ed25519.trim());
-    expect(loadConfig({}).audit).toEqual({ signingKey: undefined, checkpointSeconds: 60 });
+    expect(loadConfig({}).audit).toEqual({
+      signingKey: undefined,
+      checkpointSeconds: 5,
+      checkpointFile: resolve('.data/gateway.audit-checkpoints.jsonl'),
+    });
+  });
+
+  it('keeps checkpoints outside the database: AUDIT_CHECKPOINT_FILE, else one file per database', () => {
+    expect(loadConfig({ AUDIT_CHECKPOINT_FILE: 'kept/ckpt.jsonl' }).audit.checkpointFile).toBe(
+      resolve('kept/ckpt.jsonl'),
+    );
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/pay/main.db' }).audit.checkpointFile).toBe(
+      '/srv/pay/main.audit-checkpoints.jsonl',
+    );
+    expect(loadConfig({ DATABASE_URL: 'postgres://gw:secret@db.internal:6432/payouts' }).audit.checkpointFile).toBe(
+      resolve('.data/audit-checkpoints-db.internal-6432-payouts.jsonl'),
+    );
   });
 
   it.each([
