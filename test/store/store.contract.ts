@@ -477,6 +477,27 @@ export function storeContract(engine: Engine): void {
       expect([await kept(s, rewritten), await kept(s, recent)]).toEqual([false, false]);
     });
 
+    it('records each removal in the trail: a RECORD_REMOVED entry with no status, the chain verifying', async () => {
+      const s = withClock({ retentionMs: 60_000 });
+      const gone = record({ status: 'SUCCESSFUL' });
+      await s.insertIfAbsent(gone);
+      clock = T0 + 60_001;
+      await s.prune();
+      expect(await kept(s, gone)).toBe(false);
+      const { entries } = await s.auditPage('merchant-1', { limit: 10, filter: {} });
+      expect(entries.at(-1)).toMatchObject({
+        action: 'RECORD_REMOVED',
+        referenceId: gone.referenceId,
+        status: null,
+        amount: gone.amount,
+        detail: 'SUCCESSFUL, not written for RECORD_RETENTION_SECONDS (60 s): its record removed',
+      });
+      const stored = async function* () {
+        yield* entries;
+      };
+      expect(await verifyChain(stored())).toEqual({ count: entries.length });
+    });
+
     it('never removes a record that is not final, whatever its age', async () => {
       const s = withClock({ retentionMs: 1000 });
       const waiting = (['UNKNOWN', 'PENDING', 'AWAITING_APPROVAL'] as const).map((status) => record({ status }));
