@@ -129,6 +129,13 @@ describe('the gateway as a Federation 2 subgraph', () => {
     expect(res.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: ['representations'] });
   });
 
+  it('gives a router that asks for a federated trace (ftv1) none: timings stay in OpenTelemetry', async () => {
+    const headers = { ...(await bearer(A.id, ALL)), 'apollo-federation-include-trace': 'ftv1' };
+    const res = await entities([{ __typename: 'Disbursement', referenceId: 'none' }], headers);
+    expect(res.data).toEqual({ _entities: [null] });
+    expect(res.text).not.toContain('ftv1');
+  });
+
   it('refuses _service without a token, as every operation', async () => {
     const res = await gql(stack.graphqlUrl, SDL);
     expect(res.status).toBe(401);

@@ -1,5 +1,8 @@
 import { ApolloServer, ApolloServerPlugin, HeaderMap } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
@@ -105,6 +108,8 @@ export class GraphQLHttpHandler {
         usePayoutQuota(opts.rateLimit),
         useGraphQLOverHttpStatus(),
         ...opts.plugins,
+        // Apollo would add a federated trace (ftv1) to any answer a router asks for one; tracing here is OpenTelemetry.
+        ApolloServerPluginInlineTraceDisabled(),
         opts.landingPage
           ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
           : ApolloServerPluginLandingPageDisabled(),
