@@ -25,6 +25,7 @@ const SANDBOX_CHILD = join(__dirname, 'sandbox.child.js');
 const STUB_CHILD = join(__dirname, 'stub.child.js');
 const FLOOR_CHILD = join(__dirname, 'floor.child.js');
 const APOLLO_CHILD = join(__dirname, 'apollo.child.js');
+const DURABLE_CHILD = join(__dirname, 'durable.child.js');
 
 interface Part {
   section: Section;
@@ -97,11 +98,12 @@ async function main(): Promise<void> {
         await attempt('1. Mutation cost', async () => {
           const floor = await startChild(FLOOR_CHILD, { BENCH_UPSTREAM_URL: stub.url });
           const apollo = await startChild(APOLLO_CHILD, { BENCH_UPSTREAM_URL: stub.url });
+          const durable = await startChild(DURABLE_CHILD, { BENCH_UPSTREAM_URL: stub.url });
           const gateway = await startGateway({ BENCH_UPSTREAM_URL: stub.url });
           try {
-            return await runMutationBench(settings, { stub, floor, apollo, gateway }, ids, log);
+            return await runMutationBench(settings, { stub, floor, apollo, durable, gateway }, ids, log);
           } finally {
-            await Promise.all([gateway.close(), apollo.close(), floor.close()]);
+            await Promise.all([gateway.close(), durable.close(), apollo.close(), floor.close()]);
           }
         }),
       );
