@@ -3,10 +3,18 @@ import { failStart, serveHttpToParent } from './child.ipc';
 
 /**
  * The least a provider can be: a create is answered with a record in the status BENCH_STUB_STATUS
- * (default Pending), nothing is kept, nothing is checked, nobody is called back. "Direct" in part 1
- * and the upstream of the bare-proxy floor and of the gateway there.
+ * (default Pending), nothing is kept, nothing is checked, nobody is called back. Since nothing is
+ * kept, a status check (the gateway asks one before each send) is answered 404, as the provider
+ * answers a referenceId it does not hold. "Direct" in part 1 and the upstream of the floors and of
+ * the gateway there.
  */
 const STATUS = process.env.BENCH_STUB_STATUS ?? 'Pending';
+const STATUS_PATH = '/api/v1/disbursements/check-status';
+
+function notHeld(url: URL, res: ServerResponse): void {
+  const message = `No disbursement found with referenceId ${url.searchParams.get('referenceId') ?? ''}`;
+  res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 404, message }));
+}
 
 function answer(req: IncomingMessage, res: ServerResponse, raw: string): void {
   let request: {
@@ -41,6 +49,12 @@ function answer(req: IncomingMessage, res: ServerResponse, raw: string): void {
 
 async function main(): Promise<void> {
   const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://stub');
+    if (req.method === 'GET' && url.pathname === STATUS_PATH) {
+      req.resume();
+      notHeld(url, res);
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
