@@ -8,12 +8,13 @@
 export const BENEFICIARIES_SCRIPT = String.raw`'use strict';
 
 (() => {
-  const FIELDS = 'id name channel accountNumber status createdBy approvedBy payableFrom';
+  const FIELDS = 'id name channel accountNumber status createdBy approvedBy payableFrom detailsFingerprint';
   const LIST = 'query GetBeneficiaries($filter: BeneficiaryFilter) { beneficiaries(first: 100, filter: $filter) { totalCount edges { node { ' + FIELDS + ' } } } }';
   const ONE = 'query GetBeneficiary($id: ID!) { beneficiary(id: $id) { ' + FIELDS + ' swiftCode firstName lastName accountHolderName phoneNumber email } }';
   const CREATE = 'mutation CreateBeneficiary($input: BeneficiaryInput!) { createBeneficiary(input: $input) { ' + FIELDS + ' } }';
   const UPDATE = 'mutation UpdateBeneficiary($id: ID!, $input: BeneficiaryInput!) { updateBeneficiary(id: $id, input: $input) { ' + FIELDS + ' } }';
-  const APPROVE = 'mutation ApproveBeneficiary($id: ID!) { approveBeneficiary(id: $id) { ' + FIELDS + ' } }';
+  // The approval names the details its row showed: changed since, STALE_APPROVAL and nothing approved.
+  const APPROVE = 'mutation ApproveBeneficiary($id: ID!, $seen: String) { approveBeneficiary(id: $id, expectedDetails: $seen) { ' + FIELDS + ' } }';
   const ARCHIVE = 'mutation ArchiveBeneficiary($id: ID!) { archiveBeneficiary(id: $id) { ' + FIELDS + ' } }';
   const PAY = 'mutation PayBeneficiary($input: BeneficiaryPayoutInput!) { payBeneficiary(input: $input) { referenceId status } }';
   const PAY_MANY = 'mutation PayBeneficiaries($inputs: [BeneficiaryPayoutInput!]!) { payBeneficiaries(inputs: $inputs) { referenceId disbursement { status } error { code message } } }';
@@ -74,8 +75,8 @@ export const BENEFICIARIES_SCRIPT = String.raw`'use strict';
     showBankFields();
   }
 
-  async function act(operationName, query, id, field, said) {
-    const body = await graphql(operationName, query, { id });
+  async function act(operationName, query, variables, field, said) {
+    const body = await graphql(operationName, query, variables);
     if (body.errors) note(problem(body), codeOf(body));
     else note(body.data[field].name + ' ' + said + ': ' + body.data[field].status + '.');
     await load();
@@ -100,9 +101,9 @@ export const BENEFICIARIES_SCRIPT = String.raw`'use strict';
       actions.append(b);
     };
     button('Edit', 'edit', () => edit(node.id));
-    if (node.status === 'AWAITING_APPROVAL') button('Approve', 'approve', () => act('ApproveBeneficiary', APPROVE, node.id, 'approveBeneficiary', 'approved'));
+    if (node.status === 'AWAITING_APPROVAL') button('Approve', 'approve', () => act('ApproveBeneficiary', APPROVE, { id: node.id, seen: node.detailsFingerprint }, 'approveBeneficiary', 'approved'));
     if (node.status === 'ACTIVE') button('Pay', 'pay', () => pay(node.id));
-    if (node.status !== 'ARCHIVED') button('Archive', 'archive', () => act('ArchiveBeneficiary', ARCHIVE, node.id, 'archiveBeneficiary', 'archived'));
+    if (node.status !== 'ARCHIVED') button('Archive', 'archive', () => act('ArchiveBeneficiary', ARCHIVE, { id: node.id }, 'archiveBeneficiary', 'archived'));
     tr.append(element('td', node.name), element('td', node.channel), element('td', node.accountNumber, { 'data-col': 'account' }), element('td', node.status, { 'data-col': 'status' }), element('td', node.id, { 'data-col': 'id' }), actions);
     return tr;
   }

@@ -2,7 +2,7 @@ import { endedBeforeApproval, isExpired } from './approval.records';
 import { DomainContext } from './disbursement.context';
 import { noSuchPayout } from './disbursement.errors';
 import { Disbursement } from './disbursement.model';
-import { Merchant } from './disbursement.ports';
+import { AuditRule, Merchant } from './disbursement.ports';
 import { decided as decisionAudit } from './audit.rules';
 
 export interface Decision<O extends string> {
@@ -29,6 +29,7 @@ export async function decideAwaiting<O extends string>(
   referenceId: string,
   decide: (current: Disbursement, now: Date) => Decision<O>,
   refuse: (current: Disbursement) => O | undefined = () => undefined,
+  audit: AuditRule = decisionAudit,
 ): Promise<Decided<O>> {
   let outcome: Decided<O>['outcome'] = 'undecidable';
   const { stored } = await ctx.writer.change(
@@ -47,7 +48,7 @@ export async function decideAwaiting<O extends string>(
       outcome = decision.outcome;
       return decision.next;
     },
-    decisionAudit,
+    audit,
   );
   if (!stored) throw noSuchPayout(referenceId);
   const decided = outcome as Decided<O>['outcome'];

@@ -20,6 +20,8 @@ export const AuditAction = {
   /** Retention (RECORD_RETENTION_SECONDS) removed the final payout's record; its entries stay. */
   RECORD_REMOVED: 'RECORD_REMOVED',
   EXPORTED: 'EXPORTED',
+  /** A payout decided earlier was not sent at its time or approval: its record differs from its keyed request. */
+  SEND_REFUSED: 'SEND_REFUSED',
   /** A beneficiary added to the book (docs/beneficiaries.md); `detail` names it, account number masked. */
   BENEFICIARY_CREATED: 'BENEFICIARY_CREATED',
   /** Its name or account details changed: old and new, account numbers masked. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AuditAction, AuditDraft, auditEvent } from './audit.entry';
 import { CHANNEL_RULES } from './channel.rules';
 import { BankRequest, DisbursementChannel, DisbursementRequest, MobileMoneyRequest } from './disbursement.model';
@@ -24,7 +25,7 @@ export type AccountDetails = BankAccount | MobileMoneyAccount;
 export interface Beneficiary {
   merchantId: string;
   id: string;
-  /** How the merchant knows it; changing it alone needs no approval. */
+  /** How the merchant knows it; under beneficiaryApproval a new name awaits approval as new details do. */
   name: string;
   details: AccountDetails;
   status: BeneficiaryStatus;
@@ -121,6 +122,17 @@ export function accountKey(details: AccountDetails): string {
 /** Whether two sets of account details are the same in every field (a change of any needs approval). */
 export function sameDetails(a: AccountDetails, b: AccountDetails): boolean {
   return JSON.stringify(accountFields(a)) === JSON.stringify(accountFields(b));
+}
+
+/**
+ * What an approver saw: a digest of the name and every account field. approveBeneficiary's
+ * `expectedDetails` names it, so details changed between seeing and approving are not approved.
+ */
+export function detailsFingerprint(b: Pick<Beneficiary, 'name' | 'details'>): string {
+  return createHash('sha256')
+    .update(JSON.stringify([b.name, ...accountFields(b.details)]))
+    .digest('base64url')
+    .slice(0, 22);
 }
 
 /** The institution that holds the account, when the channel names one: a bank's SWIFT code. */

@@ -8,8 +8,9 @@ import { Actor } from './payout.controls';
 /**
  * Changes a beneficiary's name and account details, audited BENEFICIARY_CHANGED with the old and new
  * (masked). A change of the account details is a new payee: under beneficiaryApproval it awaits
- * approval again, and payouts to it are held until newPayeeHoldSeconds pass. A name alone needs
- * neither. Payouts already made keep the details they were made with.
+ * approval again, and payouts to it are held until newPayeeHoldSeconds pass. A new name alone awaits
+ * approval under beneficiaryApproval too (a payee must not take a trusted one's name unseen), but holds
+ * no payout. Payouts already made keep the details they were made with.
  */
 export async function updateBeneficiary(
   ctx: BeneficiaryContext,
@@ -37,11 +38,20 @@ export async function updateBeneficiary(
           payableFrom: payableFrom(merchant, now),
           updatedAt: at,
         }
-      : { ...current, name: draft.name, updatedAt: at };
+      : statusForNewDetails(merchant) === 'AWAITING_APPROVAL'
+        ? {
+            ...current,
+            name: draft.name,
+            status: 'AWAITING_APPROVAL',
+            requesterId: actor.id,
+            approvedBy: undefined,
+            updatedAt: at,
+          }
+        : { ...current, name: draft.name, updatedAt: at };
     const parts = [
       ...(current.name !== draft.name ? [`name "${current.name}" → "${draft.name}"`] : []),
       ...(detailsChanged ? [`account ${describeAccount(current.details)} → ${describeAccount(draft.details)}`] : []),
-      ...(detailsChanged && next.status === 'AWAITING_APPROVAL' ? ['awaiting approval'] : []),
+      ...(next.status === 'AWAITING_APPROVAL' ? ['awaiting approval'] : []),
     ];
     return {
       beneficiary: next,

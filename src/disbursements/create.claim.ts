@@ -19,6 +19,7 @@ import { AuditAction, auditOf } from './audit.entry';
 import { Actor, DEFAULT_APPROVAL_TTL_SECONDS, fromMinor, limitOf } from './payout.controls';
 import { recordAnswered } from './create.settle';
 import { scheduledFor, sendsLater } from './schedule.records';
+import { sealOf } from './request.seal';
 
 /**
  * What the claim stage leaves to do: send a claim now `sending`, tell of one `held` for approval or
@@ -64,6 +65,7 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
     reservation: plan.reservation,
     ...(later && { sendAt: request.sendAt }),
     ...(payee && { beneficiaryId: payee.beneficiaryId }),
+    seal: sealOf(ctx.sealKey, merchant.id, request),
   };
   const claim = plan.awaiting
     ? heldForApproval(

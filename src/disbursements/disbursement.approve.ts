@@ -2,19 +2,23 @@ import { decideAwaiting } from './approval.decision';
 import { approvedClaim, notAwaiting } from './approval.records';
 import { DomainContext } from './disbursement.context';
 import { CreateDisbursement } from './disbursement.create';
-import { selfApproval, shuttingDown } from './disbursement.errors';
+import { beneficiaryState, refusedBeforeSend, selfApproval, shuttingDown } from './disbursement.errors';
 import { Disbursement } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { withNextCheck } from './disbursement.checks';
 import { Actor } from './payout.controls';
 import { expiredUnsent, isDue, isTooLate, scheduledFor } from './schedule.records';
+import { decided } from './audit.rules';
+import { payeeOf, recheckAudit, recheckBeforeSend, SendVerdict, verdictEvent } from './send.recheck';
 
 /**
  * A second person's approval (of a scheduled payout: SCHEDULED until its time, sent at once within
  * its late limit, else EXPIRED). The decision is one atomic change of the stored record, so of many
  * racing approvals (and rejections), on any replica, exactly one wins; only the winner sends, through
  * the create protocol's own send. Approving an approved payout returns it once its send has an
- * answer; the requester never may approve, before or after someone else did.
+ * answer; the requester never may approve, before or after someone else did. The payout is checked
+ * again first (send.recheck.ts): one refused ends CANCELLED, never sent, and the approver is told why;
+ * one whose beneficiary's new details await approval stays held.
  */
 export async function approveDisbursement(
   ctx: DomainContext,
@@ -25,10 +29,31 @@ export async function approveDisbursement(
 ): Promise<Disbursement> {
   // An approval stored now could not be sent by this process: refuse before deciding anything.
   if (!creates.accepting) throw shuttingDown(referenceId);
-  const { outcome, stored } = await decideAwaiting(ctx, merchant, referenceId, (current, now) =>
-    current.approval?.requesterId === actor.id ? { outcome: 'self' as const } : approved(ctx, current, actor, now),
+  const seen = await ctx.store.get(merchant.id, referenceId);
+  const payee = seen && (await payeeOf(ctx, seen));
+  let verdict: SendVerdict | undefined;
+  const { outcome, stored } = await decideAwaiting(
+    ctx,
+    merchant,
+    referenceId,
+    (current, now) => {
+      verdict = undefined;
+      if (current.approval?.requesterId === actor.id) return { outcome: 'self' as const };
+      verdict = recheckBeforeSend(ctx, merchant, current, payee, now);
+      if (verdict?.kind === 'refused') return { outcome: 'refused' as const, next: verdict.next };
+      if (verdict) return { outcome: 'waiting' as const };
+      return approved(ctx, current, actor, now);
+    },
+    undefined,
+    (before, after) => (verdict ? recheckAudit(verdict) : decided)(before, after),
   );
   if (outcome === 'self' || stored.approval?.requesterId === actor.id) throw selfApproval(referenceId);
+  if (outcome === 'refused' && verdict?.kind === 'refused') {
+    ctx.onControl(verdictEvent(merchant, referenceId, verdict));
+    throw refusedBeforeSend(referenceId, verdict.why);
+  }
+  if (outcome === 'waiting' && payee)
+    throw beneficiaryState(payee.id, payee.status, 'its account details await approval');
   if (outcome === 'approved' || outcome === 'scheduled' || outcome === 'late') {
     ctx.onControl({ merchantId: merchant.id, referenceId, actor: actor.name, action: 'approved' });
     if (outcome === 'late') ctx.onControl({ merchantId: merchant.id, referenceId, action: 'expired' });

@@ -1,5 +1,5 @@
 import { Disbursement, EventSource, ProviderRecord } from './disbursement.model';
-import { DisbursementEvents, DisbursementStore, ProviderPort } from './disbursement.ports';
+import { BeneficiaryStore, DisbursementEvents, DisbursementStore, ProviderPort } from './disbursement.ports';
 import { applyProviderAnswer } from './disbursement.answer';
 import { CheckPolicy } from './disbursement.checks';
 import { RecordWriter } from './disbursement.writer';
@@ -24,6 +24,10 @@ export interface DomainContext {
   traceparent?: () => string | undefined;
   /** The latest moment the database went back in time (ms), if it ever did: create.rewind.ts. */
   rewoundAt?: () => number | undefined;
+  /** The key of each payout's seal (request.seal.ts). */
+  sealKey: Buffer;
+  /** The merchants' beneficiary books: a payout to one is re-checked against it before it is sent. */
+  book: BeneficiaryStore;
 }
 
 /** The status rules applied to a stored record, with its next check withNextCheckOnChange on a status change. */

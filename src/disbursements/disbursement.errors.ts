@@ -19,6 +19,8 @@ export const ErrorCode = {
   OUTCOME_UNKNOWN: 'OUTCOME_UNKNOWN',
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
   INVALID_STATE: 'INVALID_STATE',
+  /** An approval named what it approves (expectedDetails) and the thing changed since: nothing approved. */
+  STALE_APPROVAL: 'STALE_APPROVAL',
   CURSOR_EXPIRED: 'CURSOR_EXPIRED',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
@@ -119,6 +121,11 @@ export function invalidState(referenceId: string, status: string, why: string): 
     referenceId,
     status,
   });
+}
+
+/** Checked again at its approval, the payout was refused (send.recheck.ts): CANCELLED, never sent. */
+export function refusedBeforeSend(referenceId: string, why: string): GatewayError {
+  return invalidState(referenceId, 'CANCELLED', `refused at its approval, never sent: ${why}`);
 }
 
 export function selfApproval(referenceId: string): GatewayError {
@@ -267,5 +274,14 @@ export function selfApprovedBeneficiary(id: string): GatewayError {
     ErrorCode.FORBIDDEN,
     `You set beneficiary ${id}'s account details, so you cannot approve them: another person with payouts:approve must.`,
     { beneficiaryId: id },
+  );
+}
+
+/** The beneficiary's details are not the ones the approver saw (`expectedDetails`): nothing approved. */
+export function staleBeneficiaryApproval(id: string): GatewayError {
+  return new GatewayError(
+    ErrorCode.STALE_APPROVAL,
+    `Beneficiary ${id}'s details changed since you saw them: nothing was approved. Look at them again.`,
+    { beneficiaryId: id, fields: ['expectedDetails'] },
   );
 }

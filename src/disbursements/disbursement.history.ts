@@ -1,5 +1,7 @@
 import { badInput } from './disbursement.errors';
 import { DisbursementStore, HistoryFilter, HistoryPage, HistoryPosition, Merchant } from './disbursement.ports';
+import { Disbursement } from './disbursement.model';
+import { sealHolds } from './request.seal';
 
 export const MAX_HISTORY_PAGE = 100;
 
@@ -9,11 +11,23 @@ export interface HistoryRequest {
   filter: HistoryFilter;
 }
 
+/**
+ * A payout decided but not sent (held, scheduled) whose record differs from its keyed request
+ * (request.seal.ts): no list shows it, so no approver sees details nobody asked for; its send refuses it.
+ */
+function unsealedOpen(sealKey: Buffer, record: Disbursement): boolean {
+  const open = record.status === 'AWAITING_APPROVAL' || record.status === 'SCHEDULED';
+  return open && !record.sending && !sealHolds(sealKey, record);
+}
+
 /** A merchant's payouts, newest first, a page at a time; only that merchant's, as the store keys them. */
 export class DisbursementHistory {
-  constructor(private readonly store: Pick<DisbursementStore, 'history'>) {}
+  constructor(
+    private readonly store: Pick<DisbursementStore, 'history'>,
+    private readonly sealKey: Buffer,
+  ) {}
 
-  page(merchant: Merchant, { first, after, filter }: HistoryRequest): Promise<HistoryPage> {
+  async page(merchant: Merchant, { first, after, filter }: HistoryRequest): Promise<HistoryPage> {
     if (!Number.isInteger(first) || first < 0 || first > MAX_HISTORY_PAGE) {
       throw badInput(`first must be from 0 to ${MAX_HISTORY_PAGE}`, ['first']);
     }
@@ -24,6 +38,8 @@ export class DisbursementHistory {
         'filter.createdTo',
       ]);
     }
-    return this.store.history(merchant.id, { after, limit: first, filter });
+    const page = await this.store.history(merchant.id, { after, limit: first, filter });
+    const shown = page.entries.filter((e) => !unsealedOpen(this.sealKey, e.record));
+    return { ...page, entries: shown, totalCount: page.totalCount - (page.entries.length - shown.length) };
   }
 }

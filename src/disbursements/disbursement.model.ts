@@ -176,6 +176,8 @@ export interface Disbursement {
   reservation?: Reservation;
   /** The last audit entry written about it, and the identical ones since that were only counted (audit.repeats.ts). */
   auditTail?: AuditTail;
+  /** The gateway's keyed value over its request (request.seal.ts): what a later send checks the record against. */
+  seal?: string;
 }
 
 /**

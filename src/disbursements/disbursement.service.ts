@@ -29,7 +29,8 @@ import { rejectDisbursement } from './disbursement.reject';
 import { Allowance, payoutAllowance } from './payout.allowance';
 import { Actor, ANONYMOUS, ControlEvent } from './payout.controls';
 import { auditCheckpoints } from './audit.checkpoint-list';
-import { AuditCheckpoint, AuditVerifyingKeys } from './audit.keys';
+import { AuditCheckpoint, AuditSigningKeys, AuditVerifyingKeys } from './audit.keys';
+import { requestSealKey } from './request.seal';
 import { TrailVerification, verifyTrail } from './audit.verification';
 import { AuditRequest, auditTrail } from './audit.trail';
 import { AuditPage, HistoryEntry, RecordsReader } from './disbursement.ports';
@@ -40,7 +41,7 @@ import { ReconciliationParts, startReconciliation } from './reconciliation.run';
 import { BeneficiaryContext, createBeneficiary } from './beneficiary.create';
 import { updateBeneficiary } from './beneficiary.update';
 import { approveBeneficiary } from './beneficiary.approve';
-import { archiveBeneficiary } from './beneficiary.archive';
+import { Archived, archiveBeneficiary } from './beneficiary.archive';
 import { BeneficiaryPayment, payBeneficiary } from './beneficiary.pay';
 import { Beneficiary, BeneficiaryDraft, BeneficiaryPage, BeneficiaryQuery } from './beneficiary.model';
 import { BeneficiaryStore } from './disbursement.ports';
@@ -49,8 +50,8 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   store: DisbursementStore;
   /** The audit chain, statements and exports: the store, read for finance. */
   records: RecordsReader;
-  /** What checks the audit chain on demand: the gateway's own keys. */
-  auditKeys: AuditVerifyingKeys;
+  /** The gateway's own keys: they check the audit chain on demand and seal each payout's request. */
+  auditKeys: AuditSigningKeys;
   runs: ReconciliationStore;
   /** The merchants' beneficiary books (beneficiary.*.ts). */
   book: BeneficiaryStore;
@@ -120,6 +121,8 @@ export class DisbursementService {
       onControl: opts.onControl ?? (() => undefined),
       traceparent: opts.traceparent,
       rewoundAt: opts.rewoundAt,
+      sealKey: requestSealKey(opts.auditKeys.chainKey),
+      book: opts.book,
     };
     this.creates = new CreateDisbursement(this.ctx, opts.claimPollMs);
     this.updates = new StatusUpdates(this.ctx, opts);
@@ -128,7 +131,7 @@ export class DisbursementService {
       pay: (merchant, payment, requestId, actor) => this.payBeneficiary(merchant, payment, requestId, actor),
       getMany: (merchant, referenceIds) => this.getMany(merchant, referenceIds),
     });
-    this.histories = new DisbursementHistory(opts.store);
+    this.histories = new DisbursementHistory(opts.store, this.ctx.sealKey);
     this.wallets = new WalletBalances({
       provider: opts.provider,
       ttlMs: opts.walletBalanceCacheMs,
@@ -147,12 +150,13 @@ export class DisbursementService {
     return updateBeneficiary(this.beneficiaryCtx, merchant, id, draft, actor);
   }
 
-  approveBeneficiary(merchant: Merchant, id: string, actor: Actor): Promise<Beneficiary> {
-    return approveBeneficiary(this.beneficiaryCtx, merchant, id, actor);
+  approveBeneficiary(merchant: Merchant, id: string, actor: Actor, expectedDetails?: string): Promise<Beneficiary> {
+    return approveBeneficiary(this.beneficiaryCtx, merchant, id, actor, expectedDetails);
   }
 
-  archiveBeneficiary(merchant: Merchant, id: string, actor: Actor): Promise<Beneficiary> {
-    return archiveBeneficiary(this.beneficiaryCtx, merchant, id, actor);
+  archiveBeneficiary(merchant: Merchant, id: string, actor: Actor): Promise<Archived> {
+    const { store, writer } = this.ctx;
+    return archiveBeneficiary({ ...this.beneficiaryCtx, store, writer }, merchant, id, actor);
   }
 
   beneficiary(merchant: Merchant, id: string): Promise<Beneficiary | undefined> {

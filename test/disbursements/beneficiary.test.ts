@@ -75,7 +75,12 @@ describe('beneficiary book', () => {
   });
 
   it.each([
-    ['a name change alone leaves it ACTIVE', { name: 'Renamed', details: mobile().details }, 'ACTIVE'],
+    // Issue 44 item 10d: a name alone must not pass unseen, or an approved payee takes a trusted one's name.
+    [
+      'a name change alone makes it AWAITING_APPROVAL',
+      { name: 'Renamed', details: mobile().details },
+      'AWAITING_APPROVAL',
+    ],
     [
       'an account number change makes it AWAITING_APPROVAL',
       { name: 'Supplier A', details: mobile('260971111999').details },

@@ -220,7 +220,12 @@ describeEachEngine('the beneficiary book, end to end', (storeEnv) => {
       id: created.id,
       input: mobile(created.accountNumber, 'Renamed'),
     });
-    expect(renamed.data?.updateBeneficiary.status).toBe('ACTIVE');
+    // A new name alone awaits approval too (issue 44 item 10d; docs/beneficiaries.md).
+    expect(renamed.data?.updateBeneficiary.status).toBe('AWAITING_APPROVAL');
+    expect(
+      (await call<{ approveBeneficiary: Row }>('guarded', 'bob', APPROVE, { id: created.id })).data?.approveBeneficiary
+        .status,
+    ).toBe('ACTIVE');
 
     const changed = await call<{ updateBeneficiary: Row }>('guarded', 'alice', UPDATE, {
       id: created.id,

@@ -90,15 +90,25 @@ export class BeneficiaryResolver {
   }
 
   @Mutation(() => Beneficiary, {
-    description: 'Approves its new account details; not by the person who set them (FORBIDDEN). Needs payouts:approve.',
+    description:
+      'Approves its new name or account details; not by the person who set them (FORBIDDEN). With expectedDetails (its detailsFingerprint as you saw it), details changed since are STALE_APPROVAL and nothing is approved. Needs payouts:approve.',
   })
-  async approveBeneficiary(@Arg('id', () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Beneficiary> {
-    return toBeneficiaryView(await ctx.service.approveBeneficiary(ctx.merchant, id, ctx.actor), true);
+  async approveBeneficiary(
+    @Arg('id', () => ID) id: string,
+    @Arg('expectedDetails', () => String, { nullable: true }) expectedDetails: string | null,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<Beneficiary> {
+    const approved = await ctx.service.approveBeneficiary(ctx.merchant, id, ctx.actor, expectedDetails ?? undefined);
+    return toBeneficiaryView(approved, true);
   }
 
-  @Mutation(() => Beneficiary, { description: 'Archives it: it can never be paid again; its payouts stay.' })
+  @Mutation(() => Beneficiary, {
+    description:
+      'Archives it: it can never be paid again. Its payouts awaiting approval or scheduled are cancelled, never sent (cancelledPayouts names them); payouts already sent stay.',
+  })
   async archiveBeneficiary(@Arg('id', () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Beneficiary> {
-    return toBeneficiaryView(await ctx.service.archiveBeneficiary(ctx.merchant, id, ctx.actor), true);
+    const { beneficiary, cancelled } = await ctx.service.archiveBeneficiary(ctx.merchant, id, ctx.actor);
+    return { ...toBeneficiaryView(beneficiary, true), cancelledPayouts: cancelled };
   }
 
   @Mutation(() => Disbursement, {

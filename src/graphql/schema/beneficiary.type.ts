@@ -19,7 +19,9 @@ export class Beneficiary {
   @Field(() => ID)
   id!: string;
 
-  @Field(() => String, { description: 'How you know it; changing it alone needs no approval.' })
+  @Field(() => String, {
+    description: 'How you know it; under beneficiaryApproval a new name awaits approval as new account details do.',
+  })
   name!: string;
 
   @Field(() => DisbursementChannel)
@@ -72,6 +74,19 @@ export class Beneficiary {
 
   @Field(() => GraphQLDateTimeISO)
   updatedAt!: Date;
+
+  @Field(() => String, {
+    description:
+      'A digest of its name and account details: pass it to approveBeneficiary as expectedDetails to approve exactly what you saw.',
+  })
+  detailsFingerprint!: string;
+
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      "Only in archiveBeneficiary's answer: the referenceIds of its payouts awaiting approval or scheduled that the archive cancelled (CANCELLED, never sent).",
+  })
+  cancelledPayouts?: string[];
 }
 
 @ObjectType()

@@ -20,5 +20,6 @@ export function toBeneficiaryView(b: domain.Beneficiary, full: boolean): Benefic
     payableFrom: new Date(b.payableFrom),
     createdAt: new Date(b.createdAt),
     updatedAt: new Date(b.updatedAt),
+    detailsFingerprint: domain.detailsFingerprint(b),
   };
 }
