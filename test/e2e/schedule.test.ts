@@ -264,6 +264,8 @@ describeEachEngine(
       knownSecrets.add(REQUESTER);
       knownSecrets.add(APPROVER);
       ({ sandbox, env: shared } = await sharedProvider(storeEnv(), { settleMs: 200, callbackRetryBaseMs: 50 }));
+      // Replicas share one audit key (docs/scale-out.md): a payout one seals, the other sends.
+      shared = { ...shared, AUDIT_SIGNING_KEY: AUDIT_KEY };
     });
     afterAll(async () => {
       await sandbox?.close();
