@@ -9,7 +9,7 @@ import { Storage } from './app.storage';
 
 export interface HealthParts {
   config: Pick<Config, 'metricsPort' | 'host'>;
-  storage: Pick<Storage, 'store' | 'events'>;
+  storage: Pick<Storage, 'store' | 'events' | 'problem'>;
   metrics: GatewayMetrics;
   logger: Logger;
 }
@@ -28,18 +28,20 @@ export interface Health {
 /** Health, readiness and metrics: on the API's server, and alone on METRICS_PORT when it is set. */
 export async function startHealth(parts: HealthParts): Promise<Health> {
   const { config, metrics } = parts;
-  const { store, events } = parts.storage;
+  const { store, events, problem } = parts.storage;
   let shuttingDown = false;
 
   /**
    * Whether this replica can serve: not stopping, its store and pub/sub answer. A provider circuit
    * is not this replica's state (every replica shares the provider, and reads and callbacks work
-   * without it): taking the replica out of a balancer would only lose its callback receiver.
+   * without it): taking the replica out of a balancer would only lose its callback receiver. A
+   * database that must not be written (the embedded file replaced under it) is not ready, and says why.
    */
-  async function readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }> {
+  async function readiness(): Promise<{ ready: boolean; checks: Record<string, boolean>; problem?: string }> {
     const [storeOk, pubsubOk] = await Promise.all([store.healthy(), events.healthy()]);
-    const checks = { notShuttingDown: !shuttingDown, store: storeOk, pubsub: pubsubOk };
-    return { ready: Object.values(checks).every(Boolean), checks };
+    const why = problem?.();
+    const checks = { notShuttingDown: !shuttingDown, store: storeOk && why === undefined, pubsub: pubsubOk };
+    return { ready: Object.values(checks).every(Boolean), checks, ...(why === undefined ? {} : { problem: why }) };
   }
 
   async function respond(res: ServerResponse, url: URL, withMetrics: boolean): Promise<boolean> {

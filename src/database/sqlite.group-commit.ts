@@ -11,6 +11,8 @@ export interface GroupCommitOptions {
   limit?: number;
   /** Told after each COMMIT how many writes it held. */
   onCommit?: (writes: number) => void;
+  /** Asked before each group: an error means the file must not be written now, and every write in the group gets it. */
+  refuse?: () => Error | undefined;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -31,6 +33,7 @@ interface Pending {
 export class GroupCommit {
   private readonly limit: number;
   private readonly onCommit?: (writes: number) => void;
+  private readonly refuse?: () => Error | undefined;
   private readonly begin: Statement;
   private readonly commit: Statement;
   private readonly rollback: Statement;
@@ -46,6 +49,7 @@ export class GroupCommit {
   ) {
     this.limit = options.limit ?? GROUP_LIMIT;
     this.onCommit = options.onCommit;
+    this.refuse = options.refuse;
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -82,6 +86,11 @@ export class GroupCommit {
     const group = this.queue.splice(0, this.limit);
     if (this.queue.length > 0) this.queueFlush();
     if (group.length === 0) return;
+    const refused = this.refuse?.();
+    if (refused) {
+      for (const pending of group) pending.settle({ ok: false, error: refused });
+      return;
+    }
     const outcomes: Outcome[] = [];
     try {
       this.begin.run();

@@ -26,6 +26,18 @@ export class DatabaseInUseError extends Error {
 }
 
 /**
+ * Writes stopped because the file may not be written now (it was replaced under the gateway). Coded
+ * as SQLite's own read-only refusal, so the store answers it as the file being unusable right now.
+ */
+export class WritesStoppedError extends Error {
+  readonly code = 'SQLITE_READONLY_STOPPED';
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'WritesStoppedError';
+  }
+}
+
+/**
  * The WAL's size limit (journal_size_limit): SQLite cuts the WAL back to it whenever a checkpoint
  * lets it start over, and past it the housekeeping truncates it. About what 1000 pages (SQLite's
  * automatic checkpoint) take, so a WAL no reader holds stays under it but for a very large write.
@@ -43,6 +55,11 @@ export interface SqliteHandle {
    * reader still holds the WAL, it folds what it can and the next call tries again.
    */
   checkpoint(): void;
+  /**
+   * Why the file must not be written, once it must not: the path no longer names the file this
+   * process holds (renamed over, or removed). Final: the gateway writes nothing more until restarted.
+   */
+  problem(): string | undefined;
   close(): void;
 }
 
@@ -58,9 +75,11 @@ const held = new Set<string>();
 
 /**
  * Opens (creating it and its folder when absent) the embedded file, holding it for as long as it
- * is open, and migrates it. The hold is flock(2) on the database file itself, so it follows the
- * file whatever names it (a hard link, a symbolic link, another spelling of the path), leaves no
- * lock file behind, and the operating system releases it when the process ends however it ends.
+ * is open, and migrates it. The hold is flock(2) twice: on the database file itself, so it follows
+ * the file whatever names it (a hard link, a symbolic link, another spelling of the path), and on
+ * `<file>.lock` beside it, so it stays with the path when another file is renamed over it; the
+ * operating system releases both when the process ends however it ends. Every group commit first
+ * checks that the path still names the file held, and writes nothing once it does not.
  * Readers take no flock, so `npm run audit:verify` can read while the gateway runs.
  * WAL with synchronous=NORMAL: a committed write survives the process crashing; a power cut may
  * lose the last moment's writes but never corrupts the file.
@@ -76,7 +95,13 @@ export function openSqlite(path: string): SqliteHandle {
     db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
     migrateSqlite(db);
     const opened = db;
-    const writes = new GroupCommit(opened);
+    const problem = () => hold?.lost();
+    const writes = new GroupCommit(opened, {
+      refuse: () => {
+        const why = problem();
+        return why === undefined ? undefined : new WritesStoppedError(why);
+      },
+    });
     // SQLite names the WAL after the file's real path, symbolic links resolved.
     const wal = hold && `${realpathSync(path)}-wal`;
     return {
@@ -97,6 +122,7 @@ export function openSqlite(path: string): SqliteHandle {
           opened.pragma(`busy_timeout = ${timeout}`);
         }
       },
+      problem,
       close() {
         // The database first: the hold's descriptor, closed, drops the process's locks on the file.
         if (opened.open) {
@@ -120,29 +146,61 @@ export function readSqlite(path: string): Database.Database {
 
 const identity = (stats: Stats) => `${stats.dev}:${stats.ino}`;
 
+interface Hold {
+  /** Why the held file's path no longer names it, once it does not (sticky). */
+  lost(): string | undefined;
+  release(): void;
+}
+
+/** LOCK_EX|LOCK_NB on an open descriptor; EAGAIN (held through another descriptor) is the file in use. */
+function lockOrRefuse(fd: number, path: string): void {
+  try {
+    flockSync(fd, 'exnb');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EAGAIN' || code === 'EWOULDBLOCK') throw new DatabaseInUseError(path);
+    throw error;
+  }
+}
+
 /**
  * Takes LOCK_EX|LOCK_NB on the file (created empty on first start: SQLite reads an empty file as a
- * new database) through a descriptor kept open until release. flock belongs to the open file
- * description, so another descriptor of the same file fails with EAGAIN, in this process or another.
+ * new database) and on `<real path>.lock`, each through a descriptor kept open until release. flock
+ * belongs to the open file description, so another descriptor of the same file fails with EAGAIN, in
+ * this process or another. The lock file is never removed; one deleted as stale admits no second
+ * process while the file itself is held, and a file renamed over the database stops this one's writes.
  */
-function holdFile(path: string): { release(): void } {
+function holdFile(path: string): Hold {
   mkdirSync(dirname(path), { recursive: true });
   const existing = statSync(path, { throwIfNoEntry: false });
   if (existing && held.has(identity(existing))) throw new DatabaseInUseError(path);
   const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
   const id = identity(fstatSync(fd));
+  const real = realpathSync(path);
+  const lockPath = `${real}.lock`;
+  let lockFd: number | undefined;
   try {
-    flockSync(fd, 'exnb');
+    lockOrRefuse(fd, path);
+    lockFd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT, 0o644);
+    lockOrRefuse(lockFd, path);
   } catch (error) {
+    if (lockFd !== undefined) closeSync(lockFd);
     closeSync(fd);
-    const code = (error as { code?: unknown }).code;
-    if (code === 'EAGAIN' || code === 'EWOULDBLOCK') throw new DatabaseInUseError(path);
     throw error;
   }
   held.add(id);
+  let lost: string | undefined;
   return {
+    lost() {
+      if (lost !== undefined) return lost;
+      const now = statSync(real, { throwIfNoEntry: false });
+      if (!now || identity(now) !== id)
+        lost = `the database file ${path} was ${now ? 'replaced by another file' : 'removed'} while the gateway ran: it writes nothing more; stop it, find which file holds the latest payouts, and start one gateway on it`;
+      return lost;
+    },
     release() {
       held.delete(id);
+      closeSync(lockFd);
       closeSync(fd);
     },
   };

@@ -35,7 +35,17 @@ export async function openSqliteStorage(target: SqliteTarget, needs: StorageNeed
     ...retentionOf(config),
   });
   const housekeeping = every(HOUSEKEEPING_MS, async () => void (await store.prune()), logger);
-  const marking = every(HISTORY_MS, async () => history.mark.save(), logger);
+  let told = false;
+  const marking = every(
+    HISTORY_MS,
+    async () => {
+      const problem = handle.problem();
+      if (problem !== undefined && !told) logger.error(problem);
+      told ||= problem !== undefined;
+      history.mark.save();
+    },
+    logger,
+  );
   const checkpoints = every(CHECKPOINT_MS, async () => handle.checkpoint(), logger);
   return {
     store,
@@ -46,6 +56,7 @@ export async function openSqliteStorage(target: SqliteTarget, needs: StorageNeed
     relayQueue: new SqliteRelayQueue(handle),
     rewoundAt: () => rewoundAt,
     rewoundAtStart: history.rewound,
+    problem: () => handle.problem(),
     async close() {
       clearInterval(housekeeping);
       clearInterval(marking);

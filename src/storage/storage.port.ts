@@ -28,6 +28,8 @@ export interface Storage {
   rewoundAt: () => number | undefined;
   /** Why the database was found at start to have gone back in time, when it was. */
   rewoundAtStart?: string;
+  /** Why the database must not be written now, when it must not (the embedded file replaced under the gateway); /readyz says it. */
+  problem?: () => string | undefined;
   close(): Promise<void>;
 }
 

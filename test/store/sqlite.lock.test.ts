@@ -1,6 +1,15 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { linkSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  linkSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -141,10 +150,21 @@ describe('one process per SQLite file', () => {
     }
   });
 
-  it('leaves no lock file beside the database that an operator could delete as stale', async () => {
+  it('a lock file deleted as stale admits no second process: the hold on the file itself stays', async () => {
     const first = open(path);
     expect(await first.line()).toBe('open');
-    expect(readdirSync(dir).filter((name) => !/^gateway\.sqlite(-wal|-shm)?$/.test(name))).toEqual([]);
+    expect(readdirSync(dir).filter((name) => !/^gateway\.sqlite(-wal|-shm)?$/.test(name))).toEqual([
+      'gateway.sqlite.lock',
+    ]);
+    unlinkSync(`${path}.lock`);
+    expect(await open(path).line()).toBe(refusal());
+  });
+
+  it('a copy renamed over the file admits no second process: the hold on the path beside it stays', async () => {
+    const first = open(path);
+    expect(await first.line()).toBe('open');
+    writeFileSync(`${path}.copy`, '');
+    renameSync(`${path}.copy`, path);
     expect(await open(path).line()).toBe(refusal());
   });
 });
