@@ -6,7 +6,7 @@ export interface FaultSettings {
   latencyMs?: number;
   /** Every create is taken in only after this long: until then check-status answers 404 and nothing is answered. */
   intakeMs?: number;
-  /** Share answered 500, nothing stored. */
+  /** Share answered 500 at once: nothing stored, unless intakeMs is set, when it is taken in that long after all the same. */
   errorRate?: number;
   /** Share stored, then the socket is destroyed without an answer. */
   resetRate?: number;

@@ -14,6 +14,7 @@ import {
   type Channel,
   type PayoutRequest,
   type SandboxRecord,
+  type Scenario,
 } from './sandbox.records';
 import type { SandboxHandle, SandboxOptions, SandboxStats } from './sandbox.options';
 import { Timers } from './sandbox.timers';
@@ -72,6 +73,12 @@ interface Reply {
 }
 
 /** A create lost on its way: nothing stored, and the socket held until the client gives up or the sandbox closes. */
+/** What a create's record keeps of the request it came in: its address, and its headers when echoed. */
+interface Arrival {
+  ip: string;
+  echo?: string;
+}
+
 const VANISHED: Reply = { answer: { kind: 'hang' }, delayMs: 0 };
 
 class Sandbox {
@@ -234,32 +241,32 @@ class Sandbox {
     const faults: FaultSettings = timed ? {} : this.faults;
     const fault = chooseFault(faults);
     const faultDelayMs = faults.latencyMs ?? 0;
-    if (fault === 'error') return { answer: serverError, delayMs: faultDelayMs };
     if (fault === 'vanish') return VANISHED;
 
     const intakeMs = scenario.create === 'intake' ? (this.opts.intakeMs ?? 2500) : (faults.intakeMs ?? 0);
+    // Read now: a payout taken in after its answer has no request left to read them from.
+    const from: Arrival = {
+      ip: ipAddressOf(req),
+      echo: scenario.create === 'echo' || this.faults.echo === true ? echoOf(req, request) : undefined,
+    };
+    if (fault === 'error') {
+      // A provider whose answer failed while its intake went on: with intakeMs set, it is taken in all the same.
+      if (intakeMs > 0) {
+        const taken = this.intakes.enter(key, request.referenceId);
+        this.timers.after(intakeMs, () => {
+          taken();
+          this.take(key, request, scenario, from);
+        });
+      }
+      return { answer: serverError, delayMs: faultDelayMs };
+    }
     if (intakeMs > 0) {
       // Until then the create has only arrived: nothing stored or debited, a repeat of it refused.
       const taken = this.intakes.enter(key, request.referenceId);
       await this.timers.sleep(intakeMs);
       taken();
     }
-
-    // A real wallet refuses what it does not hold: the payout is created Failed, nothing taken.
-    const failedWith =
-      scenario.create === 'failed'
-        ? FAILED_AT_ONCE_MESSAGE
-        : this.wallets.debit(key, request.amount)
-          ? undefined
-          : INSUFFICIENT_BALANCE_MESSAGE;
-    // Stored before answering, as a real provider that took the money would have.
-    const echo = scenario.create === 'echo' || this.faults.echo === true ? echoOf(req, request) : undefined;
-    const named = this.opts.providerShapes ? { ...request, paymentType: providerName(request.paymentType) } : request;
-    const { id, record } = this.ledger.open(key, named, ipAddressOf(req), failedWith, echo);
-    countIn(this.payoutsByReferenceId, request.referenceId);
-    const { settlesAs } = scenario;
-    if (settlesAs && failedWith === undefined)
-      this.timers.after(this.opts.settleMs, () => this.settle(id, key, request, settlesAs));
+    const record = this.take(key, request, scenario, from);
 
     if (timed) {
       const delayMs = scenario.create === 'slow' ? (this.opts.slowCreateMs ?? 30_000) : 0;
@@ -277,6 +284,24 @@ class Sandbox {
       default:
         return { answer: { kind: 'json', status: 200, body: record }, delayMs: faultDelayMs };
     }
+  }
+
+  /** Stores the payout, debited (or created Failed), and starts its settling, as a real provider that took the money would. */
+  private take(key: string, request: PayoutRequest, scenario: Scenario, from: Arrival): SandboxRecord {
+    // A real wallet refuses what it does not hold: the payout is created Failed, nothing taken.
+    const failedWith =
+      scenario.create === 'failed'
+        ? FAILED_AT_ONCE_MESSAGE
+        : this.wallets.debit(key, request.amount)
+          ? undefined
+          : INSUFFICIENT_BALANCE_MESSAGE;
+    const named = this.opts.providerShapes ? { ...request, paymentType: providerName(request.paymentType) } : request;
+    const { id, record } = this.ledger.open(key, named, from.ip, failedWith, from.echo);
+    countIn(this.payoutsByReferenceId, request.referenceId);
+    const { settlesAs } = scenario;
+    if (settlesAs && failedWith === undefined)
+      this.timers.after(this.opts.settleMs, () => this.settle(id, key, request, settlesAs));
+    return record;
   }
 
   private settle(id: number, key: string, request: PayoutRequest, status: 'Successful' | 'Failed'): void {

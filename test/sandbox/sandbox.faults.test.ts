@@ -75,6 +75,17 @@ describe('injected faults', () => {
     expect(await statusCodeOf(body.referenceId)).toBe(404);
   });
 
+  it('errorRate 1 with intakeMs answers 500 at once, then takes the payout in all the same', async () => {
+    sandbox.setFaults({ errorRate: 1, intakeMs: 300 });
+    const body = mobileBody();
+    expect((await create(sandbox.url, MOBILE, body)).status).toBe(500);
+    expect(await statusCodeOf(body.referenceId)).toBe(404);
+    await waitFor('the payout to be taken in', async () =>
+      (await statusCodeOf(body.referenceId)) === 200 ? true : undefined,
+    );
+    expect(sandbox.records().filter((r) => r.referenceId === body.referenceId)).toHaveLength(1);
+  });
+
   it('applies only after validation, auth and duplicate checks', async () => {
     sandbox.setFaults({ errorRate: 1 });
     expect((await create(sandbox.url, MOBILE, mobileBody({ currency: 'Z' }))).status).toBe(400);
