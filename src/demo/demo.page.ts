@@ -273,7 +273,7 @@ export const DEMO_PAGE = String.raw`<!doctype html>
       <li><button type="button" data-ending="111">…111</button>fails at once</li>
       <li><button type="button" data-ending="000">…000</button>pending, then fails</li>
       <li><button type="button" data-ending="222">…222</button>stays pending</li>
-      <li><button type="button" data-ending="500">…500</button>provider error: nothing sent</li>
+      <li><button type="button" data-ending="500">…500</button>provider error (500): outcome unknown until the provider shows it or RESEND_AFTER_SECONDS pass</li>
       <li><button type="button" data-ending="408">…408</button>provider timeout: outcome unknown (after UPSTREAM_TIMEOUT_MS)</li>
       <li><button type="button" data-ending="567">…567</button>any other ending: pending, then paid</li>
     </ul>

@@ -1,5 +1,5 @@
 import { DomainContext } from './disbursement.context';
-import { fromProviderError, outcomeUnknown, referenceConflict, upstreamUnavailable } from './disbursement.errors';
+import { fromProviderError, outcomeUnknown, referenceConflict } from './disbursement.errors';
 import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
 import { Merchant, ProviderError } from './disbursement.ports';
 import { changed, contentDiffers } from './disbursement.record';
@@ -21,8 +21,8 @@ export async function recoverFailedSend(
 ): Promise<Disbursement> {
   const { referenceId } = request;
   const kind = error instanceof ProviderError ? error.kind : 'unknown';
-  // A 5xx came after the request arrived; a 400 may be the provider refusing a referenceId it already
-  // has (a claim lost with an emptied store): only the provider's own record can tell.
+  // A 5xx came after the request arrived, so the provider may have taken it; a 400 may be the provider
+  // refusing a referenceId it already has (a claim lost with an emptied store): its own record tells.
   if (kind === 'server-error' || kind === 'rejected')
     return checkRefusal(ctx, merchant, request, claim, error as ProviderError);
   if (kind === 'unknown') {
@@ -43,7 +43,8 @@ export async function recoverFailedSend(
 
 /**
  * After a 5xx or a 400, check-status decides: the provider has this payout → its record is the answer;
- * it has another payout under this referenceId → REFERENCE_CONFLICT; it has none → the refusal stands
+ * it has another payout under this referenceId → REFERENCE_CONFLICT; it has none after a 5xx or a
+ * refusal of the referenceId → UNKNOWN (OUTCOME_UNKNOWN); none after another 400 → the refusal stands
  * and the claim is released; it cannot be asked → OUTCOME_UNKNOWN.
  */
 async function checkRefusal(
@@ -62,28 +63,23 @@ async function checkRefusal(
     throw outcomeUnknown(referenceId);
   }
   if (!found) {
-    // Refusing a referenceId it already has, while still taking that payout in: the payout may exist.
-    if (refusesReference(error)) {
-      await recordUnknown(
-        ctx,
-        merchant,
-        referenceId,
-        `refused the referenceId (${error.message}) it does not show yet`,
-      );
+    // "Not found" right after a 5xx, or after a refusal of the referenceId itself, is no proof: the
+    // provider may still be taking the payout in. It stays UNKNOWN until RESEND_AFTER_SECONDS have passed.
+    if (error.kind === 'server-error' || refusesReference(error)) {
+      await recordUnknown(ctx, merchant, referenceId, `${unknownWhy(error)}, and does not show the payout yet`);
       throw outcomeUnknown(referenceId);
     }
     await releaseClaim(ctx, claim, true, `refused: ${error.message}; the provider has no such payout`);
-    if (error.kind === 'server-error')
-      throw upstreamUnavailable(
-        referenceId,
-        'The payout provider failed and did not create the payout; it is safe to retry.',
-      );
     throw fromProviderError(error, referenceId);
   }
   const differs = contentDiffers(request, found);
   if (differs.length === 0) return recordAnswered(ctx, merchant, referenceId, found, 'STATUS_CHECK', true);
   await becomeProviders(ctx, merchant, claim, found).catch(() => undefined);
   throw referenceConflict(referenceId, differs);
+}
+
+function unknownWhy(error: ProviderError): string {
+  return error.kind === 'server-error' ? error.message : `refused the referenceId (${error.message})`;
 }
 
 /**

@@ -28,7 +28,8 @@ export interface Merchant {
 /**
  * How a provider call failed, by what it means for the money:
  * - `rejected`, `auth`, `rate-limited`, `unavailable`: the provider created nothing;
- * - `server-error`: it answered 5xx after receiving the request, so it may have;
+ * - `server-error`: it answered 5xx after receiving the request, so it may have (or may still):
+ *   an unknown outcome unless check-status shows the payout;
  * - `unknown`: the request may have left and no usable answer came back.
  */
 export type ProviderFailureKind = 'rejected' | 'auth' | 'rate-limited' | 'unavailable' | 'server-error' | 'unknown';

@@ -70,9 +70,9 @@ describe('every outcome of a create', () => {
       { answer: 'PENDING', stored: 'PENDING', creates: 1, checks: 2 },
     ],
     [
-      '5xx, and the provider has not',
+      '5xx, and the provider does not show it (it may still be taking it in)',
       { fail: fail('server-error', 500), stores: false },
-      { answer: 'UPSTREAM_UNAVAILABLE', stored: 'none', creates: 1, checks: 2 },
+      { answer: 'OUTCOME_UNKNOWN', stored: 'UNKNOWN', creates: 1, checks: 2 },
     ],
     [
       'timeout',

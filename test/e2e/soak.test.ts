@@ -168,8 +168,8 @@ describe.each([
     // The true invariant: the provider never received a create for a payout it held or was still taking in.
     const repeated = refs.filter((ref) => stats.duplicateCreatesByReferenceId[ref] !== undefined);
     expect(repeated).toEqual([]);
-    // And a create was sent again only after a 5xx after which the provider had nothing (a create that never
-    // arrived is not counted at all).
+    // And a create was sent again only after an UPSTREAM_UNAVAILABLE (a create that never arrived is not
+    // counted at all): a 5xx is an unknown outcome, never sent again inside RESEND_AFTER_SECONDS.
     const extra = refs.filter(
       (ref) => (stats.createRequestsByReferenceId[ref] ?? 0) > 1 + (unavailableBy.get(ref) ?? 0),
     );

@@ -76,7 +76,8 @@ describeEachEngine('batches of payouts', (env) => {
             expect(sends(stack, ref)).toBe(0);
             return;
           case 'server-error':
-            expect(result.error?.code).toBe('UPSTREAM_UNAVAILABLE');
+            // A 500 and no such payout at once: the provider may still be taking it in.
+            expect(result.error?.code).toBe('OUTCOME_UNKNOWN');
             expect(sends(stack, ref)).toBe(1);
             return;
           case 'failing':
@@ -117,7 +118,7 @@ describeEachEngine('batches of payouts', (env) => {
         expect(result.referenceId).toBe(first.referenceId);
         if (first.disbursement) expect(result.disbursement?.identifier).toBe(first.disbursement.identifier);
         else if (kinds[i] === 'invalid') expect(result.error).toEqual(first.error);
-        // Not sent, or sent and not created: the provider's pause still holds, so nothing is sent.
+        // Not sent, sent and not created, or unknown (the 500s): the provider's pause still holds, so nothing is sent.
         else expect(result.error?.code).toBe('RATE_LIMITED');
       });
     });
@@ -142,11 +143,9 @@ describeEachEngine('batches of payouts', (env) => {
       inputs.forEach((input, i) => {
         const ref = String(input.referenceId);
         if (i % 5 === 0) {
-          expect([first[i].error?.code, second[i].error?.code]).toEqual([
-            'UPSTREAM_UNAVAILABLE',
-            'UPSTREAM_UNAVAILABLE',
-          ]);
-          expect(sends(stack, ref)).toBe(2);
+          // A 500 is an unknown outcome: inside RESEND_AFTER_SECONDS the retry asks and sends nothing.
+          expect([first[i].error?.code, second[i].error?.code]).toEqual(['OUTCOME_UNKNOWN', 'OUTCOME_UNKNOWN']);
+          expect(sends(stack, ref)).toBe(1);
         } else {
           expect(second[i].disbursement?.identifier).toBe(first[i].disbursement?.identifier);
           expect(sends(stack, ref)).toBe(1);

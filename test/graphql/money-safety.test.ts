@@ -124,16 +124,16 @@ describe('unknown outcomes', () => {
     expect(stack.sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
   });
 
-  it('answers UPSTREAM_UNAVAILABLE to a 5xx the provider did not act on, and keeps nothing', async () => {
+  it('answers OUTCOME_UNKNOWN to a 5xx for a payout the provider does not show, and keeps it UNKNOWN', async () => {
     stack.sandbox.setFaults({ errorRate: 1 });
     const input = mobileInput();
     try {
       const res = await gql(stack.graphqlUrl, CREATE_MOBILE, { input });
-      expect(res.errors?.[0].extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(res.errors?.[0].extensions?.code).toBe('OUTCOME_UNKNOWN');
     } finally {
       stack.sandbox.setFaults({});
     }
-    expect(await read(stack, input.referenceId as string)).toBeNull();
+    expect((await read(stack, input.referenceId as string)).status).toBe('UNKNOWN');
   });
 });
 

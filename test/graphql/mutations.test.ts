@@ -61,14 +61,14 @@ describe('createMobileMoneyDisbursement', () => {
     expect(d.externalId).toBeNull();
   });
 
-  it('answers UPSTREAM_UNAVAILABLE when the provider answers 500, and a retry may send again', async () => {
+  it('answers OUTCOME_UNKNOWN when the provider answers 500 and does not show the payout, and a retry inside RESEND_AFTER_SECONDS sends nothing', async () => {
     const input = mobileInput({ accountNumber: '260971234500' });
     const res = await gql(stack.graphqlUrl, CREATE_MOBILE, { input });
-    expect(res.errors?.[0].extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(res.errors?.[0].extensions?.code).toBe('OUTCOME_UNKNOWN');
     expect(res.data).toBeNull();
     const again = await gql(stack.graphqlUrl, CREATE_MOBILE, { input });
-    expect(again.errors?.[0].extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
-    expect(stack.sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(2);
+    expect(again.errors?.[0].extensions?.code).toBe('OUTCOME_UNKNOWN');
+    expect(stack.sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
   });
 
   it("passes on a provider 400 as BAD_USER_INPUT with the provider's message", async () => {

@@ -26,11 +26,15 @@ const create = (m: typeof A, input: Record<string, unknown>) =>
 
 describe("one merchant's failing provider account", () => {
   it("opens that merchant's circuit only: the other keeps paying out and the replica stays ready", async () => {
-    // The sandbox answers 500 for accounts ending in 500: merchant A's payouts fail, many in a row.
+    // The sandbox answers 500 for accounts ending in 500: merchant A's payouts fail, many in a row,
+    // each an unknown outcome until the circuit opens, then refused before anything is sent.
+    const codes: unknown[] = [];
     for (let i = 0; i < 12; i += 1) {
       const failed = await create(A, mobileInput({ accountNumber: '260971234500' }));
-      expect(failed.errors?.[0].extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+      codes.push(failed.errors?.[0].extensions?.code);
     }
+    expect(codes[0]).toBe('OUTCOME_UNKNOWN');
+    expect(new Set(codes)).toEqual(new Set(['OUTCOME_UNKNOWN', 'UPSTREAM_UNAVAILABLE']));
     // A's circuit is open: even a good payout of A's fails fast, before anything is sent.
     const sentBefore = stack.sandbox.stats().createRequests;
     const fastFail = await create(A, mobileInput());
