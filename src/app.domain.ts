@@ -47,6 +47,7 @@ export function buildService(parts: DomainParts): DisbursementService {
     },
     payoutDayTimeZone: config.payoutDayTimeZone,
     scheduleLateLimitMs: config.schedule.lateLimitMs,
+    scheduleMaxAheadMs: config.schedule.maxAheadDays * 86_400_000,
     onControl: (event) => {
       metrics.payoutControls.inc({ action: event.action, ...(event.limit && { limit: event.limit }) });
       logger.info(

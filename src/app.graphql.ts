@@ -43,12 +43,7 @@ export interface GraphQLEndpoints {
 export async function startGraphQL(parts: GraphQLParts): Promise<GraphQLEndpoints> {
   const { httpServer, config, logger, metrics } = parts;
   // Served as a Federation 2 subgraph too (docs/federation.md); schema.graphql prints the standalone part.
-  const schema = buildSubgraph(
-    buildGatewaySchema({
-      allowPrivateNetworks: config.relay.allowPrivateNetworks,
-      scheduleMaxAheadDays: config.schedule.maxAheadDays,
-    }),
-  );
+  const schema = buildSubgraph(buildGatewaySchema({ allowPrivateNetworks: config.relay.allowPrivateNetworks }));
   const trustedDocuments =
     parts.trustedOperations &&
     new TrustedDocuments(parts.trustedOperations, {

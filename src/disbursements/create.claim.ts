@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainContext } from './disbursement.context';
 import { applyProviderAnswer } from './disbursement.answer';
 import {
+  badInput,
   GatewayError,
   outcomeUnknown,
   referenceConflict,
@@ -18,7 +19,7 @@ import { limitRefused, requested, whenVisible } from './audit.rules';
 import { AuditAction, auditOf } from './audit.entry';
 import { Actor, DEFAULT_APPROVAL_TTL_SECONDS, fromMinor, limitOf } from './payout.controls';
 import { recordAnswered } from './create.settle';
-import { scheduledFor, sendsLater } from './schedule.records';
+import { scheduledFor, sendAtRefusal, sendsLater } from './schedule.records';
 import { sealOf } from './request.seal';
 
 /**
@@ -55,6 +56,7 @@ export interface Payee {
 export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, pollMs: number): Promise<ClaimOutcome> {
   const { merchant, request, fingerprint: fp, actor, requestId, payee } = attempt;
   const { policy, now } = ctx;
+  await refuseSendAtOfNew(ctx, attempt);
   const planned = await planOrRefuse(ctx, attempt);
   // A new payee is held whatever the amount; the limits still count it.
   const plan = { ...planned, awaiting: planned.awaiting || payee?.holdReason !== undefined };
@@ -117,6 +119,16 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
     // Another replica is sending this very payout: wait for its answer instead of sending again.
     await sleep(pollMs);
   }
+}
+
+/**
+ * A sendAt too early or too late is refused for a new payout only: whether it is depends on now, and
+ * the retry of a payout that exists (its sendAt passed meanwhile) is answered from the stored record.
+ */
+async function refuseSendAtOfNew(ctx: DomainContext, { merchant, request }: CreateAttempt): Promise<void> {
+  const why = sendAtRefusal(request.sendAt, ctx.now(), ctx.policy);
+  if (why && !(await ctx.store.get(merchant.id, request.referenceId)))
+    throw badInput(`Invalid input: sendAt ${why}`, ['input.sendAt']);
 }
 
 /** maxAmount refuses before anything is stored; its refusal is a control action, audited like the others. */

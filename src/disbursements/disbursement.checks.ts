@@ -17,6 +17,8 @@ export interface CheckPolicy {
   resendAfterMs: number;
   /** SCHEDULE_LATE_LIMIT_SECONDS: how long after its sendAt a scheduled payout may still be sent; then EXPIRED. */
   scheduleLateLimitMs: number;
+  /** SCHEDULE_MAX_AHEAD_DAYS in ms: how far ahead a new payout's sendAt may be. */
+  scheduleMaxAheadMs: number;
 }
 
 /** When the rechecker should next look at a record: never once final, sooner while unknown. */

@@ -65,9 +65,11 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   rewoundAt?: () => number | undefined;
   /** How often a request waiting on another replica's in-flight create looks again. */
   claimPollMs?: number;
-  recheck: Omit<CheckPolicy, 'staleClaimMs' | 'resendAfterMs' | 'scheduleLateLimitMs'>;
+  recheck: Omit<CheckPolicy, 'staleClaimMs' | 'resendAfterMs' | 'scheduleLateLimitMs' | 'scheduleMaxAheadMs'>;
   /** SCHEDULE_LATE_LIMIT_SECONDS in ms: how late a scheduled payout may still be sent. Default one day. */
   scheduleLateLimitMs?: number;
+  /** SCHEDULE_MAX_AHEAD_DAYS in ms: how far ahead a new payout's sendAt may be. Default 366 days. */
+  scheduleMaxAheadMs?: number;
   /** How long one wallet balance answer is served per merchant (0: ask every time). Default 5000. */
   walletBalanceCacheMs?: number;
   /**
@@ -115,6 +117,7 @@ export class DisbursementService {
         staleClaimMs: opts.upstreamTimeoutMs * 2,
         resendAfterMs: opts.resendAfterMs,
         scheduleLateLimitMs: opts.scheduleLateLimitMs ?? 86_400_000,
+        scheduleMaxAheadMs: opts.scheduleMaxAheadMs ?? 366 * 86_400_000,
       },
       now: opts.now ?? (() => new Date()),
       dayTimeZone: opts.payoutDayTimeZone ?? 'UTC',

@@ -14,6 +14,22 @@ export function sendsLater(sendAt: string | undefined, now: Date): sendAt is str
   return sendAt !== undefined && Date.parse(sendAt) > now.getTime();
 }
 
+/** How far in the past a sendAt may be (clock skew between client and gateway): it is then sent at once. */
+const SEND_AT_SKEW_MS = 5_000;
+
+/**
+ * Why a new payout's sendAt is refused: in the past beyond clock skew, or further ahead than
+ * SCHEDULE_MAX_AHEAD_DAYS. Asked of new payouts alone: a retry of one that exists is answered from it.
+ */
+export function sendAtRefusal(sendAt: string | undefined, now: Date, policy: CheckPolicy): string | undefined {
+  if (sendAt === undefined) return undefined;
+  const at = Date.parse(sendAt);
+  if (at < now.getTime() - SEND_AT_SKEW_MS) return 'must not be in the past';
+  if (at > now.getTime() + policy.scheduleMaxAheadMs)
+    return `must be at most ${Math.round(policy.scheduleMaxAheadMs / 86_400_000)} days ahead (SCHEDULE_MAX_AHEAD_DAYS)`;
+  return undefined;
+}
+
 /** A new claim (or one just approved) waiting for its time; the rechecker's due loop picks it up at `sendAt`. */
 export function scheduledFor(claim: Disbursement, sendAt: string, at: Date, actor?: Actor): Disbursement {
   const when = at.toISOString();

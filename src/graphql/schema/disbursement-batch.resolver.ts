@@ -53,7 +53,7 @@ export class DisbursementBatchResolver {
   ): Promise<DisbursementResult[]> {
     const results = await ctx.service.createMany(
       ctx.merchant,
-      itemsOf(inputs, (input, path) => validateMobileMoney(input, this.inputValidation, path)),
+      itemsOf(inputs, (input, path) => validateMobileMoney(input, path)),
       ctx.requestId,
       ctx.actor,
     );

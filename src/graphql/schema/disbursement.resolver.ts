@@ -71,13 +71,6 @@ export class DisbursementResolver {
     @Arg('input', () => MobileMoneyDisbursementInput) input: MobileMoneyDisbursementInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<Disbursement> {
-    return toView(
-      await ctx.service.create(
-        ctx.merchant,
-        validateMobileMoney(input, this.inputValidation),
-        ctx.requestId,
-        ctx.actor,
-      ),
-    );
+    return toView(await ctx.service.create(ctx.merchant, validateMobileMoney(input), ctx.requestId, ctx.actor));
   }
 }

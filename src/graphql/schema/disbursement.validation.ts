@@ -70,35 +70,13 @@ const callbackUrl = z
 export interface InputValidationOptions {
   /** Whether a relay may go to loopback, private and link-local addresses (RELAY_ALLOW_PRIVATE_NETWORKS). */
   allowPrivateNetworks: boolean;
-  /** SCHEDULE_MAX_AHEAD_DAYS: how far ahead a sendAt may be. */
-  scheduleMaxAheadDays: number;
-  /** The clock sendAt is checked against; default the system clock. */
-  now?: () => Date;
 }
 
-/** How far in the past a sendAt may be (clock skew between client and gateway): it is then sent at once. */
-const SEND_AT_SKEW_MS = 5_000;
-
+/**
+ * Only its form is checked here: whether a sendAt is too early or too late depends on now, and the
+ * domain asks that of new payouts alone, so a retry of an existing one is answered from it.
+ */
 const sendAt = z.date().nullish();
-
-/** A sendAt in the past (beyond clock skew) or too far ahead is refused, naming the field; returned as ISO text. */
-function checkedSendAt(
-  value: Date | null | undefined,
-  options: InputValidationOptions,
-  argument: string,
-): string | undefined {
-  if (!value) return undefined;
-  const now = (options.now?.() ?? new Date()).getTime();
-  const field = `${argument}.sendAt`;
-  if (value.getTime() < now - SEND_AT_SKEW_MS)
-    throw badInput(`Invalid input: ${field} must not be in the past`, [field]);
-  if (value.getTime() > now + options.scheduleMaxAheadDays * 86_400_000)
-    throw badInput(
-      `Invalid input: ${field} must be at most ${options.scheduleMaxAheadDays} days ahead (SCHEDULE_MAX_AHEAD_DAYS)`,
-      [field],
-    );
-  return value.toISOString();
-}
 
 const publicCallbackUrl = callbackUrl.refine(
   (url) => url === null || url === undefined || !URL.canParse(url) || !isPrivateHost(new URL(url)),
@@ -164,15 +142,11 @@ export function validateBank(
     ...rest,
     email: email ?? undefined,
     callbackUrl: callbackUrl ?? undefined,
-    sendAt: checkedSendAt(at, options, argument),
+    sendAt: at?.toISOString(),
   });
 }
 
-export function validateMobileMoney(
-  input: MobileMoneyDisbursementInput,
-  options: InputValidationOptions,
-  argument = 'input',
-): MobileMoneyRequest {
+export function validateMobileMoney(input: MobileMoneyDisbursementInput, argument = 'input'): MobileMoneyRequest {
   const parsed = mobileMoneySchema.safeParse({ ...input });
   if (!parsed.success) throw invalid(parsed.error, argument);
   const { narration, sendAt: at, ...rest } = parsed.data;
@@ -180,7 +154,7 @@ export function validateMobileMoney(
     channel: 'MOBILE_MONEY',
     ...rest,
     narration: narration ?? undefined,
-    sendAt: checkedSendAt(at, options, argument),
+    sendAt: at?.toISOString(),
   });
 }
 
@@ -247,7 +221,7 @@ export function beneficiaryRequest(
     }
     case 'MOBILE_MONEY': {
       const { channel: _channel, ...account } = details;
-      return validateMobileMoney(defined({ ...payout, ...account }), options);
+      return validateMobileMoney(defined({ ...payout, ...account }));
     }
     default:
       return details satisfies never;

@@ -18,7 +18,7 @@ import { BeneficiaryResolver } from './beneficiary.resolver';
  * The resolvers are built here, with their settings, and handed to type-graphql as its container.
  */
 export function buildGatewaySchema(
-  inputValidation: InputValidationOptions = { allowPrivateNetworks: false, scheduleMaxAheadDays: 366 },
+  inputValidation: InputValidationOptions = { allowPrivateNetworks: false },
 ): GraphQLSchema {
   const resolvers = new Map<unknown, object>([
     [DisbursementResolver, new DisbursementResolver(inputValidation)],
