@@ -17,6 +17,7 @@ import { sendGraphQLError, sendJson } from './http/http.reply';
 import { GatewayMetrics } from './observability/gateway.metrics';
 import { repeatedLine } from './observability/log.throttle';
 import { Logger } from './observability/pino.logger';
+import { SecretList } from './observability/secret.redaction';
 import { SecretScrubber } from './upstream/secret.scrubber';
 import { GraphQLEndpoints, startGraphQL } from './app.graphql';
 import { Health, startHealth } from './app.health';
@@ -67,7 +68,7 @@ export interface ServerParts {
   storage: Storage;
   service: DisbursementService;
   /** Every secret the gateway knows, scrubbed from what the callback receiver logs. */
-  secrets: readonly string[];
+  secrets: SecretList;
   /** The embedded sandbox's development key set, trusted when JWT_JWKS_URL is unset (open access stays on). */
   developmentJwksUrl?: string;
   /** TRUSTED_DOCUMENTS, read at startup (trusted-documents.manifest.ts). */

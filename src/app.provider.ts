@@ -2,6 +2,7 @@ import { Config } from './config';
 import { ProviderPort } from './disbursements/disbursement.ports';
 import { GatewayMetrics } from './observability/gateway.metrics';
 import { Logger } from './observability/pino.logger';
+import { SecretList } from './observability/secret.redaction';
 import { BreakingProvider } from './upstream/upstream.breaker';
 import { BudgetedProvider, BudgetLedger } from './upstream/provider.budget';
 import { UpstreamClient } from './upstream/upstream.client';
@@ -13,7 +14,7 @@ export interface ProviderParts {
   budget: BudgetLedger;
   metrics: GatewayMetrics;
   logger: Logger;
-  secrets: readonly string[];
+  secrets: SecretList;
   /** The callback address the provider is given for a merchant. */
   callbackUrl: (merchantId: string) => string;
 }

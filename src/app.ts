@@ -9,13 +9,14 @@ import { DisbursementService } from './disbursements/disbursement.service';
 import { loadManifest } from './graphql/operations/trusted-documents.manifest';
 import { GatewayMetrics } from './observability/gateway.metrics';
 import { createLogger, Logger } from './observability/pino.logger';
-import { redactSecrets, secretForms } from './observability/secret.redaction';
+import { redactSecrets, SecretList, secretForms } from './observability/secret.redaction';
 import type { TracingSdk } from './observability/tracing.sdk';
 import { SandboxHandle, startSandbox } from './sandbox/sandbox.server';
 import { buildService } from './app.domain';
 import { listen, serve } from './app.http';
 import { LoopEntry, WorkLoop } from './app.loop';
 import { Opened } from './app.opened';
+import { merchantsReloader, ReloadOutcome } from './app.reload';
 import { connectProvider } from './app.provider';
 import { createStorage, Storage } from './app.storage';
 import { startRelays, startStatusChecks } from './app.workers';
@@ -43,12 +44,14 @@ export interface Gateway {
   rechecker: LoopEntry;
   merchants: MerchantRegistry;
   logger: Logger;
-  /** Every secret the gateway knows; none may appear in a response or a log line. */
-  secrets: readonly string[];
+  /** Every secret the gateway knows (a reload adds to it); none may appear in a response or a log line. */
+  secrets: SecretList;
   /** The METRICS_PORT listener's address (/metrics, /healthz, /readyz), when there is one. */
   metricsUrl?: string;
   /** The callback address the provider is given for a merchant. */
   callbackUrl(merchantId: string): string;
+  /** Reads MERCHANTS_FILE again and applies it whole, or changes nothing and says why (main.ts calls it on SIGHUP). */
+  reloadMerchants(operator?: string): Promise<ReloadOutcome>;
   /** The store's requests to the database so far (`databaseCalls`: batching shows here). */
   storeCalls(): number;
   close(): Promise<void>;
@@ -79,14 +82,14 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const ownerPassword =
     opts.config.databaseOwnerUrl && databasePassword({ engine: 'postgres', url: opts.config.databaseOwnerUrl });
   const audit = await loadAuditKeys(opts.config);
-  const secrets = [
+  const secrets = new SecretList([
     ...merchants.secrets(),
     ...audit.secrets,
     ...(dbPassword ? [dbPassword] : []),
     ...(ownerPassword ? [ownerPassword] : []),
     ...webhookSecretForms(webhookSecrets),
     ...webhookSecretForms(opts.config.relay.secrets),
-  ];
+  ]);
   const logger = createLogger({ level: opts.config.logLevel, secrets, destination: opts.logDestination });
   // The embedded sandbox doubles as a development identity provider: `npm run token` signs with this key.
   const devKey = embedded ? await loadOrCreateDevKey() : undefined;
@@ -200,7 +203,7 @@ async function startGateway(
   config: Config,
   merchants: MerchantRegistry,
   logger: Logger,
-  secrets: readonly string[],
+  secrets: SecretList,
   audit: LoadedAuditKeys,
   createGraceMs: number,
   developmentJwksUrl?: string,
@@ -279,6 +282,7 @@ async function startGateway(
       secrets,
       metricsUrl: server.metricsPort === undefined ? undefined : `http://127.0.0.1:${server.metricsPort}`,
       callbackUrl,
+      reloadMerchants: merchantsReloader({ config, merchants, secrets, service, logger }),
       storeCalls: () => storage.store.databaseCalls,
       async close() {
         server.stopAccepting();

@@ -52,6 +52,10 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
     process.exit(0);
   };
+  // The operator's reload: MERCHANTS_FILE and its secrets, applied whole or not at all, without a restart.
+  process.on('SIGHUP', () => {
+    if (!stopping) void gateway.reloadMerchants();
+  });
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }

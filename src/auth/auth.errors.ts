@@ -15,6 +15,11 @@ export function tokenExpired(): GatewayError {
   return unauthenticated('The token expired: reconnect with a fresh one');
 }
 
+/** The shared token a long-lived operation was accepted with was removed from the configuration. */
+export function tokenRevoked(): GatewayError {
+  return unauthenticated('The token is no longer accepted: reconnect with a current one');
+}
+
 /** Credentials cannot be checked right now (the identity provider's key set is unreachable): not the client's fault. */
 export function credentialsUncheckable(): GatewayError {
   return new GatewayError(ErrorCode.SERVICE_UNAVAILABLE, 'The gateway cannot check tokens right now; retry later');

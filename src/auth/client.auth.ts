@@ -6,7 +6,7 @@ import { REPEATED_LINES, throttle } from '../observability/log.throttle';
 import { Logger } from '../observability/pino.logger';
 import { clientKey } from './client.rate-limit';
 import { JwtRefusal, JwtVerifier, looksLikeJwt } from './jwt.verifier';
-import { MerchantAccount, MerchantRegistry } from './merchant.registry';
+import { MerchantAccount, MerchantRegistry, TokenIdentity } from './merchant.registry';
 
 /** What a caller may do; a JWT carries some of them, a shared token all. */
 export const SCOPES = {
@@ -31,6 +31,8 @@ export interface Principal {
   scopes: ReadonlySet<string>;
   /** When the credential stops being accepted (ms since the epoch); shared tokens never expire. */
   acceptedUntil?: number;
+  /** Aborted when a reload of MERCHANTS_FILE drops the shared token: what it opened ends then. */
+  revoked?: AbortSignal;
   /** The key its operations count against in the rate limit. */
   quotaKey: string;
 }
@@ -63,8 +65,8 @@ export class ClientAuth {
   async authenticate(authorization: string | undefined, remoteAddress: string | undefined): Promise<Authentication> {
     const { merchants, jwt, openAccess } = this.opts;
     const token = bearerOf(authorization);
-    const everything = ({ merchant, actor }: { merchant: MerchantAccount; actor: Actor }) => ({
-      principal: { merchant, actor, scopes: ALL_SCOPES, quotaKey: clientKey(authorization, remoteAddress) },
+    const everything = ({ merchant, actor, revoked }: TokenIdentity) => ({
+      principal: { merchant, actor, scopes: ALL_SCOPES, revoked, quotaKey: clientKey(authorization, remoteAddress) },
     });
     if (token !== undefined && !merchants.openAccess) {
       const shared = merchants.identify(authorization);

@@ -1,10 +1,10 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import { Config, ConfigError } from '../config';
 import { Merchant } from '../disbursements/disbursement.ports';
-import { Actor, ANONYMOUS, PayoutControls } from '../disbursements/payout.controls';
-import { parseControls, parseControlsJson } from './payout-controls.schema';
+import { MerchantChanges } from '../disbursements/merchants.reload';
+import { Actor, ANONYMOUS } from '../disbursements/payout.controls';
+import { MerchantSpec, readMerchantsFile } from './merchants.file';
+import { parseControlsJson } from './payout-controls.schema';
 
 export interface MerchantAccount extends Merchant {
   /** Unguessable path segment of this merchant's callback address, stable across replicas. */
@@ -13,50 +13,30 @@ export interface MerchantAccount extends Merchant {
   webhookSecrets?: string[];
 }
 
-const clientToken = z.string().min(16, 'client tokens must be at least 16 characters');
-
-const merchantsFileSchema = z
-  .array(
-    z.object({
-      id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'id must be 1-64 letters, digits, _ or -'),
-      apiKey: z.string().min(1),
-      clientTokens: z
-        .array(
-          z.union([
-            clientToken,
-            // A named token: the name is who acts with it (payout controls, history), never the token.
-            z.strictObject({ token: clientToken, name: z.string().trim().min(1).max(64) }),
-          ]),
-        )
-        .min(1),
-      controls: z.unknown().optional(),
-      webhookSecret: z
-        .string()
-        .transform((v) => v.split(/\s+/).filter((secret) => secret.length > 0))
-        .refine(
-          (secrets) => secrets.length > 0 && secrets.every((secret) => /^whsec_[A-Za-z0-9+/=]{16,}$/.test(secret)),
-          'webhookSecret must be whsec_ followed by base64 (several separated by spaces)',
-        )
-        .optional(),
-    }),
-  )
-  .min(1);
+/** Who a shared token acts as, and the signal that ends what it opened once a reload drops it. */
+export interface TokenIdentity {
+  merchant: MerchantAccount;
+  actor: Actor;
+  revoked?: AbortSignal;
+}
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-interface Entry {
-  merchant: MerchantAccount;
-  tokenDigests: Buffer[];
-  /** Who acts with each token, in the same order. */
-  actors: Actor[];
+interface TokenEntry {
+  digest: Buffer;
+  actor: Actor;
+  /** `<merchant id>:<token digest>`: the same token of the same merchant across reloads. */
+  key: string;
+  revocation: AbortController;
 }
 
-interface MerchantSpec {
-  id: string;
-  apiKey: string;
-  clientTokens: { token: string; name?: string }[];
-  webhookSecret?: string[];
-  controls?: PayoutControls;
+interface State {
+  entries: { merchant: MerchantAccount; tokens: TokenEntry[] }[];
+  byCallbackToken: Map<string, MerchantAccount>;
+  byMerchantId: Map<string, MerchantAccount>;
+  /** A digest of each merchant's whole configuration, to tell what a reload changed. */
+  fingerprints: Map<string, string>;
+  secretValues: string[];
 }
 
 /** A shared token's actor: its name (or its position), and an id derived from, never equal to, the token. */
@@ -67,77 +47,60 @@ function tokenActor(merchantId: string, token: string, name: string | undefined,
   };
 }
 
-/** Client credentials → merchant. Tokens are compared as digests in constant time. */
-export class MerchantRegistry {
-  private readonly entries: Entry[];
-  private readonly byCallbackToken = new Map<string, MerchantAccount>();
-  private readonly byMerchantId = new Map<string, MerchantAccount>();
-  private readonly secretValues: string[];
-
-  private constructor(merchants: MerchantSpec[]) {
-    this.entries = merchants.map((m) => {
-      const callbackToken = createHmac('sha256', m.apiKey).update(`callbacks:${m.id}`).digest('base64url');
-      const merchant = {
-        id: m.id,
-        apiKey: m.apiKey,
-        callbackToken,
-        webhookSecrets: m.webhookSecret,
-        controls: m.controls,
-      };
-      this.byCallbackToken.set(callbackToken, merchant);
-      this.byMerchantId.set(m.id, merchant);
+function stateOf(merchants: MerchantSpec[]): State {
+  const byCallbackToken = new Map<string, MerchantAccount>();
+  const byMerchantId = new Map<string, MerchantAccount>();
+  const entries = merchants.map((m) => {
+    const callbackToken = createHmac('sha256', m.apiKey).update(`callbacks:${m.id}`).digest('base64url');
+    const merchant = {
+      id: m.id,
+      apiKey: m.apiKey,
+      callbackToken,
+      webhookSecrets: m.webhookSecret,
+      controls: m.controls,
+    };
+    byCallbackToken.set(callbackToken, merchant);
+    byMerchantId.set(m.id, merchant);
+    const tokens = m.clientTokens.map((t, i) => {
+      const d = digest(t.token);
       return {
-        merchant,
-        tokenDigests: m.clientTokens.map((t) => digest(t.token)),
-        actors: m.clientTokens.map((t, i) => tokenActor(m.id, t.token, t.name, i)),
+        digest: d,
+        actor: tokenActor(m.id, t.token, t.name, i),
+        key: `${m.id}:${d.toString('hex')}`,
+        revocation: new AbortController(),
       };
     });
+    return { merchant, tokens };
+  });
+  return {
+    entries,
+    byCallbackToken,
+    byMerchantId,
+    fingerprints: new Map(merchants.map((m) => [m.id, digest(JSON.stringify(m)).toString('hex')])),
     // The callback token and webhook secret authenticate the provider's callbacks: credentials like the others.
-    this.secretValues = merchants
+    secretValues: merchants
       .flatMap((m) => [m.apiKey, ...m.clientTokens.map((t) => t.token), ...webhookSecretForms(m.webhookSecret)])
-      .concat([...this.byCallbackToken.keys()]);
+      .concat([...byCallbackToken.keys()]),
+  };
+}
+
+/**
+ * Client credentials → merchant. Tokens are compared as digests in constant time. A reload
+ * (`replaceWith`) swaps the whole set at once: a request that already found its merchant keeps
+ * that account, the next one finds the new.
+ */
+export class MerchantRegistry {
+  private state: State;
+  /** Callback path tokens of earlier keys (a reload changed the merchant's apiKey): payouts sent before still call back there. */
+  private readonly earlierCallbackTokens = new Map<string, string>();
+
+  private constructor(merchants: MerchantSpec[]) {
+    this.state = stateOf(merchants);
   }
 
   /** From MERCHANTS_FILE, or the single merchant of MERCHANT_API_KEY and CLIENT_TOKENS. */
   static fromConfig(config: Config, upstreamIsEmbeddedSandbox: boolean): MerchantRegistry {
-    if (config.merchantsFile) {
-      let raw: unknown;
-      try {
-        raw = JSON.parse(readFileSync(config.merchantsFile, 'utf8'));
-      } catch (error) {
-        throw new ConfigError(
-          `Invalid setting MERCHANTS_FILE: cannot read JSON (${(error as Error).message.split('\n')[0]})`,
-        );
-      }
-      const parsed = merchantsFileSchema.safeParse(raw);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new ConfigError(`Invalid setting MERCHANTS_FILE: at [${issue.path.join('.')}] ${issue.message}`);
-      }
-      const ids = parsed.data.map((m) => m.id);
-      const repeatedId = ids.find((id, i) => ids.indexOf(id) !== i);
-      if (repeatedId)
-        throw new ConfigError(`Invalid setting MERCHANTS_FILE: merchant id "${repeatedId}" is listed more than once`);
-      // One provider key under two merchants would let each read, squat and be told of the other's referenceIds.
-      const keys = parsed.data.map((m) => m.apiKey);
-      const repeatedKey = keys.findIndex((key, i) => keys.indexOf(key) !== i);
-      if (repeatedKey !== -1) {
-        const first = parsed.data[keys.indexOf(keys[repeatedKey])].id;
-        throw new ConfigError(
-          `Invalid setting MERCHANTS_FILE: merchants "${first}" and "${parsed.data[repeatedKey].id}" have the same apiKey; each merchant needs its own`,
-        );
-      }
-      const specs: MerchantSpec[] = parsed.data.map((m) => ({
-        ...m,
-        clientTokens: m.clientTokens.map((t) => (typeof t === 'string' ? { token: t } : t)),
-        controls: m.controls === undefined ? undefined : parseControls(m.controls, 'MERCHANTS_FILE', m.id),
-      }));
-      const tokens = specs.flatMap((m) => m.clientTokens.map((t) => t.token));
-      // A token under two merchants would authenticate as whichever came last: one merchant acting as another.
-      if (new Set(tokens).size !== tokens.length)
-        throw new ConfigError('Invalid setting MERCHANTS_FILE: a client token is listed more than once');
-      return new MerchantRegistry(specs);
-    }
+    if (config.merchantsFile) return new MerchantRegistry(readMerchantsFile(config.merchantsFile));
     if (config.clientTokens.length === 0 && !upstreamIsEmbeddedSandbox && !config.jwt.jwksUrl) {
       throw new ConfigError(
         'Missing setting CLIENT_TOKENS (or MERCHANTS_FILE, or JWT_JWKS_URL): open access is allowed only with the embedded sandbox',
@@ -151,18 +114,58 @@ export class MerchantRegistry {
     ]);
   }
 
+  /**
+   * Takes `next`'s merchants in one step and says which were added, changed and removed. The
+   * subscriptions of a token no longer listed (for its merchant) are told through its signal; a
+   * token kept keeps its signal, so a later reload can still end what it opened.
+   */
+  replaceWith(next: MerchantRegistry): MerchantChanges {
+    const changes = this.changesTo(next);
+    const before = this.state;
+    const after = next.state;
+    const kept = new Map(before.entries.flatMap((e) => e.tokens).map((t) => [t.key, t]));
+    for (const token of after.entries.flatMap((e) => e.tokens)) {
+      const earlier = kept.get(token.key);
+      if (!earlier) continue;
+      token.revocation = earlier.revocation;
+      kept.delete(token.key);
+    }
+    for (const merchant of before.byMerchantId.values()) {
+      const now = after.byMerchantId.get(merchant.id);
+      if (now && now.callbackToken !== merchant.callbackToken)
+        this.earlierCallbackTokens.set(merchant.callbackToken, merchant.id);
+    }
+    this.state = after;
+    for (const dropped of kept.values()) dropped.revocation.abort();
+    return changes;
+  }
+
+  /** Which merchants taking `next` would add, change (any field, credentials included) and remove. */
+  changesTo(next: MerchantRegistry): MerchantChanges {
+    const [before, after] = [this.state, next.state];
+    const ids = (state: State) => [...state.byMerchantId.keys()].sort();
+    return {
+      added: ids(after).filter((id) => !before.byMerchantId.has(id)),
+      changed: ids(after).filter(
+        (id) => before.fingerprints.has(id) && before.fingerprints.get(id) !== after.fingerprints.get(id),
+      ),
+      removed: ids(before).filter((id) => !after.byMerchantId.has(id)),
+    };
+  }
+
   /** No client credentials are configured: everyone acts as the single merchant. */
   get openAccess(): boolean {
-    return this.entries.length === 1 && this.entries[0].tokenDigests.length === 0;
+    const { entries } = this.state;
+    return entries.length === 1 && entries[0].tokens.length === 0;
   }
 
   /** Every merchant's id, in id order. */
   ids(): string[] {
-    return [...this.byMerchantId.keys()].sort();
+    return [...this.state.byMerchantId.keys()].sort();
   }
 
   byId(merchantId: string): MerchantAccount | undefined {
-    return this.byMerchantId.get(merchantId);
+    return this.state.byMerchantId.get(merchantId);
   }
 
   /** The merchant a bearer credential belongs to; undefined when it is missing or wrong. */
@@ -171,28 +174,34 @@ export class MerchantRegistry {
   }
 
   /** The merchant and the actor of a bearer credential (the anonymous actor under open access). */
-  identify(authorization: string | undefined): { merchant: MerchantAccount; actor: Actor } | undefined {
-    if (this.openAccess) return { merchant: this.entries[0].merchant, actor: ANONYMOUS };
+  identify(authorization: string | undefined): TokenIdentity | undefined {
+    const { entries } = this.state;
+    if (this.openAccess) return { merchant: entries[0].merchant, actor: ANONYMOUS };
     const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
     if (!token) return undefined;
     const presented = digest(token);
-    let found: { merchant: MerchantAccount; actor: Actor } | undefined;
+    let found: TokenIdentity | undefined;
     // Every digest is compared, so timing tells nothing about which merchant or token came close.
-    for (const entry of this.entries) {
-      entry.tokenDigests.forEach((d, i) => {
-        if (timingSafeEqual(d, presented)) found = { merchant: entry.merchant, actor: entry.actors[i] };
-      });
+    for (const entry of entries) {
+      for (const t of entry.tokens) {
+        if (timingSafeEqual(t.digest, presented))
+          found = { merchant: entry.merchant, actor: t.actor, revoked: t.revocation.signal };
+      }
     }
     return found;
   }
 
+  /** The merchant of a callback path, under its current key or an earlier one. */
   byCallback(token: string): MerchantAccount | undefined {
-    return this.byCallbackToken.get(token);
+    const current = this.state.byCallbackToken.get(token);
+    if (current) return current;
+    const earlier = this.earlierCallbackTokens.get(token);
+    return earlier === undefined ? undefined : this.byId(earlier);
   }
 
   /** Every merchant key, client token, callback path token and merchant webhook secret, for redaction. */
   secrets(): string[] {
-    return this.secretValues;
+    return this.state.secretValues;
   }
 }
 

@@ -28,6 +28,8 @@ export const AuditAction = {
   BENEFICIARY_CHANGED: 'BENEFICIARY_CHANGED',
   BENEFICIARY_APPROVED: 'BENEFICIARY_APPROVED',
   BENEFICIARY_ARCHIVED: 'BENEFICIARY_ARCHIVED',
+  /** The merchants' configuration reloaded by the operator: `detail` says which merchants it added, changed and removed, never a credential. */
+  MERCHANTS_RELOADED: 'MERCHANTS_RELOADED',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 

@@ -35,6 +35,7 @@ import { TrailVerification, verifyTrail } from './audit.verification';
 import { AuditRequest, auditTrail } from './audit.trail';
 import { AuditPage, HistoryEntry, RecordsReader } from './disbursement.ports';
 import { exportPayouts } from './payout.export';
+import { MerchantChanges, recordMerchantsReload } from './merchants.reload';
 import { payoutStatement, PayoutStatementLine, StatementWindow } from './payout.statement';
 import { Discrepancy, ReconciliationRun, ReconciliationStore } from './reconciliation.model';
 import { ReconciliationParts, startReconciliation } from './reconciliation.run';
@@ -257,6 +258,11 @@ export class DisbursementService {
   }
 
   /** Starts a reconciliation run over a window (reconciliation.run.ts); the ReconciliationStepper moves it along. */
+  /** Audits a reload of the merchants' configuration in the chain of each merchant it touched. */
+  recordMerchantsReload(changes: MerchantChanges, operator: string): Promise<void> {
+    return recordMerchantsReload(this.ctx, changes, operator);
+  }
+
   startReconciliation(merchant: Merchant, window: StatementWindow): Promise<ReconciliationRun> {
     return startReconciliation(this.reconciliation, merchant, window);
   }

@@ -1,23 +1,23 @@
 import pino, { DestinationStream, Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { currentRequestId } from './request.context';
-import { redactSecrets, secretForms } from './secret.redaction';
+import { redactSecrets, SecretList } from './secret.redaction';
 import { logTraceIds } from './tracing.spans';
 
 export type { Logger };
 
 export interface LoggerOptions {
   level: string;
-  /** Merchant keys and client tokens: removed from every line, whatever field they hide in. */
-  secrets: readonly string[];
+  /** Merchant keys and client tokens: removed from every line, whatever field they hide in (those a reload adds too). */
+  secrets: SecretList | readonly string[];
   /** Where lines go; default stdout (pino's own sonic-boom writer), human-readable when it is a terminal. */
   destination?: NodeJS.WritableStream;
 }
 
 /** Blanks out secret values in a serialized line, as the provider's text is scrubbed; a line with none is not copied. */
-function redactor(secrets: readonly string[]): ((line: string) => string) | undefined {
-  const forms = secretForms(secrets);
-  return forms.length === 0 ? undefined : (line) => redactSecrets(line, forms);
+function redactor(secrets: SecretList | readonly string[]): (line: string) => string {
+  const list = secrets instanceof SecretList ? secrets : new SecretList(secrets);
+  return (line) => redactSecrets(line, list.forms());
 }
 
 const CENSOR = '[redacted]';
@@ -86,7 +86,7 @@ export function createLogger(opts: LoggerOptions): Logger {
     },
     formatters: { log: censored },
     // Applied to the finished line, before any destination (pretty printing included) sees it.
-    ...(redact && { hooks: { streamWrite: redact } }),
+    hooks: { streamWrite: redact },
   };
   return destination ? pino(options, destination) : pino(options);
 }

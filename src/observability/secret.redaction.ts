@@ -20,3 +20,35 @@ export function redactSecrets(text: string, forms: readonly string[]): string {
   for (const form of forms) if (redacted.includes(form)) redacted = redacted.split(form).join(REDACTED);
   return redacted;
 }
+
+/**
+ * Every secret the gateway holds, shared by the logger and the scrubbers. A reload of
+ * MERCHANTS_FILE adds the new ones before they are used; none is ever dropped, since an old key
+ * may still be echoed back, and redacting it costs nothing.
+ */
+export class SecretList implements Iterable<string> {
+  private readonly values = new Set<string>();
+  private cachedForms: string[] | undefined;
+
+  constructor(values: Iterable<string> = []) {
+    this.add(values);
+  }
+
+  add(values: Iterable<string>): void {
+    for (const value of values) {
+      if (!value || this.values.has(value)) continue;
+      this.values.add(value);
+      this.cachedForms = undefined;
+    }
+  }
+
+  /** secretForms of them all, computed again only after an addition. */
+  forms(): readonly string[] {
+    this.cachedForms ??= secretForms(this.values);
+    return this.cachedForms;
+  }
+
+  [Symbol.iterator](): Iterator<string> {
+    return this.values[Symbol.iterator]();
+  }
+}

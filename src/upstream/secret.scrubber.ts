@@ -1,5 +1,5 @@
 import { ProviderRecord } from '../disbursements/disbursement.model';
-import { redactSecrets, secretForms } from '../observability/secret.redaction';
+import { redactSecrets, SecretList } from '../observability/secret.redaction';
 
 /**
  * Removes every secret the gateway holds (merchant keys, client tokens, webhook and relay secrets,
@@ -8,16 +8,17 @@ import { redactSecrets, secretForms } from '../observability/secret.redaction';
  * so the store, events, history, relays and logs never see a secret a provider echoed back.
  */
 export class SecretScrubber {
-  private readonly forms: string[];
+  private readonly secrets: SecretList;
 
-  constructor(secrets: Iterable<string>) {
-    this.forms = secretForms(secrets);
+  /** A SecretList is read as it grows (a reload adds to it); any other list is copied. */
+  constructor(secrets: SecretList | Iterable<string>) {
+    this.secrets = secrets instanceof SecretList ? secrets : new SecretList(secrets);
   }
 
   text(value: string): string;
   text(value: string | undefined): string | undefined;
   text(value: string | undefined): string | undefined {
-    return value === undefined ? undefined : redactSecrets(value, this.forms);
+    return value === undefined ? undefined : redactSecrets(value, this.secrets.forms());
   }
 
   /** Every text field but `referenceId`, which must match what the gateway sent or stores, and so is no echo. */

@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import { clientText } from '../observability/client-text.limit';
 import { Logger } from '../observability/pino.logger';
+import { SecretList } from '../observability/secret.redaction';
 import { currentRequestId, noteProviderCall } from '../observability/request.context';
 import { DisbursementRequest, ProviderBalance, ProviderRecord } from '../disbursements/disbursement.model';
 import { Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
@@ -17,7 +18,7 @@ export interface UpstreamClientOptions {
   /** The gateway's callback address for a merchant: the provider is always pointed at the gateway. */
   callbackUrl: (merchant: Merchant) => string;
   /** Every secret the gateway holds: removed from the provider's text before it goes anywhere (the merchant's key always is). */
-  secrets?: readonly string[];
+  secrets?: SecretList | readonly string[];
   /** Concurrent connections to the provider. */
   connections?: number;
   logger: Logger;
@@ -37,11 +38,14 @@ interface Answer {
 export class UpstreamClient implements ProviderPort {
   private readonly pool: Pool;
   private readonly basePath: string;
-  /** By merchant key (a fixed, configured set): the gateway's secrets and that key in one scrubber, so the longest goes first. */
-  private readonly scrubbers = new Map<string, SecretScrubber>();
+  /** The gateway's secrets, and every merchant key this client has sent, so the longest goes first. */
+  private readonly secrets: SecretList;
+  private readonly scrubber: SecretScrubber;
   private readonly deadlines: CallDeadlines;
 
   constructor(private readonly opts: UpstreamClientOptions) {
+    this.secrets = opts.secrets instanceof SecretList ? opts.secrets : new SecretList(opts.secrets);
+    this.scrubber = new SecretScrubber(this.secrets);
     const url = new URL(opts.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.deadlines = new CallDeadlines(opts.timeoutMs);
@@ -188,12 +192,9 @@ export class UpstreamClient implements ProviderPort {
   }
 
   private scrubberFor(merchant: Merchant): SecretScrubber {
-    let scrubber = this.scrubbers.get(merchant.apiKey);
-    if (!scrubber) {
-      scrubber = new SecretScrubber([...(this.opts.secrets ?? []), merchant.apiKey]);
-      this.scrubbers.set(merchant.apiKey, scrubber);
-    }
-    return scrubber;
+    // Already there when the gateway runs (its list has every merchant key); an addition is a Set lookup otherwise.
+    this.secrets.add([merchant.apiKey]);
+    return this.scrubber;
   }
 
   private failure(answer: Answer, merchant: Merchant, call: string): ProviderError {

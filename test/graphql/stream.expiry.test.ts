@@ -19,7 +19,7 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 describe('an HTTP stream (SSE, multipart) that ends when its credential does', () => {
   it('keeps nothing per result it passes on while the credential lasts', async () => {
     const { results, send } = source();
-    const stream = endOnExpiry(results, Date.now() + 3600_000);
+    const stream = endOnExpiry(results, { acceptedUntil: Date.now() + 3600_000 });
     const first = stream.next();
     await turn();
     send(0);
@@ -39,7 +39,7 @@ describe('an HTTP stream (SSE, multipart) that ends when its credential does', (
 
   it('ends with a token-expired error once the credential is no longer accepted', async () => {
     const { results } = source();
-    const stream = endOnExpiry(results, Date.now() + 20);
+    const stream = endOnExpiry(results, { acceptedUntil: Date.now() + 20 });
     const last = await stream.next();
     expect(last.value).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
     expect(await stream.next()).toEqual({ done: true, value: undefined });

@@ -15,7 +15,7 @@ import { Authentication, Principal } from '../../auth/client.auth';
 import { GatewayError } from '../../disbursements/disbursement.errors';
 import { Interruptible } from '../../disbursements/wait.interrupt';
 import { badRequest, clientRateLimited, tooManyClientOperations, tooManyOperations } from '../request.errors';
-import { tokenExpired, unauthenticated } from '../../auth/auth.errors';
+import { tokenExpired, tokenRevoked, unauthenticated } from '../../auth/auth.errors';
 import { tracingOn } from '../../observability/tracing.spans';
 import { createContext, GatewayContext, GraphQLServing } from '../gateway.context';
 import { formatError, refusalError } from '../gateway.errors';
@@ -143,18 +143,41 @@ export class GraphQLOperations {
 }
 
 /**
+ * Calls `end` once, when the principal's credential stops being accepted: its JWT expires, or a
+ * reload drops its shared token. Returns the cancel.
+ */
+export function onCredentialEnd(
+  principal: Pick<Principal, 'acceptedUntil' | 'revoked'>,
+  end: (why: 'expired' | 'revoked') => void,
+): () => void {
+  const { acceptedUntil, revoked } = principal;
+  const cancelExpiry = acceptedUntil === undefined ? undefined : atTime(acceptedUntil, () => end('expired'));
+  const onRevoked = () => end('revoked');
+  if (revoked?.aborted) queueMicrotask(onRevoked);
+  else revoked?.addEventListener('abort', onRevoked, { once: true });
+  return () => {
+    cancelExpiry?.();
+    revoked?.removeEventListener('abort', onRevoked);
+  };
+}
+
+/**
  * A stream that ends when the credential stops being accepted: its last result is an error
  * saying so. Ending it early (`return()`) ends the source and clears the timer.
  */
 export function endOnExpiry(
   source: AsyncIterable<ExecutionResult>,
-  acceptedUntil: number | undefined,
+  principal: Pick<Principal, 'acceptedUntil' | 'revoked'>,
 ): AsyncIterableIterator<ExecutionResult> {
   return new Repeater<ExecutionResult>(async (push, stop) => {
     const iterator = source[Symbol.asyncIterator]();
     let cancelExpiry: (() => void) | undefined;
+    let why: GatewayError = tokenExpired();
     const expired = new Promise<'expired'>((resolve) => {
-      if (acceptedUntil !== undefined) cancelExpiry = atTime(acceptedUntil, () => resolve('expired'));
+      cancelExpiry = onCredentialEnd(principal, (reason) => {
+        why = reason === 'expired' ? tokenExpired() : tokenRevoked();
+        resolve('expired');
+      });
     });
     // Raced once here; each event's wait is cut short by the result without leaving anything on it.
     const ending = new Interruptible(Promise.race([expired, stop.then((): 'stopped' => 'stopped')]));
@@ -163,7 +186,7 @@ export function endOnExpiry(
         const next = await ending.wait(iterator.next());
         if (next === 'stopped') return;
         if (next === 'expired') {
-          await push({ errors: refusal(tokenExpired()) });
+          await push({ errors: refusal(why) });
           return;
         }
         if (next.done) return;

@@ -65,7 +65,7 @@ export async function serveMultipart(
       // Refused by the resolver before any event (an expired cursor, say): one part, then the end.
       part({ payload: core.formatResult(result) });
     } else {
-      await stream(core, res, endOnExpiry(result, principal.acceptedUntil), part);
+      await stream(core, res, endOnExpiry(result, principal), part);
     }
     // The last delimiter becomes the closing one.
     if (!res.destroyed) res.end('--\r\n');

@@ -66,7 +66,7 @@ export function createSseHandler(
     },
     onOperation: (_ctx, req, _args, result) => {
       if (!isAsyncIterable(result)) return undefined;
-      const results = endOnExpiry(result, req.context.operations.principal.acceptedUntil);
+      const results = endOnExpiry(result, req.context.operations.principal);
       req.context.results = results;
       return results;
     },

@@ -67,8 +67,7 @@ export function attachGraphQLWs(
           return false;
         }
         const { principal } = authentication;
-        const stopExpiry =
-          principal.acceptedUntil === undefined ? undefined : closeOnExpiry(ctx, principal.acceptedUntil);
+        const stopExpiry = closeOnExpiry(ctx, principal);
         connections.set(ctx, { operations: core.connection(principal, 'websocket', maxSubscriptions), stopExpiry });
         metrics.websockets.inc();
         return true;
