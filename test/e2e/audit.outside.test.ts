@@ -1,12 +1,12 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { loadConfig } from '../../src/config';
 import { asInsider, auditVerify, copyDatabase, InsiderSql } from '../support/audit';
 import { describeEachEngine, ownerUrl } from '../support/modes';
-import { eventually, gql, mobileInput, startStack } from '../support/stack';
+import { capturedLogs, eventually, gql, mobileInput, startStack } from '../support/stack';
 
 jest.setTimeout(120_000);
 
@@ -151,6 +151,33 @@ describeEachEngine('audit:verify with the checkpoints the gateway kept outside t
       /merchant acme: the entry at sequence \d+ does not verify: the chain ends before it, but a signed checkpoint records/,
     );
     expect(result.code).toBe(1);
+  });
+
+  it('a restart on a cut tail says so before signing anything, and verify still fails after it signed the cut head (item 7)', async () => {
+    const copy = await copyDatabase(ownerUrl(env()));
+    const file = join(dir, `restart-${randomUUID()}.jsonl`);
+    copyFileSync(keptFile(), file);
+    try {
+      await asInsider(copy.url, (sql) => cutTail(sql, 'acme'));
+      const from = capturedLogs.length;
+      const stack = await startStack({
+        env: { ...settings(), DATABASE_URL: copy.url, AUDIT_CHECKPOINT_FILE: file },
+      });
+      await stack.close();
+      const logged = capturedLogs.slice(from).join('');
+      expect(logged).toContain('the audit trail is shorter than, or differs from, what the checkpoint file signed');
+      expect(logged).toMatch(/merchant acme: its trail ends before sequence \d+/);
+      expect(logged).not.toMatch(/merchant (beta|gamma): its/);
+      const result = await auditVerify(copy.url, [], {
+        ...settings(),
+        DATABASE_URL: copy.url,
+        AUDIT_CHECKPOINT_FILE: file,
+      });
+      expect(result.output).toMatch(/merchant acme: the entry at sequence \d+ does not verify/);
+      expect(result.code).toBe(1);
+    } finally {
+      await copy.remove();
+    }
   });
 
   it('without a kept file, says plainly that the tail after the database checkpoints went unchecked (item 10c)', async () => {
