@@ -64,6 +64,7 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
   const fresh = {
     ...newClaim(merchant.id, request, fp, now().toISOString(), requestId, ctx.traceparent?.()),
     createdBy: actor.name,
+    requesterId: actor.id,
     reservation: plan.reservation,
     ...(later && { sendAt: request.sendAt }),
     ...(payee && { beneficiaryId: payee.beneficiaryId }),

@@ -166,6 +166,8 @@ export interface Disbursement {
   relay?: RelayState;
   /** The name of who asked for it, when the gateway knows. */
   createdBy?: string;
+  /** Their identity: a payout held only at its send (send.recheck.ts) is not approvable by them either. */
+  requesterId?: string;
   /** Set when the payout controls held it for approval. */
   approval?: ApprovalState;
   /** When a scheduled payout is due (ISO); unset for one sent at once. */

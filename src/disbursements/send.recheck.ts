@@ -88,7 +88,11 @@ function heldAtSend(merchant: Merchant, current: Disbursement, why: string, now:
       status: 'AWAITING_APPROVAL',
       sending: false,
       sentAt: undefined,
-      approval: { requestedBy, requesterId: current.reservation?.actorId ?? requestedBy, expiresAt },
+      approval: {
+        requestedBy,
+        requesterId: current.requesterId ?? current.reservation?.actorId ?? requestedBy,
+        expiresAt,
+      },
       nextCheckAt: expiresAt,
       history: [...current.history, { status: 'AWAITING_APPROVAL', message, source: 'CONTROL', at }],
     },

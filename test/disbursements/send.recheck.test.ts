@@ -13,7 +13,7 @@ import { Domain, domain } from '../support/domain';
  * the re-check alone must stop it.
  */
 const T0 = Date.parse('2026-11-27T08:00:00Z');
-const alice: Actor = { id: 'alice', name: 'alice' };
+const alice: Actor = { id: 'token:alice', name: 'alice' };
 const bob: Actor = { id: 'bob', name: 'bob' };
 const loose: PayoutControls = { approvalAbove: { ZMW: '100' }, approvalTtlSeconds: 86_400 };
 const merchantWith = (controls: PayoutControls): Merchant => ({ id: 'm-recheck', apiKey: 'key', controls });
@@ -190,5 +190,25 @@ describe('the approvers’ queue', () => {
     const queue = await s.d.service.history(m, { first: 10, filter: { statuses: ['AWAITING_APPROVAL'] } });
     expect(queue.entries.map((e) => e.record.referenceId)).toEqual([honest.referenceId]);
     expect(queue.totalCount).toBe(1);
+  });
+});
+
+describe('a payout held only at its time', () => {
+  it('is not approvable by its requester (FORBIDDEN); another person’s approval sends it once', async () => {
+    const s = setup();
+    const m = merchantWith({ approvalTtlSeconds: 86_400 });
+    const ben = await s.d.service.createBeneficiary(
+      m,
+      { name: 'Supplier', details: { channel: 'MOBILE_MONEY', accountNumber: '260971311567' } },
+      { id: 'token:alice', name: 'alice' },
+    );
+    const record = await waiting(s, 'due step', ben.id, m);
+    const tightened = merchantWith({ ...loose, approvalAbove: { ZMW: '10' } });
+    await sendLater(s, 'due step', record, tightened);
+    expect((await stored(s, m, record)).status).toBe('AWAITING_APPROVAL');
+    const own = await s.d.service.approve(tightened, record.referenceId, alice).catch((e: { code: string }) => e.code);
+    expect(own).toBe('FORBIDDEN');
+    await s.d.service.approve(tightened, record.referenceId, bob);
+    expect(s.d.provider.creates.map((c) => c.referenceId)).toEqual([record.referenceId]);
   });
 });
