@@ -48,6 +48,7 @@ export async function startGraphQL(parts: GraphQLParts): Promise<GraphQLEndpoint
     parts.trustedOperations &&
     new TrustedDocuments(parts.trustedOperations, {
       mode: config.trustedDocuments?.mode ?? 'enforce',
+      routerTokens: config.trustedDocuments?.routerTokens ?? [],
       introspection: config.introspection,
       logger,
       metrics,

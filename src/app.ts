@@ -89,6 +89,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ...(ownerPassword ? [ownerPassword] : []),
     ...webhookSecretForms(webhookSecrets),
     ...webhookSecretForms(opts.config.relay.secrets),
+    ...(opts.config.trustedDocuments?.routerTokens ?? []),
   ]);
   const logger = createLogger({ level: opts.config.logLevel, secrets, destination: opts.logDestination });
   // The embedded sandbox doubles as a development identity provider: `npm run token` signs with this key.

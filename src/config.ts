@@ -321,6 +321,11 @@ const operations = {
     z.enum(['enforce', 'log']).default('enforce'),
     '`enforce`: refuse operations not in TRUSTED_DOCUMENTS; `log`: run them, but log and count them',
   ),
+  TRUSTED_DOCUMENTS_ROUTER_TOKENS: doc(
+    secretList.refine((tokens) => tokens.every((t) => t.length >= 32), 'each must be at least 32 characters'),
+    "secrets a supergraph router sends as `x-router-token` (several separated by spaces while one is rotated): the operations it plans skip TRUSTED_DOCUMENTS, which the router enforces itself; the caller's credential, scopes, quotas and query limits still apply",
+    'none',
+  ),
 };
 
 const sandbox = {
@@ -472,7 +477,9 @@ function toConfig(e: z.infer<typeof envSchema>, database: DatabaseTarget) {
         TRACING_VARIABLES.some((name) => e[name] !== undefined),
       protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/json',
     },
-    trustedDocuments: e.TRUSTED_DOCUMENTS ? { path: e.TRUSTED_DOCUMENTS, mode: e.TRUSTED_DOCUMENTS_MODE } : undefined,
+    trustedDocuments: e.TRUSTED_DOCUMENTS
+      ? { path: e.TRUSTED_DOCUMENTS, mode: e.TRUSTED_DOCUMENTS_MODE, routerTokens: e.TRUSTED_DOCUMENTS_ROUTER_TOKENS }
+      : undefined,
     corsOrigins: e.CORS_ORIGINS,
     /** PAYOUT_CONTROLS as written (JSON); the merchant registry parses it, naming the merchant. */
     payoutControls: e.PAYOUT_CONTROLS,

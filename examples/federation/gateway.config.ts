@@ -9,6 +9,9 @@ export const gatewayConfig = {
     fromClientToSubgraphs: ({ request }: { request: Request }) => ({
       authorization: request.headers.get('authorization'),
       'x-request-id': request.headers.get('x-request-id'),
+      // With TRUSTED_DOCUMENTS on the payout gateway: one of its TRUSTED_DOCUMENTS_ROUTER_TOKENS, so the
+      // operations this router plans run (enforce the clients' trusted documents here, at the router).
+      'x-router-token': process.env.PAYOUTS_ROUTER_TOKEN,
     }),
   },
   transportEntries: {

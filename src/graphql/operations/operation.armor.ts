@@ -9,6 +9,7 @@ import {
   validate,
   ValidationRule,
 } from 'graphql';
+import { IncomingHttpHeaders } from 'node:http';
 import { refusalError } from '../gateway.errors';
 import { PARSE_OPTIONS } from './operation.parse';
 import type { DocumentRequest, TrustedDocuments } from './trusted-documents.gate';
@@ -93,10 +94,11 @@ export class OperationChecker {
    */
   checkRequest(
     request: DocumentRequest & { query?: unknown },
+    headers: IncomingHttpHeaders,
   ): { document: DocumentNode } | { errors: GraphQLError[] } {
     let query = typeof request.query === 'string' ? request.query : '';
     if (this.trusted) {
-      const admitted = this.trusted.admit(request);
+      const admitted = this.trusted.admit(request, headers);
       if ('refused' in admitted) return { errors: [refusalError(admitted.refused)] };
       query = admitted.query ?? query;
     }

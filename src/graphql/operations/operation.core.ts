@@ -265,7 +265,7 @@ export class OperationConnection {
     // The client went away while the quota was checked.
     if (this.closed) return { errors: refusal(unauthenticated('The connection is closed')) };
     // Trusted documents first: an operation sent by its id has no query text of its own.
-    const checked = this.checker.checkRequest(request);
+    const checked = this.checker.checkRequest(request, headers);
     if ('errors' in checked) return checked;
     const operation = getOperationAST(checked.document, request.operationName);
     if (!operation) return { errors: refusal(badRequest('The document names no operation to run')) };

@@ -5,7 +5,7 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { randomUUID } from 'node:crypto';
-import { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError } from '../../disbursements/disbursement.errors';
 import { badRequest, clientRateLimited } from '../request.errors';
 import { readBody } from '../../http/http.body';
@@ -50,16 +50,16 @@ function requestIdOf(req: IncomingMessage): string {
 type HttpAdmission = { body?: unknown; search?: string } | { refused: GatewayError };
 
 /** TRUSTED_DOCUMENTS for a POST: a JSON body naming a listed id gets the listed text (anything else is Apollo's to refuse). */
-function admitBody(trusted: TrustedDocuments, body: unknown): HttpAdmission {
+function admitBody(trusted: TrustedDocuments, body: unknown, headers: IncomingHttpHeaders): HttpAdmission {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
   const request = body as DocumentRequest;
-  const admitted = trusted.admit(request);
+  const admitted = trusted.admit(request, headers);
   if ('refused' in admitted) return admitted;
   return admitted.query === undefined ? {} : { body: withTrustedQuery(request, admitted.query) };
 }
 
 /** TRUSTED_DOCUMENTS for a GET: the same, on the query string (`extensions` is JSON there). */
-function admitSearch(trusted: TrustedDocuments, params: URLSearchParams): HttpAdmission {
+function admitSearch(trusted: TrustedDocuments, params: URLSearchParams, headers: IncomingHttpHeaders): HttpAdmission {
   let extensions: unknown;
   try {
     extensions = JSON.parse(params.get('extensions') ?? 'null');
@@ -71,7 +71,7 @@ function admitSearch(trusted: TrustedDocuments, params: URLSearchParams): HttpAd
     documentId: params.get('documentId') ?? undefined,
     extensions,
   };
-  const admitted = trusted.admit(request);
+  const admitted = trusted.admit(request, headers);
   if ('refused' in admitted) return admitted;
   if (admitted.query === undefined) return {};
   const resolved = withTrustedQuery(request, admitted.query);
@@ -179,7 +179,10 @@ export class GraphQLHttpHandler {
     let search = url.search;
     const trusted = this.opts.trustedDocuments;
     if (trusted) {
-      const admitted = req.method === 'POST' ? admitBody(trusted, body) : admitSearch(trusted, url.searchParams);
+      const admitted =
+        req.method === 'POST'
+          ? admitBody(trusted, body, req.headers)
+          : admitSearch(trusted, url.searchParams, req.headers);
       if ('refused' in admitted) return sendGraphQLError(res, 400, admitted.refused);
       body = admitted.body ?? body;
       search = admitted.search ?? search;
