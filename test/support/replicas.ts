@@ -1,16 +1,18 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { SandboxHandle, SandboxOptions, startSandbox } from '../../src/sandbox/sandbox.server';
 
 export interface SharedProvider {
   sandbox: SandboxHandle;
-  /** The settings every replica shares: the sandbox, its signing secret, one database (its settings whole). */
+  /** The settings every replica shares: the sandbox, its signing secret, one audit key, one database (its settings whole). */
   env: Record<string, string>;
 }
 
 /**
  * One sandbox (no rate limit, signed callbacks) for several gateways sharing one database (`database`: DATABASE_URL
  * and whatever else its engine's gateways are given), as replicas behind a load balancer. The provider budget is off, as the sandbox has no limit to guard
- * (as test/support/stack.ts does). Each test adds its own settings to `env`.
+ * (as test/support/stack.ts does). Replicas share one AUDIT_SIGNING_KEY as production's must (docs/scale-out.md): a
+ * payout one holds or schedules, another sends after checking its seal, whatever working folder each starts in. Each
+ * test adds its own settings to `env`.
  */
 export async function sharedProvider(
   database: Record<string, string>,
@@ -18,6 +20,7 @@ export async function sharedProvider(
 ): Promise<SharedProvider> {
   const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
   const sandbox = await startSandbox({ port: 0, rateLimitPerMin: 0, webhookSecret, ...timing });
+  const auditKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   return {
     sandbox,
     env: {
@@ -26,6 +29,7 @@ export async function sharedProvider(
       MERCHANT_API_KEY: 'sandbox-key',
       WEBHOOK_SECRET: webhookSecret,
       UPSTREAM_RATE_LIMIT_PER_MIN: '0',
+      AUDIT_SIGNING_KEY: auditKey,
       ...database,
     },
   };
