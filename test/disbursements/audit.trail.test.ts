@@ -1,5 +1,7 @@
 import { AuditEntry, chained } from '../../src/disbursements/audit.entry';
-import { verifyChain } from '../../src/disbursements/audit.verify';
+import { chainBreaks, verifyChain } from '../../src/disbursements/audit.verify';
+import { auditSigningKeys, signedCheckpoint } from '../../src/disbursements/audit.keys';
+import { generateKeyPairSync } from 'node:crypto';
 import { DisbursementRequest } from '../../src/disbursements/disbursement.model';
 import { Merchant, ProviderError } from '../../src/disbursements/disbursement.ports';
 import { Actor } from '../../src/disbursements/payout.controls';
@@ -214,6 +216,32 @@ describe('the chain', () => {
     const entries = await trail(d, merchant);
     expect(await verifyChain(listed(entries))).toEqual({ count: 6 });
     expect(await verifyChain(listed(tamper(entries)))).toMatchObject({ sequence });
+  });
+
+  it('every break is reported, not the first: two altered entries, and a forged checkpoint set aside', async () => {
+    const d = domain();
+    await d.service.create(merchant, mobileRequest());
+    await d.service.create(merchant, mobileRequest());
+    const entries = await trail(d, merchant);
+    const keys = auditSigningKeys(
+      generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    );
+    const genuine = signedCheckpoint(keys, { merchantId: merchant.id, sequence: 6, hash: entries[5].hash }, 'now');
+    // The entries are keyed with the test's chain key: these keys check signatures only.
+    const verifying = { publicKey: keys.publicKey };
+    const forged = { ...genuine, sequence: 7, hash: 'f'.repeat(64), signature: genuine.signature };
+    const altered = entries.map((x, i) => (i === 1 || i === 4 ? { ...x, amount: '1.00' } : x));
+    const report = await chainBreaks(listed(altered), { checkpoints: [forged, genuine], keys: verifying });
+    expect(report.breaks.map((b) => b.sequence)).toEqual([7, 2, 5]);
+    expect(report.breaks[0].why).toMatch(/forged, set aside/);
+    // The forged checkpoint claims a 7th entry: set aside, it does not make the chain short.
+    expect(
+      (await chainBreaks(listed(entries), { checkpoints: [forged, genuine], keys: verifying })).breaks,
+    ).toHaveLength(1);
+    expect(await chainBreaks(listed(entries), { checkpoints: [genuine], keys: verifying })).toEqual({
+      count: 6,
+      breaks: [],
+    });
   });
 
   it("against the merchant's head, a chain cut short or rewritten from an entry on does not verify", async () => {
