@@ -44,6 +44,18 @@ export class WritesStoppedError extends Error {
  */
 export const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
 
+/**
+ * How far a WAL that a reader pins (an open snapshot keeps every checkpoint from starting it over) may
+ * grow before writes stop: the disk never fills because of a reader, at the price of creates answered
+ * SERVICE_UNAVAILABLE, nothing sent, until the reader lets go and the next checkpoint empties the WAL.
+ */
+export const WAL_STOP_BYTES = 64 * 1024 * 1024;
+
+export interface SqliteOptions {
+  /** WAL_STOP_BYTES by default. */
+  walStopBytes?: number;
+}
+
 export interface SqliteHandle {
   db: Database.Database;
   /** The file's one committer: every write to the file goes through it (reads go to `db` directly). */
@@ -52,12 +64,14 @@ export interface SqliteHandle {
    * Folds the WAL into the file and truncates it, when it has grown past WAL_LIMIT_BYTES (a reader
    * held an old snapshot while writes went on) or past the space left on its disk (a disk smaller
    * than the limit, where the WAL's own space is what there is to give back). Never waits: while a
-   * reader still holds the WAL, it folds what it can and the next call tries again.
+   * reader still holds the WAL, it folds what it can and the next call tries again; past
+   * walStopBytes, or past half the space left on its disk, writes stop until a checkpoint empties it.
    */
   checkpoint(): void;
   /**
-   * Why the file must not be written, once it must not: the path no longer names the file this
-   * process holds (renamed over, or removed). Final: the gateway writes nothing more until restarted.
+   * Why the file must not be written now: the path no longer names the file this process holds
+   * (renamed over, or removed: final, the gateway writes nothing more until restarted), or a reader
+   * pins a WAL grown past its bound (until a checkpoint empties it).
    */
   problem(): string | undefined;
   close(): void;
@@ -84,7 +98,8 @@ const held = new Set<string>();
  * WAL with synchronous=NORMAL: a committed write survives the process crashing; a power cut may
  * lose the last moment's writes but never corrupts the file.
  */
-export function openSqlite(path: string): SqliteHandle {
+export function openSqlite(path: string, options: SqliteOptions = {}): SqliteHandle {
+  const walStopBytes = options.walStopBytes ?? WAL_STOP_BYTES;
   const hold = path === ':memory:' ? undefined : holdFile(path);
   let db: Database.Database | undefined;
   try {
@@ -95,7 +110,8 @@ export function openSqlite(path: string): SqliteHandle {
     db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
     migrateSqlite(db);
     const opened = db;
-    const problem = () => hold?.lost();
+    let pinned: string | undefined;
+    const problem = () => hold?.lost() ?? pinned;
     const writes = new GroupCommit(opened, {
       refuse: () => {
         const why = problem();
@@ -110,17 +126,25 @@ export function openSqlite(path: string): SqliteHandle {
       checkpoint() {
         if (!wal) return;
         const size = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
-        if (size === 0) return;
         const { bavail, bsize } = statfsSync(dirname(wal));
-        if (size <= Math.min(WAL_LIMIT_BYTES, bavail * bsize)) return;
+        if (size === 0 || size <= Math.min(WAL_LIMIT_BYTES, bavail * bsize)) {
+          pinned = undefined;
+          return;
+        }
         // TRUNCATE waits for readers through the busy handler; with the timeout at 0 it never blocks.
         const timeout = opened.pragma('busy_timeout', { simple: true }) as number;
         opened.pragma('busy_timeout = 0');
+        let busy: number;
         try {
-          opened.pragma('wal_checkpoint(TRUNCATE)');
+          busy = (opened.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[])[0]?.busy ?? 0;
         } finally {
           opened.pragma(`busy_timeout = ${timeout}`);
         }
+        const left = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
+        pinned =
+          busy !== 0 && (left > walStopBytes || left > (bavail * bsize) / 2)
+            ? `a reader holds an old snapshot of ${path}, so its WAL (${Math.round(left / 1048576)} MiB) cannot be emptied: writes stop until that reader ends its transaction, so the disk does not fill`
+            : undefined;
       },
       problem,
       close() {

@@ -11,8 +11,11 @@ import { SqliteBudgetLedger } from '../upstream/sqlite.budget';
 import { every, HISTORY_MS, HOUSEKEEPING_MS } from './housekeeping.timer';
 import { retentionOf, Storage, StorageNeeds } from './storage.port';
 
-/** How often the embedded file's WAL is looked at, and truncated when past its limit or the disk's free space. */
-const CHECKPOINT_MS = 5_000;
+/**
+ * How often the embedded file's WAL is looked at, truncated when past its limit or the disk's free
+ * space, and writes stopped or resumed as a pinning reader holds it past its bound or lets go.
+ */
+const CHECKPOINT_MS = 1_000;
 
 /** The embedded file: one process, so its events and client quotas live in memory. */
 export async function openSqliteStorage(target: SqliteTarget, needs: StorageNeeds): Promise<Storage> {
@@ -41,7 +44,7 @@ export async function openSqliteStorage(target: SqliteTarget, needs: StorageNeed
     async () => {
       const problem = handle.problem();
       if (problem !== undefined && !told) logger.error(problem);
-      told ||= problem !== undefined;
+      told = problem !== undefined;
       history.mark.save();
     },
     logger,

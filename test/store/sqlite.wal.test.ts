@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite, SqliteHandle, WAL_LIMIT_BYTES } from '../../src/database/sqlite.open';
+import { openSqlite, SqliteHandle, WAL_LIMIT_BYTES, WritesStoppedError } from '../../src/database/sqlite.open';
 
 describe("the embedded file's WAL", () => {
   let dir: string;
@@ -13,7 +13,8 @@ describe("the embedded file's WAL", () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'payout-gateway-wal-'));
     path = join(dir, 'gateway.sqlite');
-    handle = openSqlite(path);
+    // Writes stop past five times the limit here (64 MiB in the gateway), so the test writes little.
+    handle = openSqlite(path, { walStopBytes: 5 * WAL_LIMIT_BYTES });
     handle.db.exec('CREATE TABLE filler (body BLOB)');
     reader = new Database(path, { readonly: true });
   });
@@ -45,5 +46,29 @@ describe("the embedded file's WAL", () => {
     expect(handle.db.prepare('SELECT count(*) AS n FROM filler').get()).toEqual({
       n: Math.ceil((2 * WAL_LIMIT_BYTES) / 16384),
     });
+  });
+
+  it('a reader that pins it past its bound stops writes, named by problem(), until it lets go: the disk does not fill', async () => {
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM filler').get();
+    writeTwiceTheLimit();
+    handle.checkpoint();
+    // Past the limit but under the bound: still written.
+    expect(handle.problem()).toBeUndefined();
+    await handle.writes.write(() => handle.db.prepare('INSERT INTO filler (body) VALUES (randomblob(16))').run());
+    writeTwiceTheLimit();
+    handle.checkpoint();
+    expect(handle.problem()).toContain('a reader holds an old snapshot');
+    const grown = walBytes();
+    await expect(
+      handle.writes.write(() => handle.db.prepare('INSERT INTO filler (body) VALUES (randomblob(16384))').run()),
+    ).rejects.toBeInstanceOf(WritesStoppedError);
+    expect(walBytes()).toBe(grown);
+
+    reader.exec('COMMIT');
+    handle.checkpoint();
+    expect(handle.problem()).toBeUndefined();
+    expect(walBytes()).toBeLessThanOrEqual(WAL_LIMIT_BYTES);
+    await handle.writes.write(() => handle.db.prepare('INSERT INTO filler (body) VALUES (randomblob(16))').run());
   });
 });
