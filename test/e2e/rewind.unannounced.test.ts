@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { generateKeyPairSync } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,8 @@ const TOKEN = 'tok_rewind_client_0123456789abcdef';
 knownSecrets.add(TOKEN);
 const AS_CLIENT = { authorization: `Bearer ${TOKEN}` };
 const ONE = `query One($r: ID!) { disbursement(referenceId: $r) { status } }`;
+// One key for every gateway of a test, as replicas and restarts share AUDIT_SIGNING_KEY: the payouts' seals verify on each.
+const AUDIT_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Answer = {
@@ -134,6 +137,7 @@ function rewindCase(make: () => Promise<Rewind>, replicas: number) {
         CLIENT_RATE_LIMIT_PER_MIN: '0',
         RECONCILE_INTERVAL_MS: '100',
         RESEND_AFTER_SECONDS: '5',
+        AUDIT_SIGNING_KEY: AUDIT_KEY,
       };
       gateways = [];
       for (let i = 0; i < replicas; i += 1) gateways.push(await launchGateway(env));
