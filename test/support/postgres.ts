@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, escapeIdentifier } from 'pg';
+import { rmSync } from 'node:fs';
+import { defaultCheckpointFile } from '../../src/database/database.target';
 import { OwnPostgres, serverBinaries, startPostgresServer } from './postgres.server';
 
 export type { OwnPostgres } from './postgres.server';
@@ -101,6 +103,8 @@ export async function freshDatabase(): Promise<FreshDatabase> {
     url: url.toString(),
     drop: async () => {
       await withClient(server, (client) => client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`));
+      // A gateway started in the test's own folder kept its audit checkpoints in the database's default file there.
+      rmSync(defaultCheckpointFile({ engine: 'postgres', url: url.toString() }), { force: true });
     },
   };
 }
