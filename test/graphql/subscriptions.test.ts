@@ -21,7 +21,9 @@ let client: Client;
 beforeAll(async () => {
   // Settling after 1.5 s: a watcher that subscribes right after its create sees PENDING first even on a loaded
   // machine (with the default 400 ms a slow subscribe could find the payout final already).
-  stack = await startStack({ sandbox: { settleMs: 1500 } });
+  // Checkpoints hourly: the query test counts database calls, and a checkpoint round between its two readings
+  // (every 5 s by default) reads the chain heads.
+  stack = await startStack({ env: { AUDIT_CHECKPOINT_SECONDS: '3600' }, sandbox: { settleMs: 1500 } });
   client = wsClient(stack.graphqlUrl);
 });
 afterAll(async () => {

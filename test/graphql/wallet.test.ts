@@ -117,9 +117,10 @@ describe('walletBalance caching and errors', () => {
   });
 
   it('maps the provider 429 to RATE_LIMITED with retryAfter while no figure is known', async () => {
-    const stack = await startStack({ env: { WALLET_BALANCE_CACHE_MS: '0' }, sandbox: { rateLimitPerMin: 1 } });
+    const stack = await startStack({ env: { WALLET_BALANCE_CACHE_MS: '0' }, sandbox: { rateLimitPerMin: 2 } });
     try {
-      // A create spends the provider's one call a minute: the first balance read meets its 429.
+      // A create spends the provider's two calls a minute (the check-status every send asks first, then the
+      // create): the first balance read meets its 429.
       await pay(stack, '1', '260971234567');
       const res = await gql<Balance>(stack.graphqlUrl, BALANCE);
       expect(res.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
