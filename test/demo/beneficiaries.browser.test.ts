@@ -59,7 +59,7 @@ describeBrowser('the demo dashboard with the beneficiary book', () => {
     await idp?.close();
   });
 
-  it('add, approve by a second person, search (masked), edit (in full), pay, archive', async () => {
+  it('add, approve by a second person, search (masked), rename (approved again), pay, archive', async () => {
     const name = `Supplier ${randomUUID().slice(0, 8)}`;
     await add(name, '260971234567');
     expect(await rowOf(alice, name).locator('[data-col="status"]').textContent()).toBe('AWAITING_APPROVAL');
@@ -80,7 +80,15 @@ describeBrowser('the demo dashboard with the beneficiary book', () => {
     );
     await alice.fill('#ben-name', `${name} renamed`);
     await alice.click('#ben-save');
-    await alice.getByTestId('ben-note').getByText(`${name} renamed saved: ACTIVE`, { exact: false }).waitFor();
+    // A new name is a change of payee like new account details: it waits for a second person too.
+    await alice
+      .getByTestId('ben-note')
+      .getByText(`${name} renamed saved: AWAITING_APPROVAL`, { exact: false })
+      .waitFor();
+    await bob.click('#ben-refresh');
+    await rowOf(bob, name).locator('button[data-action="approve"]').click();
+    await bob.getByTestId('ben-note').getByText(`${name} renamed approved: ACTIVE`, { exact: false }).waitFor();
+    await alice.click('#ben-refresh');
 
     await rowOf(alice, name).locator('button[data-action="pay"]').click();
     await alice.getByTestId('ben-note').getByText('Paid: ', { exact: false }).waitFor();

@@ -60,7 +60,14 @@ describe("a payout's log lines", () => {
     expect(lines.map((l) => l.msg).sort()).toEqual(['callback received', 'graphql operation']);
     const operation = lines.find((l) => l.msg === 'graphql operation');
     expect(operation?.operation).toBe('Create');
+    // Every send first asks whether the provider already has the payout (404: not yet), then creates it.
     expect(operation?.providerCalls).toEqual([
+      {
+        endpoint: 'check_status',
+        referenceId: input.referenceId,
+        status: '404',
+        durationMs: expect.any(Number),
+      },
       {
         endpoint: 'create_mobile_money',
         referenceId: input.referenceId,
