@@ -1,6 +1,6 @@
 import { GatewayError, invalidState } from './disbursement.errors';
 import { ApprovalState, Disbursement, StatusEvent } from './disbursement.model';
-import { changed } from './disbursement.record';
+import { cancelledUnsent, changed } from './disbursement.record';
 import { Actor } from './payout.controls';
 
 /*
@@ -94,25 +94,15 @@ const ENDING_MESSAGES: Record<Ending['decision'], (e: Ending) => string> = {
 export function endedBeforeApproval(current: Disbursement, ending: Ending, at: string): Disbursement {
   const approval = current.approval as ApprovalState;
   const message = ENDING_MESSAGES[ending.decision](ending);
-  return changed(
-    current,
-    {
-      ...current,
-      status: 'CANCELLED',
-      sending: false,
-      message,
-      nextCheckAt: undefined,
-      approval: {
-        ...approval,
-        decision: ending.decision,
-        decidedBy: ending.actor?.name,
-        decidedAt: at,
-        reason: ending.reason,
-      },
-      history: [...current.history, { status: 'CANCELLED', message, source: 'CONTROL', at, actor: ending.actor?.name }],
+  return cancelledUnsent(current, message, at, ending.actor?.name, {
+    approval: {
+      ...approval,
+      decision: ending.decision,
+      decidedBy: ending.actor?.name,
+      decidedAt: at,
+      reason: ending.reason,
     },
-    at,
-  );
+  });
 }
 
 /** Why a payout cannot be decided on: it does not await approval (any more). */

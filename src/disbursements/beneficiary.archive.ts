@@ -4,7 +4,7 @@ import { Beneficiary, beneficiaryAudit, describeAccount } from './beneficiary.mo
 import { noSuchBeneficiary } from './disbursement.errors';
 import { Disbursement } from './disbursement.model';
 import { DisbursementStore, HistoryPosition, Merchant } from './disbursement.ports';
-import { changed } from './disbursement.record';
+import { cancelledUnsent } from './disbursement.record';
 import { RecordWriter } from './disbursement.writer';
 import { Actor } from './payout.controls';
 
@@ -76,19 +76,13 @@ const isOpenFor = (record: Disbursement, id: string) =>
 function archivedPayee(current: Disbursement, id: string, actor: Actor, now: Date): Disbursement {
   const at = now.toISOString();
   const message = `Cancelled: its beneficiary ${id} was archived by ${actor.name}; never sent`;
-  return changed(
+  return cancelledUnsent(
     current,
-    {
-      ...current,
-      status: 'CANCELLED',
-      sending: false,
-      message,
-      nextCheckAt: undefined,
-      ...(current.approval && {
-        approval: { ...current.approval, decision: 'CANCELLED', decidedBy: actor.name, decidedAt: at },
-      }),
-      history: [...current.history, { status: 'CANCELLED', message, source: 'CONTROL', at, actor: actor.name }],
-    },
+    message,
     at,
+    actor.name,
+    current.approval && {
+      approval: { ...current.approval, decision: 'CANCELLED', decidedBy: actor.name, decidedAt: at },
+    },
   );
 }

@@ -13,6 +13,33 @@ export function changed(current: Disbursement, next: Disbursement, at: string): 
   return { ...next, updatedAt: at, version: current.version + 1 };
 }
 
+/**
+ * CANCELLED with nothing sent: every such ending (withdrawn before its time, refused at its send, its approval
+ * rejected, cancelled or expired, its payee archived) is this one change, with its message and who ended it;
+ * `changes` holds what an ending adds, such as the approval's decision.
+ */
+export function cancelledUnsent(
+  current: Disbursement,
+  message: string,
+  at: string,
+  actor?: string,
+  changes: Partial<Disbursement> = {},
+): Disbursement {
+  return changed(
+    current,
+    {
+      ...current,
+      ...changes,
+      status: 'CANCELLED',
+      sending: false,
+      message,
+      nextCheckAt: undefined,
+      history: [...current.history, { status: 'CANCELLED', message, source: 'CONTROL', at, ...(actor && { actor }) }],
+    },
+    at,
+  );
+}
+
 /** A change is published exactly when its version moved. */
 export function isPublished(before: Disbursement | undefined, after: Disbursement | undefined): boolean {
   return after !== undefined && (before === undefined || after.version !== before.version);

@@ -1,5 +1,5 @@
 import { Disbursement } from './disbursement.model';
-import { changed } from './disbursement.record';
+import { cancelledUnsent, changed } from './disbursement.record';
 import { CheckPolicy, withNextCheck } from './disbursement.checks';
 import { Actor } from './payout.controls';
 
@@ -92,18 +92,7 @@ export function expiredUnsent(current: Disbursement, at: string): Disbursement {
 /** Withdrawn before its time by anyone of the merchant: CANCELLED, never sent. */
 export function cancelledBeforeTime(current: Disbursement, actor: Actor, at: string): Disbursement {
   const message = `Cancelled by ${actor.name} before its time; never sent`;
-  return changed(
-    current,
-    {
-      ...current,
-      status: 'CANCELLED',
-      sending: false,
-      message,
-      nextCheckAt: undefined,
-      history: [...current.history, { status: 'CANCELLED', message, source: 'CONTROL', at, actor: actor.name }],
-    },
-    at,
-  );
+  return cancelledUnsent(current, message, at, actor.name);
 }
 
 /**

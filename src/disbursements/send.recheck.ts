@@ -3,7 +3,7 @@ import { Beneficiary } from './beneficiary.model';
 import { DomainContext } from './disbursement.context';
 import { AuditRule, Merchant } from './disbursement.ports';
 import { Disbursement } from './disbursement.model';
-import { changed } from './disbursement.record';
+import { cancelledUnsent, changed } from './disbursement.record';
 import { ControlEvent, DEFAULT_APPROVAL_TTL_SECONDS, fromMinor, limitOf, toMinor } from './payout.controls';
 import { sealHolds } from './request.seal';
 
@@ -58,19 +58,7 @@ export function recheckBeforeSend(
 function refused(current: Disbursement, action: AuditAction, why: string, now: Date): SendVerdict {
   const at = now.toISOString();
   const message = `Refused before sending: ${why}; never sent`;
-  const next = changed(
-    current,
-    {
-      ...current,
-      status: 'CANCELLED',
-      sending: false,
-      sentAt: undefined,
-      message,
-      nextCheckAt: undefined,
-      history: [...current.history, { status: 'CANCELLED', message, source: 'CONTROL', at }],
-    },
-    at,
-  );
+  const next = cancelledUnsent(current, message, at, undefined, { sentAt: undefined });
   return { kind: 'refused', next, action, why };
 }
 
