@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SETTINGS } from '../../src/config';
+import { SETTINGS } from '../../src/config.settings';
 import { settingsTables, withSettingsTables } from '../../src/config.table';
 
 const page = readFileSync(join(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
