@@ -1,7 +1,7 @@
 import { DomainContext } from './disbursement.context';
-import { fromProviderError, outcomeUnknown, referenceConflict } from './disbursement.errors';
+import { fromProviderError, outcomeUnknown, referenceConflict, storeUnavailable } from './disbursement.errors';
 import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
-import { Merchant, ProviderError } from './disbursement.ports';
+import { Merchant, ProviderError, StoreUnavailableError } from './disbursement.ports';
 import { changed, contentDiffers } from './disbursement.record';
 import { withNextCheckOnChange } from './disbursement.checks';
 import { applyStatusUpdate } from './disbursement.status';
@@ -20,6 +20,11 @@ export async function recoverFailedSend(
   error: unknown,
 ): Promise<Disbursement> {
   const { referenceId } = request;
+  if (error instanceof StoreUnavailableError) {
+    // Thrown before the call left (the provider budget, kept in the gateway's store, could not be spent).
+    await releaseClaim(ctx, claim, false, `not sent: ${error.message}`);
+    throw storeUnavailable(referenceId);
+  }
   const kind = error instanceof ProviderError ? error.kind : 'unknown';
   // A 5xx came after the request arrived, so the provider may have taken it; a 400 may be the provider
   // refusing a referenceId it already has (a claim lost with an emptied store): its own record tells.

@@ -1,7 +1,13 @@
 import { DomainContext } from './disbursement.context';
-import { fromProviderError, outcomeUnknown, referenceConflict, upstreamUnavailable } from './disbursement.errors';
+import {
+  fromProviderError,
+  outcomeUnknown,
+  referenceConflict,
+  storeUnavailable,
+  upstreamUnavailable,
+} from './disbursement.errors';
 import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
-import { Merchant, ProviderError } from './disbursement.ports';
+import { Merchant, ProviderError, StoreUnavailableError } from './disbursement.ports';
 import { contentDiffers } from './disbursement.record';
 import { CheckPolicy } from './disbursement.checks';
 import { recordAnswered, recordUnknown, releaseClaim } from './create.settle';
@@ -39,6 +45,8 @@ export async function askBeforeSend(
     found = await ctx.provider.checkStatus(merchant, referenceId, 'create');
   } catch (error) {
     await releaseClaim(ctx, claim, false, 'not sent: the provider could not be asked whether it already has it');
+    // The gateway's own store (where the provider budget is kept) is the fault, not the provider.
+    if (error instanceof StoreUnavailableError) throw storeUnavailable(referenceId);
     // A pause or a refused key is the provider's own answer, for the client as after a create.
     if (error instanceof ProviderError && (error.kind === 'rate-limited' || error.kind === 'auth'))
       throw fromProviderError(error, referenceId);

@@ -54,9 +54,12 @@ export class ProviderError extends Error {
 export type CheckPurpose = 'create' | 'refresh' | 'reconcile' | 'callback' | 'unknown-reference';
 
 export interface ProviderPort {
-  /** Sends a create; never retried by the implementation. Throws ProviderError. */
+  /**
+   * Sends a create; never retried by the implementation. Throws ProviderError, or StoreUnavailableError
+   * only before anything left (the gateway's own store, where the provider budget is kept, is away).
+   */
   create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord>;
-  /** The provider's current record, or undefined when it never saw the referenceId. Throws ProviderError. The domain always says why it asks. */
+  /** The provider's current record, or undefined when it never saw the referenceId. Throws ProviderError (or StoreUnavailableError, as create). The domain always says why it asks. */
   checkStatus(merchant: Merchant, referenceId: string, purpose?: CheckPurpose): Promise<ProviderRecord | undefined>;
   /** The merchant's wallet balance. Throws ProviderError (never `server-error` or `unknown`: a read changes nothing). */
   balance(merchant: Merchant): Promise<ProviderBalance>;

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { DisbursementRequest, ProviderBalance, ProviderRecord } from '../disbursements/disbursement.model';
-import { CheckPurpose, Merchant, ProviderError, ProviderPort } from '../disbursements/disbursement.ports';
+import {
+  CheckPurpose,
+  Merchant,
+  ProviderError,
+  ProviderPort,
+  StoreUnavailableError,
+} from '../disbursements/disbursement.ports';
 
 /** What a bucket answered: taken, or how long until it could be (and whether a provider 429 pause is why). */
 export type Take = { taken: true } | { taken: false; waitMs: number; paused: boolean };
@@ -148,12 +154,18 @@ export class BudgetedProvider implements ProviderPort {
     return key;
   }
 
-  /** The ledger cannot be read (its store is away): nothing is sent, as the provider could not be spent on knowingly. */
+  /**
+   * The ledger cannot be read (its store is away or full): nothing is sent, as the provider could not be
+   * spent on knowingly. The fault is the gateway's own store, not the provider's, so callers answer as for
+   * any other store outage (SERVICE_UNAVAILABLE).
+   */
   private async ledgerCall<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
-    } catch {
-      throw new ProviderError('unavailable', 'the provider budget cannot be read right now; nothing was sent');
+    } catch (error) {
+      throw new StoreUnavailableError('the provider budget cannot be read right now; nothing was sent', {
+        cause: error,
+      });
     }
   }
 }

@@ -1,6 +1,6 @@
 import { fingerprint } from '../../src/disbursements/disbursement.fingerprint';
 import { Disbursement, DisbursementRequest } from '../../src/disbursements/disbursement.model';
-import { ProviderError } from '../../src/disbursements/disbursement.ports';
+import { ProviderError, StoreUnavailableError } from '../../src/disbursements/disbursement.ports';
 import { NEVER_RECEIVED, newClaim } from '../../src/disbursements/disbursement.record';
 import { CreateScript, domain, merchant, mobileRequest } from '../support/domain';
 
@@ -63,6 +63,11 @@ describe('every outcome of a create', () => {
       'unreachable before sending',
       { fail: fail('unavailable'), stores: false },
       { answer: 'UPSTREAM_UNAVAILABLE', stored: 'none', creates: 1, checks: 1 },
+    ],
+    [
+      "the gateway's own store cannot spend the provider budget, before sending",
+      { fail: new StoreUnavailableError('the provider budget cannot be read right now'), stores: false },
+      { answer: 'SERVICE_UNAVAILABLE', stored: 'none', creates: 1, checks: 1 },
     ],
     [
       '5xx, and the provider has it',

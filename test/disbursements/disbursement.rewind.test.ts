@@ -1,5 +1,5 @@
 import { DisbursementRequest } from '../../src/disbursements/disbursement.model';
-import { ProviderError } from '../../src/disbursements/disbursement.ports';
+import { ProviderError, StoreUnavailableError } from '../../src/disbursements/disbursement.ports';
 import { domain, merchant, mobileRequest } from '../support/domain';
 
 /**
@@ -12,7 +12,7 @@ import { domain, merchant, mobileRequest } from '../support/domain';
 const RESEND_MS = 60_000;
 const REWOUND = Date.parse('2026-11-25T10:00:00Z');
 
-type ProviderHas = 'it' | 'nothing' | 'another payout' | 'cannot be asked';
+type ProviderHas = 'it' | 'nothing' | 'another payout' | 'cannot be asked' | 'the gateway cannot spend its budget';
 
 function setup(rewoundAt: number | undefined, afterMs: number) {
   const clock = { at: REWOUND + afterMs };
@@ -29,6 +29,9 @@ function given(d: ReturnType<typeof setup>['d'], request: DisbursementRequest, h
   if (has === 'it') d.provider.have(request, 'Pending');
   if (has === 'another payout') d.provider.have({ ...request, amount: '9.00' }, 'Pending');
   if (has === 'cannot be asked') d.provider.checkFailure = new ProviderError('unavailable', 'connection refused');
+  // The provider budget lives in the gateway's own store: a full disk or an absent database is the gateway's fault.
+  if (has === 'the gateway cannot spend its budget')
+    d.provider.checkFailure = new StoreUnavailableError('the provider budget cannot be read right now');
 }
 
 async function answerOf(promise: Promise<{ status: string }>): Promise<string> {
@@ -89,6 +92,13 @@ describe('a create of a referenceId the database does not know, asked at the pro
       RESEND_MS,
       'cannot be asked',
       { answer: 'UPSTREAM_UNAVAILABLE', creates: 0, checks: 1 },
+    ],
+    [
+      "the gateway's own store cannot spend the provider budget: SERVICE_UNAVAILABLE, nothing sent",
+      undefined,
+      1_000,
+      'the gateway cannot spend its budget',
+      { answer: 'SERVICE_UNAVAILABLE', creates: 0, checks: 1 },
     ],
     [
       'a rewind long ago, nothing there: sent after asking',

@@ -5,7 +5,12 @@ import {
   ProviderBalance,
   ProviderRecord,
 } from '../../src/disbursements/disbursement.model';
-import { Merchant, ProviderError, ProviderPort } from '../../src/disbursements/disbursement.ports';
+import {
+  Merchant,
+  ProviderError,
+  ProviderPort,
+  StoreUnavailableError,
+} from '../../src/disbursements/disbursement.ports';
 import { DisbursementService } from '../../src/disbursements/disbursement.service';
 import { ControlEvent } from '../../src/disbursements/payout.controls';
 import { PubSubEvents } from '../../src/events/pubsub.events';
@@ -20,7 +25,8 @@ import { TEST_AUDIT_KEYS, TEST_CHAIN_KEY } from './chain-key';
  * - `{ fail, stores }`: answers with that failure, having stored the payout first when `stores`;
  * - `hang`: stores nothing and never answers.
  */
-export type CreateScript = 'Pending' | 'Failed' | { fail: ProviderError; stores: boolean } | 'hang';
+export type CreateScript =
+  'Pending' | 'Failed' | { fail: ProviderError | StoreUnavailableError; stores: boolean } | 'hang';
 
 /** A provider in memory: a ledger check-status reads, scriptable answers, and a count of every call. */
 export class FakeProvider implements ProviderPort {
@@ -30,7 +36,7 @@ export class FakeProvider implements ProviderPort {
   /** Answers for the next creates, in order; then `Pending`. */
   readonly script: CreateScript[] = [];
   /** When set, check-status fails with it. */
-  checkFailure?: ProviderError;
+  checkFailure?: ProviderError | StoreUnavailableError;
   /** Pays a repeated referenceId again instead of refusing it, as one reported provider does. */
   paysRepeats = false;
   /** Called as each create arrives, e.g. to move a test's clock by the time the call takes. */
