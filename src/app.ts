@@ -40,8 +40,8 @@ export interface Gateway {
   url: string;
   port: number;
   service: DisbursementService;
-  /** The status rechecker's place on the work loop (a test pauses it). */
-  rechecker: LoopEntry;
+  /** The due loop's place on the work loop (a test pauses it). */
+  dueLoop: LoopEntry;
   merchants: MerchantRegistry;
   logger: Logger;
   /** Every secret the gateway knows (a reload adds to it); none may appear in a response or a log line. */
@@ -277,7 +277,7 @@ async function startGateway(
       url: `http://127.0.0.1:${listening.port}`,
       port: listening.port,
       service,
-      rechecker: checks.rechecker,
+      dueLoop: checks.dueLoop,
       merchants,
       logger,
       secrets,

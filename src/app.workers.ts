@@ -1,6 +1,6 @@
 import { MerchantRegistry } from './auth/merchant.registry';
 import { Config } from './config';
-import { StatusRechecker } from './disbursements/disbursement.rechecker';
+import { DueLoop } from './disbursements/disbursement.due-loop';
 import { DisbursementStore } from './disbursements/disbursement.ports';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { ReconciliationStepper } from './disbursements/reconciliation.stepper';
@@ -70,14 +70,14 @@ export interface StatusCheckParts {
 }
 
 export interface StatusChecks {
-  /** The status rechecker's place on the loop (a test pauses it). */
-  rechecker: LoopEntry;
+  /** The due loop's place on the loop (a test pauses it). */
+  dueLoop: LoopEntry;
   /** Runs no more rounds of either; each round under way ends first. */
   close(): Promise<void>;
 }
 
 /**
- * The status rechecker (open payouts, scheduled sends) and the reconciliation stepper, each on the
+ * The due loop (status checks, approval expiries, scheduled sends) and the reconciliation stepper, each on the
  * loop every RECONCILE_INTERVAL_MS, their first rounds one interval after start.
  */
 export function startStatusChecks(parts: StatusCheckParts): StatusChecks {
@@ -86,12 +86,12 @@ export function startStatusChecks(parts: StatusCheckParts): StatusChecks {
   // Lines a database outage repeats on every round: each at most five a minute (docs/operations.md).
   const roundFailed = repeatedLine(logger, 'error', 'reconciler round failed');
   const stepFailed = repeatedLine(logger, 'error', 'reconciliation run step failed');
-  const rechecker = new StatusRechecker({
+  const dueLoop = new DueLoop({
     service: {
       lease: (record, until) => service.lease(record, until),
       // A scheduled payout's send runs long after its create: a new trace, linked to the create's.
-      recheck: (merchant, record) =>
-        record.status === 'SCHEDULED'
+      runDue: (merchant, record) =>
+        record.due?.kind === 'SEND'
           ? traced(
               'scheduled send',
               {
@@ -100,9 +100,9 @@ export function startStatusChecks(parts: StatusCheckParts): StatusChecks {
                 links: linksTo(record.traceparent),
                 attributes: { 'merchant.id': merchant.id, 'payout.reference_id': record.referenceId },
               },
-              () => service.recheck(merchant, record),
+              () => service.runDue(merchant, record),
             )
-          : service.recheck(merchant, record),
+          : service.runDue(merchant, record),
     },
     store: parts.store,
     merchantById,
@@ -116,10 +116,10 @@ export function startStatusChecks(parts: StatusCheckParts): StatusChecks {
     intervalMs: config.recheck.intervalMs,
     onError: (error) => stepFailed({ err: error }),
   });
-  const checks = loop.add(rechecker, config.recheck.intervalMs);
+  const checks = loop.add(dueLoop, config.recheck.intervalMs);
   const steps = loop.add(stepper, config.recheck.intervalMs);
   return {
-    rechecker: checks,
+    dueLoop: checks,
     async close() {
       await checks.stop();
       await steps.stop();

@@ -238,6 +238,13 @@ REVOKE ALL ON FUNCTION grant_gateway_role(TEXT) FROM PUBLIC;
  */
 const payoutsFillfactor = 'ALTER TABLE payouts SET (fillfactor = 75);';
 
+/** Each open record's `nextCheckAt` becomes its `due`, of the kind the shared step found. */
+const postgresDueRecords = `
+UPDATE payouts SET record = ((record::jsonb - 'nextCheckAt')
+  || jsonb_build_object('due', jsonb_build_object('kind', due_kind, 'at', record::jsonb -> 'nextCheckAt')))::text
+  WHERE record::jsonb -> 'nextCheckAt' IS NOT NULL;
+`;
+
 export const POSTGRES_SCHEMA: EngineSchema = {
   dialect: {
     text: 'TEXT COLLATE "C"',
@@ -252,6 +259,7 @@ export const POSTGRES_SCHEMA: EngineSchema = {
     5: postgresKeyedChain,
     6: grantWithBeneficiaries,
     7: checkpointsThroughFunction,
+    8: postgresDueRecords,
   },
   tables: [{ name: 'client_quotas', columns: ['key', 'points', 'expire'], primaryKey: ['key'], indexes: [] }],
   triggers: [

@@ -30,9 +30,11 @@ export const PAYOUTS_TABLE_COLUMNS = [
   'currency',
   'amount_minor',
   'final',
-  'next_check_at',
+  'due_at',
   'revision',
   'record',
+  'due_kind',
+  'leased_until',
 ] as const;
 
 export const DECLARED_TABLES: readonly DeclaredTable[] = [

@@ -168,6 +168,21 @@ CREATE TABLE audit_checkpoints (
 );
 `;
 
+/**
+ * What is due for a payout and the lease on it, apart: `due_at` (the column that was `next_check_at`)
+ * with `due_kind` says what the due loop does next, `leased_until` which replica holds it meanwhile.
+ * Each engine then moves the record's own `nextCheckAt` into its `due` (sqlite.migrations.ts,
+ * postgres.migrations.ts).
+ */
+const dueKinds = ({ text, bigint }: SchemaDialect) => `
+ALTER TABLE payouts RENAME COLUMN next_check_at TO due_at;
+ALTER TABLE payouts ADD COLUMN due_kind ${text};
+ALTER TABLE payouts ADD COLUMN leased_until ${bigint};
+UPDATE payouts SET due_kind = CASE status
+  WHEN 'AWAITING_APPROVAL' THEN 'APPROVAL_EXPIRY' WHEN 'SCHEDULED' THEN 'SEND' ELSE 'RECHECK' END
+  WHERE due_at IS NOT NULL;
+`;
+
 /** The merchants' beneficiary books (docs/beneficiaries.md). */
 const beneficiaryTables = ({ text, bigint }: SchemaDialect) => `
 -- One row per beneficiary: the record as JSON text, and the columns the book's queries need.
@@ -198,4 +213,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'beneficiary books', shared: beneficiaryTables },
   // PostgreSQL only: the gateway's role adds checkpoints through a function, never by INSERT.
   { version: 7, name: 'checkpoints added only through audit_checkpoint_add', shared: () => '' },
+  { version: 8, name: 'what is due for a payout, and its lease, in columns of their own', shared: dueKinds },
 ];

@@ -1,5 +1,5 @@
 import { GatewayError, invalidState } from './disbursement.errors';
-import { ApprovalState, Disbursement, StatusEvent } from './disbursement.model';
+import { ApprovalState, Disbursement, StatusEvent, nextDue } from './disbursement.model';
 import { cancelledUnsent, changed } from './disbursement.record';
 import { Actor } from './payout.controls';
 
@@ -31,7 +31,14 @@ export function heldForApproval(
   const approval: ApprovalState = { requestedBy: actor.name, requesterId: actor.id, expiresAt };
   return changed(
     claim,
-    { ...claim, status: 'AWAITING_APPROVAL', sending: false, approval, history: [event], nextCheckAt: expiresAt },
+    {
+      ...claim,
+      status: 'AWAITING_APPROVAL',
+      sending: false,
+      approval,
+      history: [event],
+      ...nextDue('APPROVAL_EXPIRY', expiresAt),
+    },
     when,
   );
 }
@@ -72,7 +79,7 @@ export function approvalUndone(current: Disbursement, why: string, at: string): 
       sending: false,
       sentAt: undefined,
       approval: { requestedBy, requesterId, expiresAt },
-      nextCheckAt: expiresAt,
+      ...nextDue('APPROVAL_EXPIRY', expiresAt),
       history: [
         ...current.history,
         { status: 'AWAITING_APPROVAL', message: `Not sent (${why}); awaiting approval again`, source: 'CONTROL', at },

@@ -12,7 +12,7 @@ import {
 import { Disbursement, DisbursementRequest, isFinal, ProviderRecord } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { adopted, contentDiffers, newClaim } from './disbursement.record';
-import { isStale, notFoundMeansNeverReceived, withNextCheck } from './disbursement.checks';
+import { isStale, notFoundMeansNeverReceived, withDueNext } from './disbursement.checks';
 import { heldForApproval } from './approval.records';
 import { planCreate, refusalError, refusalEvent } from './disbursement.limits';
 import { limitRefused, requested, whenVisible } from './audit.rules';
@@ -82,7 +82,7 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
       )
     : later
       ? scheduledFor(fresh, request.sendAt as string, now(), actor)
-      : withNextCheck({ ...fresh, sentAt: fresh.updatedAt }, now(), policy);
+      : withDueNext({ ...fresh, sentAt: fresh.updatedAt }, now(), policy);
   const deadline = now().getTime() + policy.staleClaimMs;
   let unclaimedChecked = false;
   for (;;) {
@@ -242,7 +242,7 @@ async function takeOverUnknown(
       (!current.sending || isStale(current, at, policy)) &&
       notFoundMeansNeverReceived(current, at, policy);
     const iso = at.toISOString();
-    return won ? withNextCheck({ ...current, sending: true, sentAt: iso, updatedAt: iso }, at, policy) : undefined;
+    return won ? withDueNext({ ...current, sending: true, sentAt: iso, updatedAt: iso }, at, policy) : undefined;
   });
   if (!won || !taken) {
     // Someone else moved first, or the first send may still arrive: report what is settled, or

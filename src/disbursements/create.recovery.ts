@@ -3,7 +3,7 @@ import { fromProviderError, outcomeUnknown, referenceConflict, storeUnavailable 
 import { Disbursement, DisbursementRequest, ProviderRecord } from './disbursement.model';
 import { Merchant, ProviderError, StoreUnavailableError } from './disbursement.ports';
 import { changed, contentDiffers } from './disbursement.record';
-import { withNextCheckOnChange } from './disbursement.checks';
+import { withDueNextOnChange } from './disbursement.checks';
 import { applyStatusUpdate } from './disbursement.status';
 import { foundByCheck } from './audit.rules';
 import { recordAnswered, recordUnknown, releaseClaim } from './create.settle';
@@ -122,7 +122,7 @@ export async function becomeProviders(
       };
       const next =
         applyStatusUpdate(base, { record: theirs, source: 'STATUS_CHECK', at }) ?? changed(current, base, at);
-      return withNextCheckOnChange(current, next, now, ctx.policy);
+      return withDueNextOnChange(current, next, now, ctx.policy);
     },
     audit,
   );

@@ -4,7 +4,7 @@ import { outcomeUnknown } from './disbursement.errors';
 import { Disbursement, EventSource, ProviderRecord } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { markNeverReceived, markUnknown } from './disbursement.record';
-import { withNextCheckOnChange } from './disbursement.checks';
+import { withDueNextOnChange } from './disbursement.checks';
 import { approvalUndone } from './approval.records';
 import { sendPutOff } from './schedule.records';
 import { answeredCreate, foundByCheck, tookNothing, unanswered } from './audit.rules';
@@ -55,7 +55,7 @@ export async function recordUnknown(
       referenceId,
       (current) => {
         const now = ctx.now();
-        return withNextCheckOnChange(current, markUnknown(current, reason, now.toISOString()), now, ctx.policy);
+        return withDueNextOnChange(current, markUnknown(current, reason, now.toISOString()), now, ctx.policy);
       },
       unanswered(reason),
     )

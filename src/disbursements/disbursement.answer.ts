@@ -1,5 +1,5 @@
 import { Disbursement, EventSource, ProviderRecord } from './disbursement.model';
-import { CheckPolicy, withNextCheckOnChange } from './disbursement.checks';
+import { CheckPolicy, withDueNextOnChange } from './disbursement.checks';
 import { applyStatusUpdate } from './disbursement.status';
 
 export interface ProviderAnswer {
@@ -23,7 +23,7 @@ export function applyProviderAnswer(
   settles = false,
 ): Disbursement | undefined {
   const next = applyStatusUpdate(current, { ...answer, at: now.toISOString() });
-  if (!settles) return next && withNextCheckOnChange(current, next, now, policy);
+  if (!settles) return next && withDueNextOnChange(current, next, now, policy);
   if (!next && !current.sending) return undefined;
-  return withNextCheckOnChange(current, { ...(next ?? current), sending: false }, now, policy);
+  return withDueNextOnChange(current, { ...(next ?? current), sending: false }, now, policy);
 }

@@ -5,7 +5,7 @@ import { CreateDisbursement } from './disbursement.create';
 import { beneficiaryState, refusedBeforeSend, selfApproval, shuttingDown } from './disbursement.errors';
 import { Disbursement } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
-import { withNextCheck } from './disbursement.checks';
+import { withDueNext } from './disbursement.checks';
 import { Actor } from './payout.controls';
 import { expiredUnsent, isDue, isTooLate, scheduledFor } from './schedule.records';
 import { decided } from './audit.rules';
@@ -74,5 +74,5 @@ function approved(ctx: DomainContext, current: Disbursement, actor: Actor, now: 
     return { outcome: 'scheduled' as const, next: scheduledFor(claim, current.sendAt, now) };
   if (isTooLate(current, now, ctx.policy))
     return { outcome: 'late' as const, next: expiredUnsent(claim, now.toISOString()) };
-  return { outcome: 'approved' as const, next: withNextCheck(claim, now, ctx.policy) };
+  return { outcome: 'approved' as const, next: withDueNext(claim, now, ctx.policy) };
 }

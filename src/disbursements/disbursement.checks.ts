@@ -1,4 +1,4 @@
-import { Disbursement, isFinal } from './disbursement.model';
+import { Disbursement, Due } from './disbursement.model';
 
 export interface CheckPolicy {
   /** First status check after an outcome became unknown; doubles with each attempt. */
@@ -21,25 +21,58 @@ export interface CheckPolicy {
   scheduleMaxAheadMs: number;
 }
 
-/** When the rechecker should next look at a record: never once final, sooner while unknown. */
-export function nextCheckAt(record: Disbursement, now: Date, policy: CheckPolicy): string | undefined {
-  if (isFinal(record.status)) return undefined;
-  // Awaiting approval: nothing to ask the provider; the rechecker comes back when the approval expires.
-  if (record.status === 'AWAITING_APPROVAL') return record.approval?.expiresAt;
-  // Scheduled: nothing to ask either; the rechecker's due loop sends it at its time.
-  if (record.status === 'SCHEDULED') return record.sendAt;
-  const base = record.sending
-    ? policy.staleClaimMs
-    : record.status === 'UNKNOWN'
-      ? policy.unknownAfterMs
-      : policy.pendingAfterMs;
-  const delay = Math.min(policy.maxDelayMs, base * 2 ** Math.min(record.checkAttempts, 20));
-  return new Date(now.getTime() + delay).toISOString();
+/**
+ * What is due next for a record in its (new) state, and when: nothing once final; the approval's
+ * expiry while it awaits one; its send at its time while scheduled; otherwise a status check, sooner
+ * while unknown. Exhaustive over the statuses: a new one does not compile until it says what is due.
+ */
+export function dueOf(record: Disbursement, now: Date, policy: CheckPolicy): Due | undefined {
+  switch (record.status) {
+    case 'SUCCESSFUL':
+    case 'FAILED':
+    case 'CANCELLED':
+    case 'EXPIRED':
+      return undefined;
+    // Nothing to ask the provider: the due loop comes back when the approval expires.
+    case 'AWAITING_APPROVAL':
+      return record.approval && { kind: 'APPROVAL_EXPIRY', at: record.approval.expiresAt };
+    // Nothing to ask either: the due loop sends it at its time.
+    case 'SCHEDULED':
+      return record.sendAt === undefined ? undefined : { kind: 'SEND', at: record.sendAt };
+    case 'PENDING':
+    case 'UNKNOWN': {
+      const base = record.sending
+        ? policy.staleClaimMs
+        : record.status === 'UNKNOWN'
+          ? policy.unknownAfterMs
+          : policy.pendingAfterMs;
+      const delay = Math.min(policy.maxDelayMs, base * 2 ** Math.min(record.checkAttempts, 20));
+      return { kind: 'RECHECK', at: new Date(now.getTime() + delay).toISOString() };
+    }
+    default:
+      return unhandled(record.status);
+  }
 }
 
-/** The record with its next check set from its (new) state. */
-export function withNextCheck(record: Disbursement, now: Date, policy: CheckPolicy): Disbursement {
-  return { ...record, nextCheckAt: nextCheckAt(record, now, policy) };
+/** The record with what is due next set from its (new) state; a lease on it ends. */
+export function withDueNext(record: Disbursement, now: Date, policy: CheckPolicy): Disbursement {
+  return { ...record, due: dueOf(record, now, policy), leasedUntil: undefined };
+}
+
+/**
+ * A record the due loop took for a kind its status no longer calls for (a write that moved its status
+ * left its due as it was): what is due follows from its status now, so it is never stuck; undefined
+ * when it already fits (nothing to write).
+ */
+export function redue(current: Disbursement, now: Date, policy: CheckPolicy): Disbursement | undefined {
+  const fitting = dueOf(current, now, policy);
+  if (fitting?.kind === current.due?.kind && current.leasedUntil === undefined) return undefined;
+  return { ...current, due: fitting, leasedUntil: undefined };
+}
+
+/** A case the compiler proved cannot happen; reached only by data from outside the types. */
+export function unhandled(value: never): never {
+  throw new Error(`unhandled case: ${String(value)}`);
 }
 
 /** Older than any create may take: a claim this old that still says "sending" belongs to a dead process. */
@@ -92,27 +125,31 @@ export function claimEnded(current: Disbursement, policy: CheckPolicy): Disburse
  */
 export function notFoundYet(current: Disbursement, now: Date, policy: CheckPolicy): Disbursement {
   const ended = claimEnded(current, policy);
-  const next = withNextCheck({ ...ended, checkAttempts: current.checkAttempts + 1 }, now, policy);
+  const next = withDueNext({ ...ended, checkAttempts: current.checkAttempts + 1 }, now, policy);
   const trusted = resendableAt(next, policy);
-  if (trusted === undefined || next.nextCheckAt === undefined || Date.parse(next.nextCheckAt) <= trusted) return next;
-  return { ...next, nextCheckAt: new Date(trusted).toISOString() };
+  if (trusted === undefined || next.due === undefined || Date.parse(next.due.at) <= trusted) return next;
+  return { ...next, due: { ...next.due, at: new Date(trusted).toISOString() } };
 }
 
-/** A status change restarts the backoff; the next check follows from the new state. */
-export function withNextCheckOnChange(
+/** A status change restarts the backoff; what is due next follows from the new state. */
+export function withDueNextOnChange(
   current: Disbursement,
   next: Disbursement,
   now: Date,
   policy: CheckPolicy,
 ): Disbursement {
   if (next.status === current.status && next.sending === current.sending) return next;
-  return withNextCheck({ ...next, checkAttempts: 0 }, now, policy);
+  return withDueNext({ ...next, checkAttempts: 0 }, now, policy);
 }
 
 /**
- * A due record taken by one replica until `until`: its next check moves past the lease, so no other
- * replica asks about it meanwhile. Undefined when the record is no longer as seen (another took it).
+ * A due record taken by one replica until `until`: no other replica takes it meanwhile. Undefined
+ * when the record is no longer as seen (another took it, or a write set what is due next).
  */
 export function leased(current: Disbursement, seen: Disbursement, until: Date): Disbursement | undefined {
-  return current.nextCheckAt === seen.nextCheckAt ? { ...current, nextCheckAt: until.toISOString() } : undefined;
+  const same =
+    current.due?.kind === seen.due?.kind &&
+    current.due?.at === seen.due?.at &&
+    current.leasedUntil === seen.leasedUntil;
+  return same ? { ...current, leasedUntil: until.toISOString() } : undefined;
 }

@@ -30,7 +30,7 @@ export interface DomainContext {
   book: BeneficiaryStore;
 }
 
-/** The status rules applied to a stored record, with its next check withNextCheckOnChange on a status change. */
+/** The status rules applied to a stored record, with its next check withDueNextOnChange on a status change. */
 export function statusChange(ctx: DomainContext, record: ProviderRecord, source: EventSource, deliveryId?: string) {
   return (current: Disbursement): Disbursement | undefined =>
     applyProviderAnswer(current, { record, source, deliveryId }, ctx.now(), ctx.policy);

@@ -1,6 +1,7 @@
 import { endedBeforeApproval, isExpired } from './approval.records';
 import { DomainContext } from './disbursement.context';
-import { Disbursement } from './disbursement.model';
+import { redue } from './disbursement.checks';
+import { Disbursement, nextDue } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { decided } from './audit.rules';
 
@@ -19,9 +20,10 @@ export async function expireStep(
     record.referenceId,
     (current) => {
       expired = false;
-      if (current.status !== 'AWAITING_APPROVAL') return undefined;
       const now = ctx.now();
-      if (!isExpired(current, now)) return { ...current, nextCheckAt: current.approval?.expiresAt };
+      // Due for a kind its status no longer calls for: what is due follows from its status.
+      if (current.status !== 'AWAITING_APPROVAL') return redue(current, now, ctx.policy);
+      if (!isExpired(current, now)) return { ...current, ...nextDue('APPROVAL_EXPIRY', current.approval?.expiresAt) };
       expired = true;
       return endedBeforeApproval(current, { decision: 'EXPIRED' }, now.toISOString());
     },

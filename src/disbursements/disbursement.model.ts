@@ -113,6 +113,21 @@ export interface Reservation {
   released?: boolean;
 }
 
+/**
+ * What the due loop does for a payout at `at`: ask the provider how it stands (`RECHECK`), end an
+ * approval that nobody gave in time (`APPROVAL_EXPIRY`), or send it at its scheduled time (`SEND`).
+ * The loop dispatches on the kind exhaustively (disbursement.due-loop.ts): a new kind does not
+ * compile until it is handled.
+ */
+export const DueKind = { RECHECK: 'RECHECK', APPROVAL_EXPIRY: 'APPROVAL_EXPIRY', SEND: 'SEND' } as const;
+export type DueKind = (typeof DueKind)[keyof typeof DueKind];
+
+export interface Due {
+  kind: DueKind;
+  /** ISO time. */
+  at: string;
+}
+
 export interface Disbursement {
   merchantId: string;
   referenceId: string;
@@ -158,8 +173,13 @@ export interface Disbursement {
   history: StatusEvent[];
   /** webhook-ids already applied, so a redelivery changes nothing. */
   deliveryIds: string[];
-  /** When the rechecker should next ask the provider about it; unset once there is nothing to learn. */
-  nextCheckAt?: string;
+  /** What is due for it next and when (the due loop's work); unset once nothing is. */
+  due?: Due;
+  /**
+   * Until when one replica's due loop holds it (ISO): no other takes it meanwhile. Any write that sets
+   * what is due next ends it (`dueNext`).
+   */
+  leasedUntil?: string;
   /** Status checks made by the rechecker so far, for its backoff. */
   checkAttempts: number;
   /** Deliveries of the final record to the client's own callbackUrl. */
@@ -245,6 +265,13 @@ export interface ProviderBalance {
 }
 
 const FINAL_STATUSES: ReadonlySet<DisbursementStatus> = new Set(['SUCCESSFUL', 'FAILED', 'CANCELLED', 'EXPIRED']);
+
+/** The fields of a record that say what is due next: `at` for `kind`, or nothing; a lease ends with any change of them. */
+export function nextDue(kind: DueKind, at: string | undefined): Pick<Disbursement, 'due' | 'leasedUntil'> {
+  return { due: at === undefined ? undefined : { kind, at }, leasedUntil: undefined };
+}
+
+export const NOTHING_DUE: Pick<Disbursement, 'due' | 'leasedUntil'> = { due: undefined, leasedUntil: undefined };
 
 export function isFinal(status: DisbursementStatus): boolean {
   return FINAL_STATUSES.has(status);

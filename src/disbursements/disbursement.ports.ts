@@ -150,8 +150,9 @@ export interface DisbursementStore {
   /** Entries that record no write of a payout: a refusal before anything was stored, an export. */
   appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void>;
   /**
-   * Up to `limit` records, of any merchant, whose `nextCheckAt` is at or before `now`, earliest first.
-   * The store indexes `nextCheckAt` on every write, so this never scans settled records.
+   * Up to `limit` records, of any merchant, whose `due.at` is at or before `now` and that no replica
+   * holds (`leasedUntil` unset or past), earliest due first. The store indexes `due.at` on every
+   * write, so this never scans settled records.
    */
   due(now: Date, limit: number): Promise<Disbursement[]>;
   /** Of every merchant, the payouts SCHEDULED (waiting for their sendAt) and the earliest sendAt among them (ms). */

@@ -1,6 +1,13 @@
 import { CHANNEL_OF_PAYMENT_TYPE, CHANNEL_RULES } from './channel.rules';
 import { canonicalDecimal } from './decimal.parse';
-import { Disbursement, DisbursementRequest, ProviderRecord, RelayAttempt, StatusEvent } from './disbursement.model';
+import {
+  Disbursement,
+  DisbursementRequest,
+  ProviderRecord,
+  RelayAttempt,
+  StatusEvent,
+  NOTHING_DUE,
+} from './disbursement.model';
 
 /**
  * Pure changes of one record. The `version` rule lives here: a change a client can see (a status,
@@ -33,7 +40,7 @@ export function cancelledUnsent(
       status: 'CANCELLED',
       sending: false,
       message,
-      nextCheckAt: undefined,
+      ...NOTHING_DUE,
       history: [...current.history, { status: 'CANCELLED', message, source: 'CONTROL', at, ...(actor && { actor }) }],
     },
     at,
@@ -195,7 +202,7 @@ export const NEVER_RECEIVED =
  */
 export function markNeverReceived(current: Disbursement, at: string): Disbursement {
   const event: StatusEvent = { status: current.status, message: NEVER_RECEIVED, source: 'STATUS_CHECK', at };
-  return noted(current, { ...current, sending: false, sentAt: undefined, nextCheckAt: undefined }, event);
+  return noted(current, { ...current, sending: false, sentAt: undefined, ...NOTHING_DUE }, event);
 }
 
 /** A confirmed orphan becomes this request's record: the request is attached, nothing a client sees changes. */

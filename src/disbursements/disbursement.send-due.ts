@@ -1,6 +1,7 @@
 import { DomainContext } from './disbursement.context';
+import { redue } from './disbursement.checks';
 import { CreateDisbursement } from './disbursement.create';
-import { Disbursement } from './disbursement.model';
+import { Disbursement, nextDue } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { dueClaim, expiredUnsent, isDue, isTooLate, sendPutOff } from './schedule.records';
 import { whenVisible } from './audit.rules';
@@ -32,9 +33,10 @@ export async function sendDueStep(
     (current) => {
       claimed = false;
       verdict = undefined;
-      if (current.status !== 'SCHEDULED' || current.sending) return undefined;
       const now = ctx.now();
-      if (!isDue(current, now)) return { ...current, nextCheckAt: current.sendAt };
+      // Due for a kind its status no longer calls for: what is due follows from its status.
+      if (current.status !== 'SCHEDULED' || current.sending) return redue(current, now, ctx.policy);
+      if (!isDue(current, now)) return { ...current, ...nextDue('SEND', current.sendAt) };
       if (isTooLate(current, now, ctx.policy)) return expiredUnsent(current, now.toISOString());
       // No process may start a send once shutdown began: it stays due for the next one.
       if (!creates.accepting) return undefined;

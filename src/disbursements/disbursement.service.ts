@@ -14,7 +14,7 @@ import {
   ProviderPort,
 } from './disbursement.ports';
 import { recheckStep } from './disbursement.rechecker';
-import { leased, CheckPolicy } from './disbursement.checks';
+import { leased, CheckPolicy, unhandled } from './disbursement.checks';
 import { withRelayAttempt } from './disbursement.record';
 import { CallbackDelivery, CallbackOutcome, StatusUpdateOptions, StatusUpdates } from './provider-status.apply';
 import { watchMerchantUpdates } from './merchant.watch';
@@ -90,7 +90,7 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
 /**
  * The one entry to the domain for the edges (GraphQL, the callback receiver, the rechecker), each
  * method handed to its use case: creates (disbursement.create.ts), batches (disbursement.batch.ts),
- * status updates (provider-status.apply.ts), the rechecker's step (disbursement.rechecker.ts), live
+ * status updates (provider-status.apply.ts), the due loop's steps (disbursement.due-loop.ts), live
  * status (disbursement.watch.ts), history (disbursement.history.ts) and the wallet (wallet.balance.ts).
  */
 export class DisbursementService {
@@ -305,10 +305,21 @@ export class DisbursementService {
       .stored;
   }
 
-  recheck(merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined> {
-    if (record.status === 'AWAITING_APPROVAL') return expireStep(this.ctx, merchant, record);
-    if (record.status === 'SCHEDULED') return sendDueStep(this.ctx, this.creates, merchant, record);
-    return recheckStep(this.ctx, merchant, record);
+  /** Does what is due for a record the due loop leased, by its kind: every kind has its step. */
+  async runDue(merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined> {
+    const kind = record.due?.kind;
+    switch (kind) {
+      case undefined:
+        return record;
+      case 'RECHECK':
+        return recheckStep(this.ctx, merchant, record);
+      case 'APPROVAL_EXPIRY':
+        return expireStep(this.ctx, merchant, record);
+      case 'SEND':
+        return sendDueStep(this.ctx, this.creates, merchant, record);
+      default:
+        return unhandled(kind);
+    }
   }
 
   /** One payout's states (disbursement.watch.ts); `onListening` is told once the subscription is live. */

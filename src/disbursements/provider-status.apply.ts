@@ -3,7 +3,7 @@ import { fromProviderError } from './disbursement.errors';
 import { Disbursement, DisbursementStatus, isFinal, isUnsent, ProviderRecord } from './disbursement.model';
 import { Merchant, ProviderError } from './disbursement.ports';
 import { boundedAnswer, contentDiffers, orphanRecord } from './disbursement.record';
-import { withNextCheck } from './disbursement.checks';
+import { withDueNext } from './disbursement.checks';
 
 /** How a callback was received. */
 export interface CallbackDelivery {
@@ -177,7 +177,7 @@ export class StatusUpdates {
     const found = boundedAnswer(answer);
     const now = this.ctx.now();
     await this.ctx.writer.insert(
-      withNextCheck(orphanRecord(merchant.id, found, now.toISOString()), now, this.ctx.policy),
+      withDueNext(orphanRecord(merchant.id, found, now.toISOString()), now, this.ctx.policy),
     );
     const { stored, changed } = await this.ctx.writer.change(
       merchant.id,

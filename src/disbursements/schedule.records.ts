@@ -1,6 +1,6 @@
-import { Disbursement } from './disbursement.model';
+import { Disbursement, nextDue, NOTHING_DUE } from './disbursement.model';
 import { cancelledUnsent, changed } from './disbursement.record';
-import { CheckPolicy, withNextCheck } from './disbursement.checks';
+import { CheckPolicy, withDueNext } from './disbursement.checks';
 import { Actor } from './payout.controls';
 
 /*
@@ -41,7 +41,7 @@ export function scheduledFor(claim: Disbursement, sendAt: string, at: Date, acto
       sending: false,
       sentAt: undefined,
       sendAt,
-      nextCheckAt: sendAt,
+      ...nextDue('SEND', sendAt),
       history: [
         ...claim.history,
         { status: 'SCHEDULED', message: `Scheduled for ${sendAt}`, source: 'CREATE', at: when, actor: actor?.name },
@@ -67,7 +67,7 @@ export function isDue(record: Disbursement, now: Date): boolean {
  */
 export function dueClaim(current: Disbursement, now: Date, policy: CheckPolicy): Disbursement {
   const at = now.toISOString();
-  return withNextCheck({ ...current, status: 'UNKNOWN', sending: true, sentAt: at, updatedAt: at }, now, policy);
+  return withDueNext({ ...current, status: 'UNKNOWN', sending: true, sentAt: at, updatedAt: at }, now, policy);
 }
 
 /** Not sent in time (the gateway was down, the provider refused meanwhile): EXPIRED, never sent. */
@@ -82,7 +82,7 @@ export function expiredUnsent(current: Disbursement, at: string): Disbursement {
       sending: false,
       sentAt: undefined,
       message,
-      nextCheckAt: undefined,
+      ...NOTHING_DUE,
       history: [...current.history, { status: 'EXPIRED', message, source: 'CONTROL', at }],
     },
     at,
@@ -104,7 +104,7 @@ export function sendPutOff(current: Disbursement, why: string, now: Date, policy
   const at = now.toISOString();
   const delay = Math.min(policy.maxDelayMs, policy.unknownAfterMs * 2 ** Math.min(current.checkAttempts, 20));
   const expiresAt = Date.parse(current.sendAt ?? at) + policy.scheduleLateLimitMs + 1;
-  const nextCheckAt = new Date(Math.min(now.getTime() + delay, expiresAt)).toISOString();
+  const retryAt = new Date(Math.min(now.getTime() + delay, expiresAt)).toISOString();
   return changed(
     current,
     {
@@ -112,7 +112,7 @@ export function sendPutOff(current: Disbursement, why: string, now: Date, policy
       status: 'SCHEDULED',
       sending: false,
       sentAt: undefined,
-      nextCheckAt,
+      ...nextDue('SEND', retryAt),
       checkAttempts: current.checkAttempts + 1,
       history: [
         ...current.history,

@@ -2,7 +2,7 @@ import { AuditAction, auditOf } from './audit.entry';
 import { Beneficiary } from './beneficiary.model';
 import { DomainContext } from './disbursement.context';
 import { AuditRule, Merchant } from './disbursement.ports';
-import { Disbursement } from './disbursement.model';
+import { Disbursement, nextDue } from './disbursement.model';
 import { cancelledUnsent, changed } from './disbursement.record';
 import { ControlEvent, DEFAULT_APPROVAL_TTL_SECONDS, fromMinor, limitOf, toMinor } from './payout.controls';
 import { sealHolds } from './request.seal';
@@ -81,7 +81,7 @@ function heldAtSend(merchant: Merchant, current: Disbursement, why: string, now:
         requesterId: current.requesterId ?? current.reservation?.actorId ?? requestedBy,
         expiresAt,
       },
-      nextCheckAt: expiresAt,
+      ...nextDue('APPROVAL_EXPIRY', expiresAt),
       history: [...current.history, { status: 'AWAITING_APPROVAL', message, source: 'CONTROL', at }],
     },
     at,

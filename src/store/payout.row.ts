@@ -40,7 +40,9 @@ const WRITTEN = {
   currency: (record: Disbursement) => record.currency,
   amount_minor: (record: Disbursement) => toMinor(record.amount),
   final: (record: Disbursement) => (isFinal(record.status) ? 1 : 0),
-  next_check_at: (record: Disbursement) => (record.nextCheckAt === undefined ? null : Date.parse(record.nextCheckAt)),
+  due_at: (record: Disbursement) => (record.due === undefined ? null : Date.parse(record.due.at)),
+  due_kind: (record: Disbursement) => record.due?.kind ?? null,
+  leased_until: (record: Disbursement) => (record.leasedUntil === undefined ? null : Date.parse(record.leasedUntil)),
   record: (record: Disbursement) => JSON.stringify(record),
 } satisfies Record<
   Exclude<PayoutColumnName, (typeof KEPT_COLUMNS)[number]>,

@@ -429,7 +429,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   async due(now: Date, limit: number): Promise<Disbursement[]> {
     const rows = await this.query<{ record: string }>(
       'due',
-      'SELECT record FROM payouts WHERE next_check_at <= $1 ORDER BY next_check_at LIMIT $2',
+      'SELECT record FROM payouts WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1) ORDER BY due_at LIMIT $2',
       [now.getTime(), limit],
     );
     return rows.map((r) => JSON.parse(r.record) as Disbursement);

@@ -28,8 +28,8 @@ export const UNSIGNED_HEADS = `SELECT merchant_id, audit_sequence, audit_hash FR
 export const FINAL_BEFORE =
   'SELECT merchant_id, reference_id FROM payouts WHERE final = 1 AND written_at < ? ORDER BY written_at LIMIT 1000';
 
-export const SCHEDULED_WAITING = `SELECT count(*) AS count, min(next_check_at) AS earliest FROM payouts
-  WHERE next_check_at IS NOT NULL AND status = 'SCHEDULED'`;
+export const SCHEDULED_WAITING = `SELECT count(*) AS count, min(due_at) AS earliest FROM payouts
+  WHERE due_at IS NOT NULL AND status = 'SCHEDULED'`;
 
 /** A keyset page of payouts created in [?, ?), after (created_at, reference_id). */
 export const CREATED_BETWEEN = `SELECT created_at, reference_id, record FROM payouts

@@ -35,7 +35,8 @@ export function sqliteStatements(db: Database) {
     enqueueRelay: prepare(ENQUEUE),
     remove: prepare('DELETE FROM payouts WHERE merchant_id = ? AND reference_id = ?'),
     due: prepare(
-      'SELECT record FROM payouts WHERE next_check_at IS NOT NULL AND next_check_at <= ? ORDER BY next_check_at LIMIT ?',
+      `SELECT record FROM payouts WHERE due_at IS NOT NULL AND due_at <= @now
+        AND (leased_until IS NULL OR leased_until <= @now) ORDER BY due_at LIMIT @limit`,
     ),
     scheduledWaiting: prepare(SCHEDULED_WAITING),
     nextPosition: prepare(`INSERT INTO merchant_heads (merchant_id, change_position) VALUES (?, 1)

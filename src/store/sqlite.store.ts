@@ -346,7 +346,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
 
   async due(now: Date, limit: number): Promise<Disbursement[]> {
     return this.guarded(() => {
-      return (this.q.due.all(now.getTime(), limit) as Row[]).map((r) => JSON.parse(r.record) as Disbursement);
+      return (this.q.due.all({ now: now.getTime(), limit }) as Row[]).map((r) => JSON.parse(r.record) as Disbursement);
     });
   }
 

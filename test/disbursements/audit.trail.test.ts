@@ -165,7 +165,7 @@ describe('payout controls are recorded with who decided', () => {
       async (r) => {
         clock = T0 + 61_000;
         const record = (await d.store.get(controlled.id, r.referenceId))!;
-        return d.service.recheck(controlled, record);
+        return d.service.runDue(controlled, record);
       },
       [
         ['CREATE_REQUESTED', 'alice', 'AWAITING_APPROVAL'],

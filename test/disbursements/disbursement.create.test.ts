@@ -169,7 +169,7 @@ describe('a payout a client saw as UNKNOWN', () => {
 describe('a claim another process left', () => {
   function claim(request: DisbursementRequest, ageMs: number, patch: Partial<Disbursement> = {}): Disbursement {
     const at = new Date(Date.now() - ageMs).toISOString();
-    return { ...newClaim(merchant.id, request, fingerprint(request), at), nextCheckAt: at, ...patch };
+    return { ...newClaim(merchant.id, request, fingerprint(request), at), due: { kind: 'RECHECK', at: at }, ...patch };
   }
 
   it.each([

@@ -99,7 +99,11 @@ describe('a retry after an outcome that may have reached the provider', () => {
 describe('a claim a dead replica left still "sending"', () => {
   async function deadClaim(s: Setup): Promise<void> {
     const at = new Date(T0).toISOString();
-    const claim = { ...newClaim(merchant.id, s.request, fingerprint(s.request), at), sentAt: at, nextCheckAt: at };
+    const claim = {
+      ...newClaim(merchant.id, s.request, fingerprint(s.request), at),
+      sentAt: at,
+      due: { kind: 'RECHECK' as const, at },
+    };
     expect(await s.d.store.insertIfAbsent(claim)).toBeUndefined();
   }
 
@@ -125,9 +129,9 @@ describe('a claim a dead replica left still "sending"', () => {
     await deadClaim(s);
     s.clock.at = T0 + STALE_MS + 1_000;
     const record = (await s.d.store.get(merchant.id, s.request.referenceId))!;
-    const after = await s.d.service.recheck(merchant, record);
+    const after = await s.d.service.runDue(merchant, record);
     expect(after).toMatchObject({ status: 'UNKNOWN', sending: false, sentAt: new Date(T0 + STALE_MS).toISOString() });
-    expect(Date.parse(after!.nextCheckAt!)).toBeLessThanOrEqual(T0 + STALE_MS + WINDOW_MS);
+    expect(Date.parse(after!.due!.at)).toBeLessThanOrEqual(T0 + STALE_MS + WINDOW_MS);
     expect(after?.history.map((h) => h.message)).not.toContain(NEVER_RECEIVED);
   });
 });
@@ -141,10 +145,10 @@ describe('the rechecker after an unknown outcome', () => {
     await timedOut(s);
     s.clock.at = T0 + afterMs;
     const record = (await s.d.store.get(merchant.id, s.request.referenceId))!;
-    const after = await s.d.service.recheck(merchant, record);
+    const after = await s.d.service.runDue(merchant, record);
     expect(after?.history.at(-1)?.message === NEVER_RECEIVED).toBe(neverReceived);
-    if (neverReceived) expect(after?.nextCheckAt).toBeUndefined();
-    else expect(Date.parse(after!.nextCheckAt!)).toBeLessThanOrEqual(T0 + WINDOW_MS);
+    if (neverReceived) expect(after?.due?.at).toBeUndefined();
+    else expect(Date.parse(after!.due!.at)).toBeLessThanOrEqual(T0 + WINDOW_MS);
     expect(s.d.provider.creates).toHaveLength(1);
   });
 
@@ -153,11 +157,11 @@ describe('the rechecker after an unknown outcome', () => {
     await timedOut(s);
     s.clock.at = T0 + 2_000;
     const asked = (await s.d.store.get(merchant.id, s.request.referenceId))!;
-    await s.d.service.recheck(merchant, asked);
+    await s.d.service.runDue(merchant, asked);
     s.clock.at = T0 + 3_000;
     s.d.provider.have(s.request, 'Pending');
     const again = (await s.d.store.get(merchant.id, s.request.referenceId))!;
-    expect((await s.d.service.recheck(merchant, again))?.status).toBe('PENDING');
+    expect((await s.d.service.runDue(merchant, again))?.status).toBe('PENDING');
     expect(await answerOf(s.d.service.create(merchant, s.request))).toBe('PENDING');
     expect(s.d.provider.creates).toHaveLength(1);
   });

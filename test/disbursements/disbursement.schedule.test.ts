@@ -35,7 +35,7 @@ async function dueRound({ d, clock }: Setup, m: Merchant = merchant): Promise<vo
   await Promise.all(
     due.map(async (record) => {
       const taken = await d.service.lease(record, new Date(clock.at + 30_000));
-      if (taken) await d.service.recheck(m, taken);
+      if (taken) await d.service.runDue(m, taken);
     }),
   );
 }
@@ -88,7 +88,7 @@ describe('a payout with a sendAt later than now', () => {
     await s.d.service.create(merchant, request);
     s.clock.at = T0 + 1_000;
     const record = await stored(s, request);
-    await Promise.all([s.d.service.recheck(merchant, record), s.d.service.recheck(merchant, record)]);
+    await Promise.all([s.d.service.runDue(merchant, record), s.d.service.runDue(merchant, record)]);
     expect(s.d.provider.creates).toHaveLength(1);
   });
 

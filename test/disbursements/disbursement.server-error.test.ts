@@ -39,7 +39,7 @@ async function answerOf(promise: Promise<Disbursement>): Promise<string> {
 async function recheckRound({ d, clock }: Setup, m: Merchant): Promise<void> {
   for (const record of await d.store.due(new Date(clock.at), 100)) {
     const taken = await d.service.lease(record, new Date(clock.at + 30_000));
-    if (taken) await d.service.recheck(m, taken);
+    if (taken) await d.service.runDue(m, taken);
   }
 }
 

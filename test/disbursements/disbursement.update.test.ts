@@ -141,7 +141,7 @@ describe('the rechecker’s step', () => {
     const request = await pendingPayout(d);
     d.provider.ledger.delete(request.referenceId);
     const record = (await d.store.get(merchant.id, request.referenceId))!;
-    const after = await d.service.recheck(merchant, record);
-    expect(after?.nextCheckAt).toBeUndefined();
+    const after = await d.service.runDue(merchant, record);
+    expect(after?.due?.at).toBeUndefined();
   });
 });

@@ -205,13 +205,13 @@ describe('approval by a second person', () => {
   it('expires after approvalTtlSeconds through the rechecker: CANCELLED, never sent, and saying so', async () => {
     const request = await held();
     const before = await stored(request);
-    expect(before?.nextCheckAt).toBe('2026-11-22T10:01:00.000Z');
+    expect(before?.due?.at).toBe('2026-11-22T10:01:00.000Z');
     // A rechecker that looks early changes nothing a client sees.
-    await d.service.recheck(controlled, before as Disbursement);
+    await d.service.runDue(controlled, before as Disbursement);
     expect((await stored(request))?.status).toBe('AWAITING_APPROVAL');
     clock = new Date('2026-11-22T10:01:00Z');
-    const expired = await d.service.recheck(controlled, (await stored(request)) as Disbursement);
-    expect(expired).toMatchObject({ status: 'CANCELLED', approval: { decision: 'EXPIRED' }, nextCheckAt: undefined });
+    const expired = await d.service.runDue(controlled, (await stored(request)) as Disbursement);
+    expect(expired).toMatchObject({ status: 'CANCELLED', approval: { decision: 'EXPIRED' }, due: undefined });
     expect(expired?.message).toMatch(/expired/i);
     expect(await attempt(d.service.approve(controlled, request.referenceId, bob))).toMatchObject({
       code: 'INVALID_STATE',

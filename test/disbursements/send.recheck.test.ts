@@ -61,7 +61,7 @@ async function sendLater(s: Setup, path: Path, record: Disbursement, m: Merchant
   s.clock.at = T0 + 3_600_000;
   for (const due of await s.d.store.due(new Date(s.clock.at), 100)) {
     const taken = await s.d.service.lease(due, new Date(s.clock.at + 30_000));
-    if (taken) await s.d.service.recheck(m, taken);
+    if (taken) await s.d.service.runDue(m, taken);
   }
   return undefined;
 }

@@ -61,7 +61,7 @@ describe('unknown outcomes', () => {
   afterAll(() => stack.close());
 
   it('answers OUTCOME_UNKNOWN to a create that times out, keeps it UNKNOWN (never FAILED), and a retry settles it without a second create', async () => {
-    await stack.gateway.rechecker.stop(); // this case shows the client's own retry
+    await stack.gateway.dueLoop.stop(); // this case shows the client's own retry
     try {
       const input = mobileInput({ accountNumber: '260971234408' });
       const res = await gql(stack.graphqlUrl, CREATE_MOBILE, { input });
@@ -74,7 +74,7 @@ describe('unknown outcomes', () => {
       expect(['PENDING', 'SUCCESSFUL']).toContain(retry.data?.createMobileMoneyDisbursement.status);
       expect(stack.sandbox.stats().createRequestsByReferenceId[input.referenceId as string]).toBe(1);
     } finally {
-      stack.gateway.rechecker.start();
+      stack.gateway.dueLoop.start();
     }
   });
 

@@ -1,6 +1,6 @@
 import { fingerprint } from '../../src/disbursements/disbursement.fingerprint';
 import { Disbursement, MobileMoneyRequest } from '../../src/disbursements/disbursement.model';
-import { StatusRechecker } from '../../src/disbursements/disbursement.rechecker';
+import { DueLoop } from '../../src/disbursements/disbursement.due-loop';
 import { DisbursementService } from '../../src/disbursements/disbursement.service';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { createLogger } from '../../src/observability/pino.logger';
@@ -85,7 +85,7 @@ async function deadClaim(req: MobileMoneyRequest, ageMs = 10 * TIMEOUT_MS): Prom
     currency: req.currency,
     accountNumber: req.accountNumber,
     updatedAt: longAgo,
-    nextCheckAt: longAgo,
+    due: { kind: 'RECHECK', at: longAgo },
     version: 0,
     history: [],
     deliveryIds: [],
@@ -127,12 +127,12 @@ describe('a claim left by a process that died', () => {
     await deadClaim(sent);
     const lost = request();
     await deadClaim(lost);
-    const rechecker = new StatusRechecker({ service, store, merchantById: () => merchant, intervalMs: 60_000 });
+    const rechecker = new DueLoop({ service, store, merchantById: () => merchant, intervalMs: 60_000 });
     expect(await rechecker.checkDue()).toBe(2);
     const [found, never] = await store.getMany(merchant.id, [sent.referenceId, lost.referenceId]);
     expect(found).toMatchObject({ status: 'PENDING', sending: false });
     expect(never).toMatchObject({ status: 'UNKNOWN', sending: false });
-    expect(never?.nextCheckAt).toBeUndefined();
+    expect(never?.due?.at).toBeUndefined();
     expect(never?.history.at(-1)?.message).toMatch(/never received/);
     expect(sandbox.stats().createRequestsByReferenceId[lost.referenceId]).toBeUndefined();
     // The client's retry then sends it, once.

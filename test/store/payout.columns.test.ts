@@ -33,7 +33,7 @@ describeEngines('the payout row, its columns declared once (payout.row.ts)', (en
 
   it('writes every declared column on insert, and each again on update', async () => {
     const store = db().store({ now: () => WRITTEN_AT });
-    const claimed = record({ nextCheckAt: '2026-01-01T00:05:00.000Z' });
+    const claimed = record({ due: { kind: 'RECHECK', at: '2026-01-01T00:05:00.000Z' } });
     await store.insertIfAbsent(claimed);
     const inserted = await row();
     expectWritten(inserted, claimed);
@@ -43,7 +43,7 @@ describeEngines('the payout row, its columns declared once (payout.row.ts)', (en
     const settled = await store.update(
       claimed.merchantId,
       claimed.referenceId,
-      bump({ status: 'SUCCESSFUL', channel: 'BANK', currency: 'USD', amount: '9.99', nextCheckAt: undefined }),
+      bump({ status: 'SUCCESSFUL', channel: 'BANK', currency: 'USD', amount: '9.99', due: undefined }),
     );
     const updated = await row();
     expectWritten(updated, settled!);

@@ -43,7 +43,7 @@ describeOwnPostgres('PostgresStore while its server is down', () => {
   });
 
   it('rejects every call at once with StoreUnavailableError, and answers again on the same instance once it is back', async () => {
-    const r = record({ nextCheckAt: '2026-01-01T00:00:00.000Z' });
+    const r = record({ due: { kind: 'RECHECK', at: '2026-01-01T00:00:00.000Z' } });
     const held = record({ reservation: { day: '2026-01-01', currency: 'ZMW', actorId: 'alice', minor: 100 } });
     await store.insertIfAbsent(r);
     expect(await store.healthy()).toBe(true);

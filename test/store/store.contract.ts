@@ -28,7 +28,7 @@ export function storeContract(engine: Engine): void {
     it('returns the existing record and does not overwrite it or its due entry', async () => {
       const first = record({ amount: '1.00' });
       await store.insertIfAbsent(first);
-      const second = { ...first, amount: '2.00', nextCheckAt: at(0) };
+      const second = { ...first, amount: '2.00', due: { kind: 'RECHECK' as const, at: at(0) } };
       expect(await store.insertIfAbsent(second)).toEqual(first);
       expect(await store.get(first.merchantId, first.referenceId)).toEqual(first);
       expect(await store.due(new Date(at(1)), 10)).toEqual([]);
@@ -138,20 +138,20 @@ export function storeContract(engine: Engine): void {
     });
 
     it('gives a conditional change to only one of concurrent callers', async () => {
-      const r = record({ nextCheckAt: at(0) });
+      const r = record({ due: { kind: 'RECHECK', at: at(0) } });
       await store.insertIfAbsent(r);
       const leases = Array.from({ length: 10 }, (_, i) => at(60_000 + i));
       const stored = await Promise.all(
         leases.map((lease) =>
           store.update(r.merchantId, r.referenceId, (c) =>
-            c.nextCheckAt === r.nextCheckAt ? { ...c, nextCheckAt: lease } : undefined,
+            c.leasedUntil === r.leasedUntil ? { ...c, leasedUntil: lease } : undefined,
           ),
         ),
       );
       // A caller holds the lease when the record it gets back carries its own.
-      const holders = leases.filter((lease, i) => stored[i]?.nextCheckAt === lease);
+      const holders = leases.filter((lease, i) => stored[i]?.leasedUntil === lease);
       expect(holders).toHaveLength(1);
-      expect((await store.get(r.merchantId, r.referenceId))?.nextCheckAt).toBe(holders[0]);
+      expect((await store.get(r.merchantId, r.referenceId))?.leasedUntil).toBe(holders[0]);
     });
   });
 
@@ -256,10 +256,10 @@ export function storeContract(engine: Engine): void {
 
   describe('due', () => {
     it('answers records at or before now, of every merchant, earliest first, up to the limit', async () => {
-      const late = record({ nextCheckAt: at(3000) });
-      const early = record({ merchantId: 'merchant-2', nextCheckAt: at(1000) });
-      const onTime = record({ nextCheckAt: at(2000) });
-      const future = record({ nextCheckAt: at(2001) });
+      const late = record({ due: { kind: 'RECHECK', at: at(3000) } });
+      const early = record({ merchantId: 'merchant-2', due: { kind: 'RECHECK', at: at(1000) } });
+      const onTime = record({ due: { kind: 'RECHECK', at: at(2000) } });
+      const future = record({ due: { kind: 'RECHECK', at: at(2001) } });
       const settled = record({ status: 'SUCCESSFUL' });
       for (const r of [late, early, onTime, future, settled]) await store.insertIfAbsent(r);
       expect(refs(await store.due(new Date(at(2000)), 10))).toEqual(refs([early, onTime]));
@@ -269,35 +269,50 @@ export function storeContract(engine: Engine): void {
     });
 
     it('answers the records as stored', async () => {
-      const r = record({ nextCheckAt: at(0) });
+      const r = record({ due: { kind: 'RECHECK', at: at(0) } });
       await store.insertIfAbsent(r);
       expect(await store.due(new Date(at(0)), 10)).toEqual([r]);
     });
 
-    it('follows nextCheckAt as updates set, move and unset it', async () => {
+    it('leaves out a record a replica leased until its lease has passed, and keeps its kind', async () => {
+      const r = record({ due: { kind: 'SEND', at: at(0) } });
+      await store.insertIfAbsent(r);
+      const held = await store.update(r.merchantId, r.referenceId, (c) => ({ ...c, leasedUntil: at(30_000) }));
+      expect(await store.due(new Date(at(29_999)), 10)).toEqual([]);
+      expect(await store.due(new Date(at(30_000)), 10)).toEqual([held]);
+      expect(held?.due).toEqual({ kind: 'SEND', at: at(0) });
+    });
+
+    it('follows what is due as updates set, move and unset it', async () => {
       const r = record();
       await store.insertIfAbsent(r);
       const now = new Date(at(10_000));
       expect(await store.due(now, 10)).toEqual([]);
-      const set = await store.update(r.merchantId, r.referenceId, (c) => ({ ...c, nextCheckAt: at(5000) }));
+      const set = await store.update(r.merchantId, r.referenceId, (c) => ({
+        ...c,
+        due: { kind: 'RECHECK', at: at(5000) },
+      }));
       expect(await store.due(now, 10)).toEqual([set]);
-      await store.update(r.merchantId, r.referenceId, (c) => ({ ...c, nextCheckAt: at(20_000) }));
+      await store.update(r.merchantId, r.referenceId, (c) => ({ ...c, due: { kind: 'RECHECK', at: at(20_000) } }));
       expect(await store.due(now, 10)).toEqual([]);
-      const back = await store.update(r.merchantId, r.referenceId, (c) => ({ ...c, nextCheckAt: at(0) }));
+      const back = await store.update(r.merchantId, r.referenceId, (c) => ({
+        ...c,
+        due: { kind: 'RECHECK', at: at(0) },
+      }));
       expect(await store.due(now, 10)).toEqual([back]);
-      await store.update(r.merchantId, r.referenceId, (c) => ({ ...c, nextCheckAt: undefined }));
+      await store.update(r.merchantId, r.referenceId, (c) => ({ ...c, due: undefined }));
       expect(await store.due(new Date(at(1e9)), 10)).toEqual([]);
     });
 
     it('forgets a removed record', async () => {
-      const r = record({ nextCheckAt: at(0), sending: true });
+      const r = record({ due: { kind: 'RECHECK', at: at(0) }, sending: true });
       await store.insertIfAbsent(r);
       await store.remove(r.merchantId, r.referenceId, () => true);
       expect(await store.due(new Date(at(1000)), 10)).toEqual([]);
     });
 
     it('answers nothing for a limit below one', async () => {
-      await store.insertIfAbsent(record({ nextCheckAt: at(0) }));
+      await store.insertIfAbsent(record({ due: { kind: 'RECHECK', at: at(0) } }));
       expect(await store.due(new Date(at(1000)), 0)).toEqual([]);
     });
   });

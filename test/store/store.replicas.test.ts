@@ -22,7 +22,7 @@ function replicas(engine: Engine): void {
 
   it('leases a due record to only one of them', async () => {
     const [a, b] = [db().store(), db().store()];
-    const r = record({ nextCheckAt: new Date(Date.now() - 1000).toISOString() });
+    const r = record({ due: { kind: 'RECHECK', at: new Date(Date.now() - 1000).toISOString() } });
     await a.insertIfAbsent(r);
     const [dueOnA, dueOnB] = await Promise.all([a.due(new Date(), 100), b.due(new Date(), 100)]);
     expect(dueOnA.map((d) => d.referenceId)).toContain(r.referenceId);
@@ -31,18 +31,18 @@ function replicas(engine: Engine): void {
     const held = await Promise.all(
       [a, b].map((store, i) =>
         store.update(r.merchantId, r.referenceId, (c) =>
-          c.nextCheckAt === r.nextCheckAt ? { ...c, nextCheckAt: leases[i] } : undefined,
+          c.leasedUntil === r.leasedUntil ? { ...c, leasedUntil: leases[i] } : undefined,
         ),
       ),
     );
-    expect(held.filter((h, i) => h?.nextCheckAt === leases[i])).toHaveLength(1);
+    expect(held.filter((h, i) => h?.leasedUntil === leases[i])).toHaveLength(1);
     expect((await b.due(new Date(), 100)).map((d) => d.referenceId)).not.toContain(r.referenceId);
     expect((await a.due(new Date(), 100)).map((d) => d.referenceId)).not.toContain(r.referenceId);
   });
 
   it('releases a claim through one that the other then sees gone, and lets it claim the key again', async () => {
     const [a, b] = [db().store(), db().store()];
-    const r = record({ sending: true, nextCheckAt: new Date(Date.now() - 1000).toISOString() });
+    const r = record({ sending: true, due: { kind: 'RECHECK', at: new Date(Date.now() - 1000).toISOString() } });
     await a.insertIfAbsent(r);
     await b.remove(r.merchantId, r.referenceId, (c) => c.sending);
     expect(await a.get(r.merchantId, r.referenceId)).toBeUndefined();
