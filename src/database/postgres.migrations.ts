@@ -245,6 +245,12 @@ UPDATE payouts SET record = ((record::jsonb - 'nextCheckAt')
   WHERE record::jsonb -> 'nextCheckAt' IS NOT NULL;
 `;
 
+/*
+ * Versions 5 to 7 granted the gateway's role through grant_gateway_role, a function each copied
+ * whole to add a table; version 9 drops it: grants now come from the declared schema
+ * (postgres.grants.ts).
+ */
+
 export const POSTGRES_SCHEMA: EngineSchema = {
   dialect: {
     text: 'TEXT COLLATE "C"',
@@ -260,8 +266,11 @@ export const POSTGRES_SCHEMA: EngineSchema = {
     6: grantWithBeneficiaries,
     7: checkpointsThroughFunction,
     8: postgresDueRecords,
+    9: 'DROP FUNCTION grant_gateway_role(TEXT);',
   },
-  tables: [{ name: 'client_quotas', columns: ['key', 'points', 'expire'], primaryKey: ['key'], indexes: [] }],
+  tables: [
+    { name: 'client_quotas', gateway: 'write', columns: ['key', 'points', 'expire'], primaryKey: ['key'], indexes: [] },
+  ],
   triggers: [
     { table: 'payout_changes', name: 'payout_changes_position' },
     { table: 'payout_changes', name: 'payout_changes_notify' },
@@ -278,8 +287,8 @@ export const POSTGRES_SCHEMA: EngineSchema = {
     'audit_chain',
     'audit_log_refuse',
     'audit_append',
-    'grant_gateway_role',
     'audit_refuse',
     'audit_checkpoint_add',
   ],
+  gatewayExecutes: ['audit_append', 'audit_checkpoint_add', 'provider_budget_take'],
 };

@@ -6,12 +6,23 @@
  * adds something undeclared fails there.
  */
 
-export interface DeclaredTable {
+/** The shape of a table as the migrations must build it. */
+export interface TableShape {
   name: string;
   columns: readonly string[];
   primaryKey: readonly string[];
   /** Named indexes; the primary key's own index is not listed. */
   indexes: readonly string[];
+}
+
+export interface DeclaredTable extends TableShape {
+  /**
+   * What the gateway's own database role may do with it, where another role owns the schema
+   * (PostgreSQL's DATABASE_OWNER_URL): `write` (select, insert, update, delete) or `read` (select;
+   * what it adds there goes through a function that checks it). Granted from this declaration
+   * (postgres.grants.ts), so a new table says it here and nowhere else.
+   */
+  gateway: 'write' | 'read';
 }
 
 export interface DeclaredTrigger {
@@ -38,46 +49,59 @@ export const PAYOUTS_TABLE_COLUMNS = [
 ] as const;
 
 export const DECLARED_TABLES: readonly DeclaredTable[] = [
-  { name: 'schema_migrations', columns: ['version', 'name', 'applied_at'], primaryKey: ['version'], indexes: [] },
+  {
+    name: 'schema_migrations',
+    gateway: 'read',
+    columns: ['version', 'name', 'applied_at'],
+    primaryKey: ['version'],
+    indexes: [],
+  },
   {
     name: 'payouts',
+    gateway: 'write',
     columns: PAYOUTS_TABLE_COLUMNS,
     primaryKey: ['merchant_id', 'reference_id'],
     indexes: ['payouts_history', 'payouts_due', 'payouts_final'],
   },
   {
     name: 'merchant_heads',
+    gateway: 'read',
     columns: ['merchant_id', 'change_position', 'audit_sequence', 'audit_hash'],
     primaryKey: ['merchant_id'],
     indexes: [],
   },
   {
     name: 'payout_changes',
+    gateway: 'write',
     columns: ['merchant_id', 'position', 'at', 'record'],
     primaryKey: ['merchant_id', 'position'],
     indexes: ['payout_changes_at'],
   },
   {
     name: 'daily_reservations',
+    gateway: 'write',
     columns: ['merchant_id', 'day', 'currency', 'actor_id', 'minor'],
     primaryKey: ['merchant_id', 'day', 'currency', 'actor_id'],
     indexes: [],
   },
   {
     name: 'relay_jobs',
+    gateway: 'write',
     columns: ['merchant_id', 'reference_id', 'due_at', 'attempts', 'lease', 'job'],
     primaryKey: ['merchant_id', 'reference_id'],
     indexes: ['relay_jobs_due'],
   },
   {
     name: 'provider_budgets',
+    gateway: 'write',
     columns: ['key', 'tokens', 'read_tokens', 'counted_at', 'paused_until'],
     primaryKey: ['key'],
     indexes: [],
   },
-  { name: 'provider_claims', columns: ['key', 'until_at'], primaryKey: ['key'], indexes: [] },
+  { name: 'provider_claims', gateway: 'write', columns: ['key', 'until_at'], primaryKey: ['key'], indexes: [] },
   {
     name: 'audit_log',
+    gateway: 'read',
     columns: [
       'merchant_id',
       'sequence',
@@ -98,6 +122,7 @@ export const DECLARED_TABLES: readonly DeclaredTable[] = [
   },
   {
     name: 'reconciliation_runs',
+    gateway: 'write',
     columns: [
       'id',
       'merchant_id',
@@ -118,20 +143,23 @@ export const DECLARED_TABLES: readonly DeclaredTable[] = [
   },
   {
     name: 'reconciliation_discrepancies',
+    gateway: 'write',
     columns: ['run_id', 'reference_id', 'kind', 'gateway_status', 'provider_status', 'resolved'],
     primaryKey: ['run_id', 'reference_id', 'kind'],
     indexes: [],
   },
-  { name: 'history_rewinds', columns: ['at', 'reason'], primaryKey: [], indexes: [] },
-  { name: 'database_facts', columns: ['name', 'value'], primaryKey: ['name'], indexes: [] },
+  { name: 'history_rewinds', gateway: 'read', columns: ['at', 'reason'], primaryKey: [], indexes: [] },
+  { name: 'database_facts', gateway: 'read', columns: ['name', 'value'], primaryKey: ['name'], indexes: [] },
   {
     name: 'audit_checkpoints',
+    gateway: 'read',
     columns: ['merchant_id', 'sequence', 'hash', 'at', 'signature'],
     primaryKey: ['merchant_id', 'sequence'],
     indexes: [],
   },
   {
     name: 'beneficiaries',
+    gateway: 'write',
     columns: ['merchant_id', 'id', 'created_at', 'status', 'channel', 'search_text', 'account_key', 'record'],
     primaryKey: ['merchant_id', 'id'],
     indexes: ['beneficiaries_book', 'beneficiaries_active_account'],

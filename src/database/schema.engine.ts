@@ -32,6 +32,8 @@ export interface EngineSchema {
   tables: readonly DeclaredTable[];
   triggers: readonly DeclaredTrigger[];
   functions: readonly string[];
+  /** The functions the gateway's own role may call, where another role owns the schema (postgres.grants.ts). */
+  gatewayExecutes: readonly string[];
 }
 
 /** The text a migration runs on an engine. */

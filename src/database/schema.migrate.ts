@@ -1,5 +1,6 @@
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import type { Pool } from 'pg';
+import { gatewayGrants } from './postgres.grants';
 import { POSTGRES_SCHEMA } from './postgres.migrations';
 import { Migration, migrationText } from './schema.engine';
 import { MIGRATIONS } from './schema.migrations';
@@ -73,7 +74,7 @@ export async function migratePostgres(
         Date.now(),
       ]);
     }
-    if (grantTo !== undefined) await client.query('SELECT grant_gateway_role($1)', [grantTo]);
+    if (grantTo !== undefined) await client.query(gatewayGrants(grantTo));
     await client.query('COMMIT');
     return todo.map((m) => m.version);
   } catch (error) {

@@ -214,4 +214,6 @@ export const MIGRATIONS: readonly Migration[] = [
   // PostgreSQL only: the gateway's role adds checkpoints through a function, never by INSERT.
   { version: 7, name: 'checkpoints added only through audit_checkpoint_add', shared: () => '' },
   { version: 8, name: 'what is due for a payout, and its lease, in columns of their own', shared: dueKinds },
+  // PostgreSQL only: grants come from the declared schema (postgres.grants.ts), not a function.
+  { version: 9, name: "the gateway role's grants from the declared schema", shared: () => '' },
 ];

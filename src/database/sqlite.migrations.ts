@@ -31,4 +31,5 @@ export const SQLITE_SCHEMA: EngineSchema = {
     { table: 'audit_checkpoints', name: 'audit_checkpoints_no_delete' },
   ],
   functions: [],
+  gatewayExecutes: [],
 };

@@ -1,5 +1,7 @@
 import { openPostgres, postgresPool } from '../../src/database/postgres.open';
 import { migratePostgres, SchemaTooNewError } from '../../src/database/schema.migrate';
+import { POSTGRES_SCHEMA } from '../../src/database/postgres.migrations';
+import { DECLARED_TABLES } from '../../src/database/schema.declared';
 import { POSTGRES } from '../support/postgres.engine';
 import { freshDatabase, twoRoleDatabase, withClient } from '../support/postgres';
 import { ALL, FROM_THE_FUTURE } from './migrations.fixtures';
@@ -40,6 +42,40 @@ POSTGRES.describe('schema migrations of a PostgreSQL database', () => {
       const { rows } = await gateway.query<{ n: number }>('SELECT count(*)::int AS n FROM payouts');
       await gateway.end();
       expect(rows[0].n).toBe(0);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it("gives the gateway's role exactly the access each table's declaration names, and the declared functions", async () => {
+    const database = await twoRoleDatabase();
+    try {
+      const pool = await openPostgres(database.gatewayUrl, { ownerUrl: database.ownerUrl });
+      await pool.end();
+      const role = new URL(database.gatewayUrl).username;
+      const tables = [...DECLARED_TABLES, ...POSTGRES_SCHEMA.tables];
+      const access = await withClient(database.ownerUrl, async (client) => {
+        const found: Record<string, string> = {};
+        for (const { name } of tables) {
+          const { rows } = await client.query<Record<'s' | 'i' | 'u' | 'd', boolean>>(
+            `SELECT has_table_privilege($1, $2, 'SELECT') AS s, has_table_privilege($1, $2, 'INSERT') AS i,
+              has_table_privilege($1, $2, 'UPDATE') AS u, has_table_privilege($1, $2, 'DELETE') AS d`,
+            [role, name],
+          );
+          const { s, i, u, d } = rows[0];
+          found[name] = s && i && u && d ? 'write' : s && !i && !u && !d ? 'read' : JSON.stringify(rows[0]);
+        }
+        const { rows } = await client.query<{ name: string }>(
+          `SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+           WHERE n.nspname = 'public' AND has_function_privilege($1, p.oid, 'EXECUTE') ORDER BY 1`,
+          [role],
+        );
+        return { tables: found, functions: rows.map((r) => r.name) };
+      });
+      expect(access.tables).toEqual(Object.fromEntries(tables.map((t) => [t.name, t.gateway])));
+      // Those granted, and the trigger functions PostgreSQL lets anyone run: only a trigger can call one.
+      expect(access.functions).toEqual(expect.arrayContaining([...POSTGRES_SCHEMA.gatewayExecutes]));
+      expect(access.functions).toEqual([...POSTGRES_SCHEMA.functions].sort());
     } finally {
       await database.drop();
     }
