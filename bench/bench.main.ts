@@ -15,6 +15,7 @@ import {
 } from './bench.report';
 import { GatewayStarter, startChild } from './child.ipc';
 import { runFanoutBench } from './fanout.bench';
+import { runDistanceBench } from './distance.bench';
 import { runIngestBench } from './ingest.bench';
 import { runMemoryBench } from './memory.bench';
 import { ReferenceIds, runMutationBench } from './mutation.bench';
@@ -125,6 +126,10 @@ async function main(): Promise<void> {
       parts.push(await attempt('2. Subscription fan-out', () => runFanoutBench(settings, startGateway, ids, log)));
     if (runs('ingest'))
       parts.push(await attempt('3. Callback ingest', () => runIngestBench(settings, startGateway, ids, log)));
+    if (runs('distance'))
+      parts.push(
+        await attempt('6. Distance to PostgreSQL', () => runDistanceBench(settings, startGateway, stub.url, ids, log)),
+      );
   } finally {
     await Promise.all([sandbox.close(), stub.close()]);
   }

@@ -5,8 +5,8 @@ export const PACKAGE_ROOT = join(__dirname, '..', '..');
 export const RESULTS_DIR = join(PACKAGE_ROOT, 'bench', 'results');
 
 /** The parts a run can be limited to: `npm run bench -- <part>`. */
-export type BenchPart = 'mutation' | 'fanout' | 'ingest' | 'memory';
-const PARTS: readonly BenchPart[] = ['mutation', 'fanout', 'ingest', 'memory'];
+export type BenchPart = 'mutation' | 'fanout' | 'ingest' | 'memory' | 'distance';
+const PARTS: readonly BenchPart[] = ['mutation', 'fanout', 'ingest', 'memory', 'distance'];
 
 /**
  * How much each part does. BENCH_QUICK=1 shrinks everything to a smoke run of about 40 s;
@@ -18,7 +18,7 @@ export interface BenchSettings {
   quick: boolean;
   /**
    * `npm run bench -- <part>`: that part alone, written to bench/results/<part>.md (mutation with the
-   * profile when asked); undefined: parts 1–3, written to latest.md. The memory part runs only when named.
+   * profile when asked); undefined: every part but memory, written to latest.md. The memory part runs only when named.
    */
   only?: BenchPart;
   profile: boolean;

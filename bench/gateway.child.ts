@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp } from '../src/app';
@@ -15,6 +15,24 @@ import { countDatabaseQueries } from './query.counter';
  * only, never from the caller's own DATABASE_URL or LOG_LEVEL. Without BENCH_DATABASE_URL, the
  * default store (an embedded SQLite file) in a new folder, so every run starts empty.
  */
+/**
+ * One merchant (`default`, the bench's client token), or with BENCH_MERCHANTS=n a MERCHANTS_FILE of n
+ * merchants `m0`…, each with its own provider key and the client token `<token>-m<i>`.
+ */
+function merchantsOf(count: number): Record<string, string> {
+  if (count <= 1) return { MERCHANT_API_KEY: 'sandbox-key', CLIENT_TOKENS: BENCH_CLIENT_TOKEN };
+  const folder = mkdtempSync(join(tmpdir(), 'bench-merchants-'));
+  process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
+  const file = join(folder, 'merchants.json');
+  const merchants = Array.from({ length: count }, (_, i) => ({
+    id: `m${i}`,
+    apiKey: `sandbox-key-${i}`,
+    clientTokens: [`${BENCH_CLIENT_TOKEN}-m${i}`],
+  }));
+  writeFileSync(file, JSON.stringify(merchants));
+  return { MERCHANTS_FILE: file };
+}
+
 async function main(): Promise<void> {
   const env = process.env;
   countDatabaseQueries();
@@ -24,8 +42,7 @@ async function main(): Promise<void> {
     PORT: '0',
     HOST: '127.0.0.1',
     UPSTREAM_BASE_URL: env.BENCH_UPSTREAM_URL,
-    MERCHANT_API_KEY: 'sandbox-key',
-    CLIENT_TOKENS: BENCH_CLIENT_TOKEN,
+    ...merchantsOf(Number(env.BENCH_MERCHANTS ?? 1)),
     CLIENT_RATE_LIMIT_PER_MIN: '0',
     // The bench measures the gateway, not its provider budget.
     UPSTREAM_RATE_LIMIT_PER_MIN: '0',
