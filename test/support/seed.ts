@@ -30,7 +30,7 @@ const recordJson = (merchant: string, text: (n: string) => string) =>
  */
 export async function seedPayouts({ databaseUrl, merchantId, count, from }: SeedTarget): Promise<void> {
   const columns = `merchant_id, reference_id, created_at, written_at, status, channel, currency, amount_minor, final,
-    next_check_at, revision, record`;
+    due_at, revision, record`;
   if (databaseUrl.startsWith('sqlite:')) {
     const db = new Database(databaseUrl.slice('sqlite:'.length));
     try {
