@@ -1,5 +1,5 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { AuditDraft, AuditEntry, chainedAll } from '../disbursements/audit.entry';
+import { AuditDraft, KeyedDraft, keyed } from '../disbursements/audit.entry';
 import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { Disbursement, isFinal } from '../disbursements/disbursement.model';
 import { removedByRetention } from '../disbursements/audit.rules';
@@ -42,6 +42,8 @@ import {
   dollar,
   insertStatement,
   removeStatement,
+  reservingStatement,
+  ReservingRow,
   Statement,
   updateStatement,
 } from './postgres.statements';
@@ -54,10 +56,10 @@ import {
   ChangeRefused,
   GET,
   insertBeneficiaryRow,
+  Sql,
   updateBeneficiaryRow,
 } from './postgres.beneficiaries';
 import {
-  AUDIT_HEAD,
   auditPageSql,
   CHANGE_HEAD,
   CHANGES_AFTER,
@@ -76,7 +78,6 @@ const PG = {
   changesAfter: numbered(CHANGES_AFTER),
   hasChange: numbered(HAS_CHANGE),
   changeHead: numbered(CHANGE_HEAD),
-  auditHead: numbered(AUDIT_HEAD),
   latestCheckpoints: numbered(LATEST_CHECKPOINTS),
   getRecord: numbered(GET_RECORD),
   unsignedHeads: numbered(UNSIGNED_HEADS),
@@ -99,11 +100,16 @@ export interface PostgresStoreOptions {
 }
 
 /**
- * The store shared by replicas, on PostgreSQL. A read-modify-write reads the record and its revision,
- * runs the change, and writes it in one statement only if the revision is still the one read (its
- * reservation release, change-log entry and relay job in the same statement); a write that lost the race runs
- * the change again on the record as it now is. The change log's positions and notifications come
- * from triggers (postgres.migrations.ts), so they commit with the change or not at all.
+ * The store shared by replicas, on PostgreSQL. Every payout write is one statement in autocommit, one
+ * round trip (postgres.statements.ts): a claim with its daily reservation and audit entries; a
+ * read-modify-write reads the record and its revision, runs the change, and writes it only if the
+ * revision is still the one read (its reservation release, change-log entry, relay job and audit
+ * entries in the same statement), so 2 round trips; a write that lost the race runs the change again
+ * on the record as it now is. The gateway keys each audit entry before sending it (audit.entry.ts
+ * `keyed`); the database numbers and links it from the merchant's head row, whose lock is held only
+ * inside the server until that statement commits. The change log's positions and notifications and
+ * the chain's links come from triggers (postgres.migrations.ts), so they commit with the change or
+ * not at all. `databaseCalls` counts round trips: each statement, BEGIN and COMMIT.
  */
 export class PostgresStore implements DisbursementStore, RecordsReader, AuditCheckpointStore, BeneficiaryStore {
   private readonly pool: Pool;
@@ -140,9 +146,8 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
 
   async insertIfAbsent(record: Disbursement, audit: readonly AuditDraft[] = []): Promise<Disbursement | undefined> {
     for (;;) {
-      const [{ done }] = await this.sendAudited<{ done: number }>(record.merchantId, audit, (entries) =>
-        insertStatement(record, this.now(), entries),
-      );
+      const entries = this.keyed(record.merchantId, audit);
+      const [{ done }] = await this.send<{ done: number }>(insertStatement(record, this.now(), entries));
       if (done === 1) return undefined;
       // Another write holds the referenceId; it may have gone again by now, then try once more.
       const existing = await this.get(record.merchantId, record.referenceId);
@@ -157,45 +162,22 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   ): Promise<{ existing?: Disbursement; refused?: LimitRefusal }> {
     const held = record.reservation;
     if (!held) return { existing: await this.insertIfAbsent(record, audit) };
-    const client = await this.connect();
-    try {
-      await client.query('BEGIN');
-      // One reservation at a time per merchant, day and currency: the check and the hold are one step.
-      // The key is JSON, which tells the parts apart and, unlike a NUL separator, PostgreSQL text can hold.
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-        JSON.stringify([record.merchantId, held.day, held.currency]),
-      ]);
-      const existing = await client.query<{ record: string }>(PG.getRecord, [record.merchantId, record.referenceId]);
-      if (existing.rows[0]) {
-        await client.query('COMMIT');
-        return { existing: JSON.parse(existing.rows[0].record) as Disbursement };
+    for (;;) {
+      const entries = this.keyed(record.merchantId, audit);
+      const [row] = await this.send<ReservingRow>(reservingStatement(record, held, caps, this.now(), entries));
+      if (row.existing !== null) return { existing: JSON.parse(row.existing) as Disbursement };
+      if (row.done === 1) return {};
+      if (!row.reserved) {
+        const refused = dailyLimitRefusal(
+          caps,
+          { merchant: Number(row.merchant_minor), actor: Number(row.actor_minor) },
+          held.minor,
+        );
+        if (refused) return { refused };
+        throw new Error('payout_reserve refused a hold the caps allow');
       }
-      const counters = await client.query<{ actor_id: string; minor: string }>(
-        `SELECT actor_id, minor FROM daily_reservations
-         WHERE merchant_id = $1 AND day = $2 AND currency = $3 AND actor_id IN ('', $4)`,
-        [record.merchantId, held.day, held.currency, held.actorId],
-      );
-      const minorOf = (actor: string) => Number(counters.rows.find((r) => r.actor_id === actor)?.minor ?? 0);
-      const refused = dailyLimitRefusal(caps, { merchant: minorOf(''), actor: minorOf(held.actorId) }, held.minor);
-      if (refused) {
-        await client.query('COMMIT');
-        return { refused };
-      }
-      // Named like send()'s writes, so the connection prepares this shape once.
-      await this.chainIn(client, record.merchantId, audit, (entries) => insertStatement(record, this.now(), entries));
-      await client.query(
-        `INSERT INTO daily_reservations (merchant_id, day, currency, actor_id, minor)
-         VALUES ($1, $2, $3, '', $5), ($1, $2, $3, $4, $5)
-         ON CONFLICT (merchant_id, day, currency, actor_id) DO UPDATE SET minor = daily_reservations.minor + excluded.minor`,
-        [record.merchantId, held.day, held.currency, held.actorId, held.minor],
-      );
-      await client.query('COMMIT');
-      return {};
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.failure(error);
-    } finally {
-      client.release();
+      // Held, but a claim of the same payout not serialised with this one (another day's counters)
+      // committed first: its hold stays counted, which only ever refuses more; read that claim.
     }
   }
 
@@ -230,10 +212,9 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       const keys = { merchantId, referenceId, revision: current.revision };
       const published = isPublished(current.record, record);
       const relay = relayJobOf(current.record, record);
-      const [{ done }] = await this.sendAudited<{ done: number }>(
-        merchantId,
-        audit?.(current.record, record) ?? [],
-        (entries) => updateStatement(keys, record, this.now(), { release, published, relay, audit: entries }),
+      const entries = this.keyed(merchantId, audit?.(current.record, record) ?? []);
+      const [{ done }] = await this.send<{ done: number }>(
+        updateStatement(keys, record, this.now(), { release, published, relay, audit: entries }),
       );
       if (done === 1) return record;
     }
@@ -261,18 +242,16 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       if (!current || !expected(current.record)) return;
       const keys = { merchantId, referenceId, revision: current.revision };
       const released = release ? releasedByRemoval(current.record) : undefined;
-      const [{ done }] = await this.sendAudited<{ done: number }>(
-        merchantId,
-        audit?.(current.record) ?? [],
-        (entries) => removeStatement(keys, { release: released, audit: entries }),
+      const entries = this.keyed(merchantId, audit?.(current.record) ?? []);
+      const [{ done }] = await this.send<{ done: number }>(
+        removeStatement(keys, { release: released, audit: entries }),
       );
       if (done === 1) return;
     }
   }
 
   async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
-    if (entries.length > 0)
-      await this.sendAudited(merchantId, entries, (chained) => appendStatement(merchantId, chained));
+    if (entries.length > 0) await this.send(appendStatement(merchantId, this.keyed(merchantId, entries)));
   }
 
   async beneficiary(merchantId: string, id: string): Promise<Beneficiary | undefined> {
@@ -282,8 +261,8 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
 
   async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
     const { merchantId } = write.beneficiary;
-    return this.inAuditLock(merchantId, async (client, append) => ({
-      duplicate: await insertBeneficiaryRow(client, write, append),
+    return this.inBookLock(merchantId, async (sql, append) => ({
+      duplicate: await insertBeneficiaryRow(sql, write, append),
     }));
   }
 
@@ -292,9 +271,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     id: string,
     change: (current: Beneficiary) => BeneficiaryWrite | undefined,
   ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
-    return this.inAuditLock(merchantId, (client, append) =>
-      updateBeneficiaryRow(client, merchantId, id, change, append),
-    );
+    return this.inBookLock(merchantId, (sql, append) => updateBeneficiaryRow(sql, merchantId, id, change, append));
   }
 
   async beneficiaries(merchantId: string, query: BeneficiaryQuery): Promise<BeneficiaryPage> {
@@ -302,25 +279,31 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   }
 
   /**
-   * `work` in one transaction that holds the merchant's audit lock from its start (before any row
-   * lock, as every audited write), given how to append entries to the chain inside it.
+   * `work` in one transaction that holds the merchant's book lock from its start, given how to run a
+   * statement in it and how to append audit entries (one statement, the work's last, so the
+   * merchant's audit head row is locked only for the COMMIT). BEGIN, each statement and COMMIT are
+   * round trips: a beneficiary write takes 5 or 6.
    */
-  private async inAuditLock<T>(
+  private async inBookLock<T>(
     merchantId: string,
-    work: (client: PoolClient, append: (drafts: readonly AuditDraft[]) => Promise<void>) => Promise<T>,
+    work: (sql: Sql, append: (drafts: readonly AuditDraft[]) => Promise<void>) => Promise<T>,
   ): Promise<T> {
     const client = await this.connect();
+    const sql: Sql = async <R extends QueryResultRow>(text: string, values: unknown[]) => {
+      this.databaseCalls += 1;
+      return (await client.query<R>(text, values)).rows;
+    };
     try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-        JSON.stringify(['audit', merchantId]),
-      ]);
+      await sql('BEGIN', []);
+      await sql('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [JSON.stringify(['book', merchantId])]);
       const append = async (drafts: readonly AuditDraft[]) => {
-        if (drafts.length > 0)
-          await this.chainIn(client, merchantId, drafts, (entries) => appendStatement(merchantId, entries));
+        if (drafts.length > 0) {
+          const { text, values } = appendStatement(merchantId, this.keyed(merchantId, drafts));
+          await sql(text, values);
+        }
       };
-      const result = await work(client, append);
-      await client.query('COMMIT');
+      const result = await work(sql, append);
+      await sql('COMMIT', []);
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -526,60 +509,9 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     return row && { revision: row.revision, record: JSON.parse(row.record) as Disbursement };
   }
 
-  /**
-   * The statement `build` makes of the drafts once they are numbered, linked and keyed here, in one
-   * transaction (chainIn); without drafts, the statement alone.
-   */
-  private async sendAudited<R extends QueryResultRow>(
-    merchantId: string,
-    drafts: readonly AuditDraft[],
-    build: (entries: readonly AuditEntry[]) => Statement,
-  ): Promise<R[]> {
-    if (drafts.length === 0) return this.send<R>(build([]));
-    const client = await this.connect();
-    try {
-      await client.query('BEGIN');
-      const rows = await this.chainIn<R>(client, merchantId, drafts, build);
-      await client.query('COMMIT');
-      return rows;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.failure(error);
-    } finally {
-      client.release();
-    }
-  }
-
-  /**
-   * Inside the client's transaction: takes the merchant's audit lock (held to commit, so a replica
-   * appending meanwhile waits and the head read stays the head), chains the drafts after the head
-   * with the key only the gateway holds, and runs what `build` makes of them. The lock is taken
-   * before any row lock, as every audited write does, so none waits on another in a cycle.
-   */
-  private async chainIn<R extends QueryResultRow>(
-    client: PoolClient,
-    merchantId: string,
-    drafts: readonly AuditDraft[],
-    build: (entries: readonly AuditEntry[]) => Statement,
-  ): Promise<R[]> {
-    if (drafts.length > 0)
-      await client.query({
-        name: 'audit-lock',
-        text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))',
-        values: [JSON.stringify(['audit', merchantId])],
-      });
-    const { rows: heads } =
-      drafts.length > 0
-        ? await client.query<{ audit_sequence: string; audit_hash: string }>({
-            name: 'audit-head',
-            text: PG.auditHead,
-            values: [merchantId],
-          })
-        : { rows: [] };
-    const head = heads[0] && Number(heads[0].audit_sequence) > 0 ? heads[0] : undefined;
-    const previous = head && { sequence: Number(head.audit_sequence), hash: head.audit_hash };
-    const entries = chainedAll(previous, drafts, this.opts.chainKey);
-    return (await client.query<R>(build(entries))).rows;
+  /** The drafts of one write, each given an id and keyed for the merchant with the key only the gateway holds. */
+  private keyed(merchantId: string, drafts: readonly AuditDraft[]): KeyedDraft[] {
+    return drafts.map((draft) => keyed(merchantId, draft, this.opts.chainKey));
   }
 
   private send<R extends QueryResultRow>(statement: Statement): Promise<R[]> {
@@ -600,10 +532,9 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     }
   }
 
-  /** A client for one transaction, counted as one call. */
+  /** A client for one transaction; taking an idle one is no round trip, its statements are. */
   private async connect() {
     let client: PoolClient;
-    this.databaseCalls += 1;
     try {
       client = await this.pool.connect();
     } catch (error) {

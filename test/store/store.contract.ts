@@ -1,4 +1,4 @@
-import { AuditAction, AuditDraft, AuditEntry, entryMac } from '../../src/disbursements/audit.entry';
+import { AuditAction, AuditDraft, AuditEntry, contentMac } from '../../src/disbursements/audit.entry';
 import { verifyChain } from '../../src/disbursements/audit.verify';
 import { BankRequest, Disbursement, DisbursementStatus } from '../../src/disbursements/disbursement.model';
 import { HistoryPage, HistoryQuery, START_POSITION } from '../../src/disbursements/disbursement.ports';
@@ -693,10 +693,16 @@ export function storeContract(engine: Engine): void {
 
       const entries = await chain();
       expect(entries.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-      expect(entries.map(({ sequence: _s, hash: _h, previousHash: _p, mac: _m, ...draft }) => draft)).toEqual(written);
+      expect(
+        entries.map(({ sequence: _s, hash: _h, previousHash: _p, mac: _m, entryId: _i, ...draft }) => draft),
+      ).toEqual(written);
       expect(await verifyChain(listed(entries))).toEqual({ count: 7 });
-      // Each keyed with the store's chain key, whichever kind of write carried it.
-      expect(entries.map((e) => e.mac)).toEqual(entries.map((e) => entryMac(TEST_CHAIN_KEY, e.hash)));
+      // Each keyed by its content, for its merchant and with an id of its own, with the store's chain key,
+      // whichever kind of write carried it.
+      expect(new Set(entries.map((e) => e.entryId)).size).toBe(7);
+      expect(entries.map((e) => e.mac)).toEqual(
+        entries.map((e) => contentMac(TEST_CHAIN_KEY, 'merchant-1', e.entryId ?? '', e)),
+      );
       // The change log numbers its own entries beside the chain.
       expect((await store.changesAfter('merchant-1', START_POSITION, 10)).map((c) => c.position)).toEqual(['1', '2']);
     });
