@@ -707,6 +707,28 @@ export function storeContract(engine: Engine): void {
       expect((await store.changesAfter('merchant-1', START_POSITION, 10)).map((c) => c.position)).toEqual(['1', '2']);
     });
 
+    it('sends each audited write as one request (on PostgreSQL one round trip), a change as at most a read and a write', async () => {
+      const r = record();
+      const held = record({ reservation: { day: '2026-01-01', currency: 'ZMW', actorId: 'alice', minor: 100 } });
+      const calls = async (write: () => Promise<unknown>) => {
+        const before = store.databaseCalls;
+        await write();
+        return store.databaseCalls - before;
+      };
+      expect(await calls(() => store.insertIfAbsent(r, [entry('CREATE_REQUESTED', r.referenceId)]))).toBe(1);
+      expect(
+        await calls(() =>
+          store.insertReserving(held, { dailyMinor: 1000 }, [entry('CREATE_REQUESTED', held.referenceId)]),
+        ),
+      ).toBe(1);
+      expect(await calls(() => store.insertReserving(held, { dailyMinor: 1000 }))).toBe(1);
+      expect(
+        await calls(() => store.update(r.merchantId, r.referenceId, bump(), () => [entry('APPROVED', r.referenceId)])),
+      ).toBeLessThanOrEqual(2);
+      expect(await calls(() => store.appendAudit('merchant-1', [entry('EXPORTED', null)]))).toBe(1);
+      expect((await chain()).map((e) => e.sequence)).toEqual([1, 2, 3, 4]);
+    });
+
     it('records nothing for a write that does not happen', async () => {
       const r = record();
       const held = record({ reservation: { day: '2026-01-01', currency: 'ZMW', actorId: 'alice', minor: 100 } });
