@@ -85,9 +85,9 @@ const DETAIL_LIMIT = 500;
 
 /**
  * An entry's content as the chain hashes it: a JSON array of its fields in a fixed order. On
- * PostgreSQL the `audit_log_chain` trigger's function, `audit_chain()` (schema.migrations.ts),
- * builds the same text from the row's columns with `to_json` and refuses an entry whose hash is not
- * that text's: the two must write identical text, or PostgreSQL refuses the entry.
+ * PostgreSQL the `audit_log_chain` trigger's function, `audit_chain()` (postgres.migrations.ts),
+ * builds the same text from the row's columns with `to_json` and hashes it as it links the entry:
+ * the two must write identical text, or the chain PostgreSQL writes does not verify here.
  */
 export function canonicalContent(sequence: number, draft: AuditDraft): string {
   return JSON.stringify([
