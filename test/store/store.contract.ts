@@ -1,4 +1,4 @@
-import { AuditAction, AuditDraft, AuditEntry, contentMac } from '../../src/disbursements/audit.entry';
+import { AuditAction, AuditDraft, AuditEntry, auditEvent, contentMac } from '../../src/disbursements/audit.entry';
 import { verifyChain } from '../../src/disbursements/audit.verify';
 import { BankRequest, Disbursement, DisbursementStatus } from '../../src/disbursements/disbursement.model';
 import { HistoryPage, HistoryQuery, START_POSITION } from '../../src/disbursements/disbursement.ports';
@@ -617,6 +617,29 @@ export function storeContract(engine: Engine): void {
         Array(13).fill({ limit: 'dailyLimit', remainingMinor: 0 }),
       );
       expect((await totals()).merchant).toBe(7000);
+    });
+
+    it('releases, holds and audits at once without waiting on itself: the counters end as the writes say', async () => {
+      const audit = (r: Disbursement) => [
+        { ...auditEvent('EXPORTED', new Date(0).toISOString(), {}), referenceId: r.referenceId },
+      ];
+      const first = Array.from({ length: 20 }, () => held('alice', 100));
+      for (const r of first) await store.insertReserving(r, {}, audit(r));
+      const later = Array.from({ length: 20 }, () => held('alice', 10));
+      await Promise.all([
+        ...first.map((r) =>
+          store.update(
+            'merchant-1',
+            r.referenceId,
+            (c) => ({ ...c, status: 'FAILED' }),
+            () => audit(r),
+          ),
+        ),
+        ...later.map((r) => store.insertReserving(r, { dailyMinor: 10_000 }, audit(r))),
+      ]);
+      expect(await totals()).toEqual({ merchant: 200, actor: 200 });
+      const { entries } = await store.auditPage('merchant-1', { limit: 100, filter: {} });
+      expect(entries.map((e) => e.sequence)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
     });
 
     it('gives the amount back once when the record ends FAILED or CANCELLED, and when it is removed', async () => {
