@@ -16,10 +16,11 @@ import {
 
 // PostgreSQL's writes, each one statement in autocommit, so one round trip: the row, its reservation
 // (taken or released), its change-log entry, its relay job and its audit entries commit together or
-// not at all (CTEs that run only when the write did). Locks are taken in one order by every write
-// (the payout's row, the day's reservation counters, the merchant's head row), so none waits on
-// another in a cycle; the head row's lock is the last taken and is held only until the statement's
-// own commit, inside the server.
+// not at all (CTEs that run only when the write did). Every write takes the merchant's head row last
+// (the chain's and the change log's triggers), and the day's reservation counters in actor order
+// before it: a change after its payout's row, a reserving claim before the new row it inserts, which
+// no other write holds. So none waits on another in a cycle, and the head row's lock is held only
+// until the statement's own commit, inside the server.
 
 export const dollar = (index: number) => `$${index}`;
 
@@ -69,10 +70,15 @@ function columnParams(v: Values, record: Disbursement, writtenAt: number, typed 
  */
 function released(v: Values, held: Reservation | undefined, after: string): { sql: string; after: string } {
   if (!held) return { sql: '', after };
+  const [minor, day, currency, actor] = [held.minor, held.day, held.currency, held.actorId].map((x) => v.add(x));
+  // Locked in actor order (the merchant's counter first), as payout_reserve locks them.
   const sql = `, released AS (
-  UPDATE daily_reservations SET minor = minor - ${v.add(held.minor)}
-  WHERE merchant_id = $1 AND day = ${v.add(held.day)} AND currency = ${v.add(held.currency)}
-    AND actor_id IN ('', ${v.add(held.actorId)}) AND EXISTS (SELECT 1 FROM ${after})
+  UPDATE daily_reservations d SET minor = d.minor - ${minor}
+  FROM (SELECT actor_id FROM daily_reservations
+    WHERE merchant_id = $1 AND day = ${day} AND currency = ${currency} AND actor_id IN ('', ${actor})
+      AND EXISTS (SELECT 1 FROM ${after})
+    ORDER BY actor_id FOR UPDATE) AS locked
+  WHERE d.merchant_id = $1 AND d.day = ${day} AND d.currency = ${currency} AND d.actor_id = locked.actor_id
   RETURNING 1
 )`;
   return { sql, after: `${after} CROSS JOIN (SELECT count(*) FROM released) AS counters` };
