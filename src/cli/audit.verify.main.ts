@@ -87,7 +87,7 @@ async function verify({ reader, keys, merchants, kept }: Run): Promise<number> {
     const head = await reader.head(merchantId);
     const outside = kept.get(merchantId) ?? [];
     const checkpoints = [...(await reader.checkpoints(merchantId)), ...outside];
-    const result = await chainBreaks(chain(reader, merchantId), { head, checkpoints, keys });
+    const result = await chainBreaks(chain(reader, merchantId), { merchantId, head, checkpoints, keys });
     let breaks = 0;
     for (const { sequence, why } of result.breaks) {
       console.error(`merchant ${merchantId}: the entry at sequence ${sequence} does not verify: ${why}`);

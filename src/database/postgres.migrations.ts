@@ -230,6 +230,87 @@ REVOKE ALL ON FUNCTION grant_gateway_role(TEXT) FROM PUBLIC;
 `;
 
 /**
+ * Version 10: an audited write is one statement in autocommit. The gateway keys each entry's content
+ * (audit.entry.ts `contentMac`), and `audit_chain()` numbers and links the entry from its merchant's
+ * head row as it is inserted: the row's lock is held from there to the statement's commit, inside
+ * the server, never across a round trip. An entry that comes numbered (a replica not yet upgraded)
+ * is checked as version 5 checked it. `payout_reserve` takes a daily reservation in the same statement
+ * as the claim it holds for.
+ */
+const postgresChainedOnAppend = `
+CREATE OR REPLACE FUNCTION audit_chain() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  previous TEXT;
+  last_sequence BIGINT;
+BEGIN
+  INSERT INTO merchant_heads (merchant_id, change_position) VALUES (NEW.merchant_id, 0)
+    ON CONFLICT (merchant_id) DO NOTHING;
+  SELECT audit_sequence, audit_hash INTO last_sequence, previous
+    FROM merchant_heads WHERE merchant_id = NEW.merchant_id FOR UPDATE;
+  IF NEW.sequence IS NULL THEN
+    NEW.sequence := last_sequence + 1;
+    NEW.previous_hash := previous;
+    NEW.hash := encode(sha256(convert_to(previous || E'\\n' || '[' || ${CANONICAL} || ']', 'UTF8')), 'hex');
+  ELSIF NEW.sequence IS DISTINCT FROM last_sequence + 1 OR NEW.previous_hash IS DISTINCT FROM previous THEN
+    RAISE EXCEPTION 'audit entry % of merchant % does not follow its head (%)', NEW.sequence, NEW.merchant_id,
+      last_sequence;
+  ELSIF NEW.hash IS DISTINCT FROM
+    encode(sha256(convert_to(previous || E'\\n' || '[' || ${CANONICAL} || ']', 'UTF8')), 'hex') THEN
+    RAISE EXCEPTION 'audit entry % of merchant %: its hash is not its content''s', NEW.sequence, NEW.merchant_id;
+  END IF;
+  UPDATE merchant_heads SET audit_sequence = NEW.sequence, audit_hash = NEW.hash WHERE merchant_id = NEW.merchant_id;
+  RETURN NEW;
+END $$;
+
+-- Entries keyed by the gateway, in order; unnumbered ones are numbered and linked by audit_chain().
+CREATE OR REPLACE FUNCTION audit_append(p_merchant TEXT, p_entries JSON) RETURNS INTEGER LANGUAGE plpgsql
+  SECURITY DEFINER SET search_path = public AS $$
+DECLARE
+  appended INTEGER;
+BEGIN
+  INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount, currency, detail, hash,
+    previous_hash, mac, entry_id)
+  SELECT p_merchant, a.sequence, a.at, a.actor, a.action, a.reference_id, a.status, a.amount, a.currency, a.detail,
+    a.hash, a.previous_hash, a.mac, a.entry_id
+  FROM ROWS FROM (json_to_recordset(p_entries) AS (sequence bigint, at text, actor text, action text,
+    reference_id text, status text, amount text, currency text, detail text, hash text, previous_hash text,
+    mac text, entry_id text)) WITH ORDINALITY AS a(sequence, at, actor, action, reference_id, status, amount, currency,
+    detail, hash, previous_hash, mac, entry_id, n)
+  ORDER BY a.n;
+  GET DIAGNOSTICS appended = ROW_COUNT;
+  RETURN appended;
+END $$;
+
+-- A payout's daily reservation, in the statement that claims the payout: the day's two counters are
+-- locked (the merchant's first, as every reservation locks them), then the claim is looked for with
+-- a fresh snapshot, so a claim of the same payout that held the lock before is seen. The hold is
+-- taken only if it fits under both caps (NULL: no cap); the counters are answered either way, for the
+-- refusal (daily-limit.refusal.ts decides it alike).
+CREATE FUNCTION payout_reserve(p_merchant TEXT, p_reference TEXT, p_day TEXT, p_currency TEXT, p_actor TEXT,
+  p_minor BIGINT, p_merchant_cap BIGINT, p_actor_cap BIGINT,
+  OUT existing TEXT, OUT merchant_minor BIGINT, OUT actor_minor BIGINT, OUT reserved BOOLEAN) LANGUAGE plpgsql AS $$
+BEGIN
+  reserved := false;
+  INSERT INTO daily_reservations (merchant_id, day, currency, actor_id, minor)
+    VALUES (p_merchant, p_day, p_currency, '', 0), (p_merchant, p_day, p_currency, p_actor, 0)
+    ON CONFLICT (merchant_id, day, currency, actor_id) DO NOTHING;
+  SELECT minor INTO merchant_minor FROM daily_reservations
+    WHERE merchant_id = p_merchant AND day = p_day AND currency = p_currency AND actor_id = '' FOR UPDATE;
+  SELECT minor INTO actor_minor FROM daily_reservations
+    WHERE merchant_id = p_merchant AND day = p_day AND currency = p_currency AND actor_id = p_actor FOR UPDATE;
+  SELECT record INTO existing FROM payouts WHERE merchant_id = p_merchant AND reference_id = p_reference;
+  IF existing IS NOT NULL OR merchant_minor + p_minor > p_merchant_cap OR actor_minor + p_minor > p_actor_cap THEN
+    RETURN;
+  END IF;
+  UPDATE daily_reservations SET minor = minor + p_minor
+    WHERE merchant_id = p_merchant AND day = p_day AND currency = p_currency AND actor_id IN ('', p_actor);
+  reserved := true;
+END $$;
+REVOKE ALL ON FUNCTION payout_reserve(TEXT, TEXT, TEXT, TEXT, TEXT, BIGINT, BIGINT, BIGINT) FROM PUBLIC;
+
+`;
+
+/**
  * SQLite rewrites a row in place. PostgreSQL leaves each write's old row version until a page
  * prunes, which it does only once its free space is under (100 - fillfactor)%: at 100, a page
  * with 10% free but less than a row neither prunes nor takes the next version, so a payout
@@ -267,6 +348,7 @@ export const POSTGRES_SCHEMA: EngineSchema = {
     7: checkpointsThroughFunction,
     8: postgresDueRecords,
     9: 'DROP FUNCTION grant_gateway_role(TEXT);',
+    10: postgresChainedOnAppend,
   },
   tables: [
     { name: 'client_quotas', gateway: 'write', columns: ['key', 'points', 'expire'], primaryKey: ['key'], indexes: [] },
@@ -289,6 +371,7 @@ export const POSTGRES_SCHEMA: EngineSchema = {
     'audit_append',
     'audit_refuse',
     'audit_checkpoint_add',
+    'payout_reserve',
   ],
-  gatewayExecutes: ['audit_append', 'audit_checkpoint_add', 'provider_budget_take'],
+  gatewayExecutes: ['audit_append', 'audit_checkpoint_add', 'provider_budget_take', 'payout_reserve'],
 };

@@ -116,6 +116,7 @@ export const DECLARED_TABLES: readonly DeclaredTable[] = [
       'hash',
       'previous_hash',
       'mac',
+      'entry_id',
     ],
     primaryKey: ['merchant_id', 'sequence'],
     indexes: ['audit_log_payout', 'audit_log_at'],

@@ -203,6 +203,13 @@ CREATE UNIQUE INDEX beneficiaries_active_account ON beneficiaries (merchant_id, 
   WHERE status <> 'ARCHIVED';
 `;
 
+/** Entries keyed by their content and an id, so the database can number and link them as it appends. */
+const contentKeyedAudit = ({ text }: SchemaDialect) => `
+-- A random id the gateway gives each entry from this version on; its keyed value (mac) covers the
+-- merchant, this id and the content, not the hash. NULL for earlier entries, whose mac covers the hash.
+ALTER TABLE audit_log ADD COLUMN entry_id ${text};
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'payouts, change log, reservations, relay jobs, provider budgets', shared: payoutTables },
   { version: 2, name: 'audit trail, reconciliation runs', shared: auditTables },
@@ -216,4 +223,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'what is due for a payout, and its lease, in columns of their own', shared: dueKinds },
   // PostgreSQL only: grants come from the declared schema (postgres.grants.ts), not a function.
   { version: 9, name: "the gateway role's grants from the declared schema", shared: () => '' },
+  {
+    version: 10,
+    name: 'audit entries keyed by content, chained by the database as they are appended',
+    shared: contentKeyedAudit,
+  },
 ];

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { Disbursement, DisbursementStatus } from './disbursement.model';
 
 /** Every decision and event about money the audit trail records, one entry each. */
@@ -49,18 +49,32 @@ export interface AuditDraft {
   detail: string | null;
 }
 
+/**
+ * A draft keyed by the gateway before it has a place: an id of its own and the keyed value of its
+ * content (`contentMac`). Nothing in it depends on the chain, so the gateway keys it without asking
+ * the database, and the database numbers and links it as it appends it.
+ */
+export interface KeyedDraft extends AuditDraft {
+  /** A random id the gateway gives the entry; its keyed value covers it, so a copy is a repeat. */
+  entryId: string;
+  mac: string;
+}
+
 /** An entry in its merchant's chain: numbered from 1 without gaps, each hash covering the one before. */
 export interface AuditEntry extends AuditDraft {
   sequence: number;
   hash: string;
   previousHash: string;
   /**
-   * hex HMAC-SHA256 of `hash` under the chain key (derived from AUDIT_SIGNING_KEY, never stored):
-   * only the gateway can write it, so an entry forged through the database has none that verifies.
-   * Null for entries written before the chain was keyed (schema version 5), which a signed
-   * checkpoint must cover instead.
+   * hex HMAC-SHA256 under the chain key (derived from AUDIT_SIGNING_KEY, never stored): only the
+   * gateway can write it, so an entry forged through the database has none that verifies. With an
+   * `entryId` (schema version 10 on), it covers the merchant, the id and the content (`contentMac`);
+   * without one, the entry's `hash` (`entryMac`, versions 5 to 7). Null for entries written before
+   * the chain was keyed (version 5), which a signed checkpoint must cover instead.
    */
   mac: string | null;
+  /** The id its keyed value covers; absent or null for an entry keyed over its hash. */
+  entryId?: string | null;
 }
 
 /** The `previousHash` of a merchant's first entry. */
@@ -71,9 +85,9 @@ const DETAIL_LIMIT = 500;
 
 /**
  * An entry's content as the chain hashes it: a JSON array of its fields in a fixed order. On
- * PostgreSQL the `audit_log_chain` trigger's function, `audit_chain()` (schema.migrations.ts),
- * builds the same text from the row's columns with `to_json` and refuses an entry whose hash is not
- * that text's: the two must write identical text, or PostgreSQL refuses the entry.
+ * PostgreSQL the `audit_log_chain` trigger's function, `audit_chain()` (postgres.migrations.ts),
+ * builds the same text from the row's columns with `to_json` and hashes it as it links the entry:
+ * the two must write identical text, or the chain PostgreSQL writes does not verify here.
  */
 export function canonicalContent(sequence: number, draft: AuditDraft): string {
   return JSON.stringify([
@@ -96,31 +110,73 @@ export function chainHash(previousHash: string, sequence: number, draft: AuditDr
     .digest('hex');
 }
 
-/** The keyed value of an entry whose hash is `hash`: hex HMAC-SHA256 under the chain key. */
+/** The keyed value of an entry written before version 10, whose hash is `hash`: hex HMAC-SHA256 under the chain key. */
 export function entryMac(chainKey: Buffer, hash: string): string {
   return createHmac('sha256', chainKey).update(hash).digest('hex');
 }
 
-/** The next entry of a chain whose last entry is `previous` (undefined: the first), keyed with `chainKey`. */
+/**
+ * The keyed value of an entry from version 10 on: hex HMAC-SHA256 under the chain key of a JSON
+ * array of its merchant, its id and its content, independent of its place in the chain. The
+ * merchant keeps it out of another merchant's chain, the id makes a copy of it a repeat.
+ */
+export function contentMac(chainKey: Buffer, merchantId: string, entryId: string, draft: AuditDraft): string {
+  const content = JSON.stringify([
+    merchantId,
+    entryId,
+    draft.at,
+    draft.actor,
+    draft.action,
+    draft.referenceId,
+    draft.status,
+    draft.amount,
+    draft.currency,
+    draft.detail,
+  ]);
+  return createHmac('sha256', chainKey).update(content).digest('hex');
+}
+
+/** A draft given an id (128 random bits, base64url) and keyed for `merchantId`. */
+export function keyed(merchantId: string, draft: AuditDraft, chainKey: Buffer): KeyedDraft {
+  const entryId = randomBytes(16).toString('base64url');
+  return { ...draft, entryId, mac: contentMac(chainKey, merchantId, entryId, draft) };
+}
+
+/** Whether an entry's keyed value is the gateway's, by the rule its version keys it with. */
+export function macVerifies(chainKey: Buffer, merchantId: string, entry: AuditEntry): boolean {
+  if (entry.mac === null) return false;
+  const expected = entry.entryId
+    ? contentMac(chainKey, merchantId, entry.entryId, entry)
+    : entryMac(chainKey, entry.hash);
+  return expected === entry.mac;
+}
+
+/**
+ * The next entry after `previous` (undefined: the chain is empty): the draft keyed for `merchantId`
+ * (keyed for no merchant without one), numbered and linked, as PostgreSQL's `audit_chain()`
+ * trigger numbers and links what the gateway keyed.
+ */
 export function chained(
   previous: { sequence: number; hash: string } | undefined,
   draft: AuditDraft,
   chainKey: Buffer,
+  merchantId = '',
 ): AuditEntry {
   const sequence = (previous?.sequence ?? 0) + 1;
   const previousHash = previous?.hash ?? GENESIS_HASH;
-  const hash = chainHash(previousHash, sequence, draft);
-  return { ...draft, sequence, previousHash, hash, mac: entryMac(chainKey, hash) };
+  const { entryId, mac } = keyed(merchantId, draft, chainKey);
+  return { ...draft, sequence, previousHash, hash: chainHash(previousHash, sequence, draft), mac, entryId };
 }
 
-/** The entries of `drafts` in order, after `previous`, as `chained` makes each. */
+/** The entries of `drafts` in order after `previous`, as `chained` makes each: SQLite's in-process chaining. */
 export function chainedAll(
   previous: { sequence: number; hash: string } | undefined,
   drafts: readonly AuditDraft[],
   chainKey: Buffer,
+  merchantId: string,
 ): AuditEntry[] {
   const entries: AuditEntry[] = [];
-  for (const draft of drafts) entries.push(chained(entries.at(-1) ?? previous, draft, chainKey));
+  for (const draft of drafts) entries.push(chained(entries.at(-1) ?? previous, draft, chainKey, merchantId));
   return entries;
 }
 

@@ -39,7 +39,7 @@ export async function verifyTrail(
 ): Promise<TrailVerification> {
   const head = await records.auditHead(merchant.id);
   const checkpoints = await records.latestCheckpoints(merchant.id, CHECKPOINTS_VERIFIED);
-  const result = await verifyChain(chainOf(records, merchant.id), { head, checkpoints, keys });
+  const result = await verifyChain(chainOf(records, merchant.id), { merchantId: merchant.id, head, checkpoints, keys });
   const checkpoint = checkpoints[0];
   if ('why' in result)
     return { verified: false, entries: result.sequence - 1, brokenAt: result.sequence, reason: result.why, checkpoint };

@@ -1,4 +1,4 @@
-import { AuditEntry, chainHash, entryMac, GENESIS_HASH } from './audit.entry';
+import { AuditEntry, chainHash, GENESIS_HASH, macVerifies } from './audit.entry';
 import { AuditCheckpoint, AuditVerifyingKeys, checkpointVerifies } from './audit.keys';
 import { Disbursement, isFinal } from './disbursement.model';
 import { toMinor } from './payout.controls';
@@ -11,6 +11,8 @@ export interface ChainBreak {
 
 /** What a merchant's chain must agree with besides its own links. */
 export interface ChainWitnesses {
+  /** The merchant whose chain it is: an entry keyed by content is keyed for its merchant. */
+  merchantId?: string;
   /** The last sequence and hash its head row recorded, read before the entries. */
   head?: { sequence: number; hash: string };
   /** Its signed checkpoints (from the database, a kept file, or both), any order. */
@@ -28,14 +30,16 @@ export interface ChainReport {
 /**
  * Checks one merchant's entries, read oldest first, against the chain rule: numbered from 1 without
  * gaps, each `previousHash` the hash before it, each `hash` recomputed from the content. Reads as it
- * goes, so a million entries take constant memory. Besides:
+ * goes, keeping only the ids of entries keyed by content (about 100 bytes each), so each id is
+ * seen once. Besides:
  * - every checkpoint's signature (one that does not verify is reported as forged and set aside, so
  *   a forged row never stops the rest being checked), and that the chain passes through every
  *   genuinely signed head, so a rewrite before the last checkpoint, or a tail cut below it, fails
  *   whatever the head row says;
  * - with the chain key, each entry's keyed value, so an entry forged through the database fails even
  *   once a later checkpoint signs it; an entry without one (written before the chain was keyed)
- *   passes only below a signed checkpoint;
+ *   passes only below a signed checkpoint; an entry keyed by content (it has an id) whose id came
+ *   before is a copy of a genuine entry, replayed;
  * - the head row, so entries removed from the end, or a chain rewritten from some entry on, show.
  * After a break it carries on from the entry as stored, so every break is reported, not the first.
  */
@@ -61,8 +65,14 @@ export async function chainBreaks(
   let expected = 1;
   let previous = GENESIS_HASH;
   let last = 0;
+  const ids = new Map<string, number>();
   for await (const entry of entries) {
-    const why = entryBreak(entry, expected, previous, covered, keys, signed, head);
+    const first = entry.entryId ? ids.get(entry.entryId) : undefined;
+    const why =
+      first === undefined
+        ? entryBreak(entry, { expected, previous, covered, merchantId: witnesses.merchantId ?? '' }, keys, signed, head)
+        : `its id is the one of the entry at sequence ${first}: a copy of an entry, replayed`;
+    if (entry.entryId && first === undefined) ids.set(entry.entryId, entry.sequence);
     if (why) breaks.push({ sequence: entry.sequence, why });
     previous = entry.hash;
     expected = entry.sequence + 1;
@@ -84,20 +94,19 @@ export async function chainBreaks(
 /** Why one entry breaks the chain where it stands, or undefined. */
 function entryBreak(
   entry: AuditEntry,
-  expected: number,
-  previous: string,
-  covered: number,
+  at: { expected: number; previous: string; covered: number; merchantId: string },
   keys: AuditVerifyingKeys | undefined,
   signed: ReadonlyMap<number, AuditCheckpoint[]>,
   head: ChainWitnesses['head'],
 ): string | undefined {
+  const { expected, previous, covered } = at;
   if (entry.sequence !== expected) return `expected sequence ${expected}: an entry is missing or out of place`;
   if (entry.previousHash !== previous) return 'its previous hash is not the hash of the entry before it';
   if (chainHash(previous, entry.sequence, entry) !== entry.hash)
     return 'its content does not match its hash: it was altered';
   if (entry.mac === null && entry.sequence > covered)
     return 'it has no keyed value and no signed checkpoint covers it: it was not written by the gateway';
-  if (entry.mac !== null && keys?.chainKey && entryMac(keys.chainKey, entry.hash) !== entry.mac)
+  if (entry.mac !== null && keys?.chainKey && !macVerifies(keys.chainKey, at.merchantId, entry))
     return 'its keyed value does not verify: it was not written by the gateway';
   const against = signed.get(entry.sequence)?.find((c) => c.hash !== entry.hash);
   if (against)

@@ -173,9 +173,10 @@ export interface DisbursementStore {
   /** The position of the merchant's latest change (kept or since pruned), or `START_POSITION` before its first. */
   latestChange(merchantId: string): Promise<string>;
   /**
-   * Requests the store has sent to the database so far, reads and writes alike: a statement sent on
-   * its own, or a whole transaction, is one. SQLite, with no round trips, counts each read call and
-   * each write (its savepoint in a group commit) as one. A batched read (`getMany`) is one.
+   * Requests the store has sent to the database so far, reads and writes alike. On PostgreSQL each
+   * round trip is one: a statement, and a transaction's BEGIN and COMMIT each (taking an idle
+   * pooled connection is none). SQLite, with no round trips, counts each read call and each write
+   * (its savepoint in a group commit) as one. A batched read (`getMany`) is one.
    */
   readonly databaseCalls: number;
   /** Whether the store answers; false while its backing service is unreachable. */

@@ -66,15 +66,18 @@ export const columnValues = (columns: PayoutColumns): ColumnValue[] => WRITTEN_C
 
 /**
  * The insert of a new row: its keys, `created_at` and the written columns' placeholders (in
- * WRITTEN_COLUMNS order), at revision 1.
+ * WRITTEN_COLUMNS order), at revision 1; with `source`, one row per row of `source` (the
+ * placeholders then need their types, which a VALUES list takes from the columns).
  */
 export function insertPayoutSql(
   keys: readonly [string, string],
   createdAt: string,
   written: readonly string[],
+  source?: string,
 ): string {
+  const values = [...keys, createdAt, ...written].join(', ');
   return `INSERT INTO payouts (merchant_id, reference_id, created_at, ${WRITTEN_COLUMNS.join(', ')}, revision)
-  VALUES (${[...keys, createdAt, ...written].join(', ')}, 1)`;
+  ${source ? `SELECT ${values}, 1 FROM ${source}` : `VALUES (${values}, 1)`}`;
 }
 
 /** The SET list of an update: every written column from its placeholder, and the revision grown by one. */
@@ -155,6 +158,8 @@ export interface AuditRow {
   previous_hash: string;
   /** Absent when read from a database not yet migrated to version 5. */
   mac?: string | null;
+  /** The id an entry keyed by content carries (version 10 on); absent before version 10. */
+  entry_id?: string | null;
 }
 
 /** An audit_checkpoints row as both engines return it. */
@@ -190,6 +195,7 @@ export function entryOf(row: AuditRow): AuditEntry {
     hash: row.hash,
     previousHash: row.previous_hash,
     mac: row.mac ?? null,
+    entryId: row.entry_id ?? null,
   };
 }
 

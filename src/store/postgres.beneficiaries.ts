@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { QueryResultRow } from 'pg';
 import { AuditDraft } from '../disbursements/audit.entry';
 import { accountKey, Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
 import { BeneficiaryWrite } from '../disbursements/disbursement.ports';
@@ -15,8 +15,9 @@ import {
 
 /*
  * The beneficiary book on PostgreSQL. PostgresStore runs each write in one transaction holding the
- * merchant's audit lock (taken first, as every audited write does), so the duplicate check, the
- * write and its audit entries are one step against any replica's write of the same book.
+ * merchant's book lock (taken first), so the duplicate check, the write and its audit entries are
+ * one step against any replica's write of the same book; the entries are appended last, so the
+ * merchant's audit head row is locked only for the transaction's COMMIT.
  */
 
 export const GET = numbered(GET_BENEFICIARY);
@@ -34,33 +35,36 @@ export class ChangeRefused extends Error {
 
 type Append = (drafts: readonly AuditDraft[]) => Promise<void>;
 
+/** One statement in the write's transaction, answered with its rows. */
+export type Sql = <R extends QueryResultRow>(text: string, values: unknown[]) => Promise<R[]>;
+
 const parsed = (row: { record: string } | undefined) => (row ? (JSON.parse(row.record) as Beneficiary) : undefined);
 
-async function duplicateOf(client: PoolClient, b: Beneficiary): Promise<Beneficiary | undefined> {
-  const { rows } = await client.query<{ record: string }>(DUPLICATE, [b.merchantId, accountKey(b.details), b.id]);
+async function duplicateOf(sql: Sql, b: Beneficiary): Promise<Beneficiary | undefined> {
+  const rows = await sql<{ record: string }>(DUPLICATE, [b.merchantId, accountKey(b.details), b.id]);
   return parsed(rows[0]);
 }
 
 export async function insertBeneficiaryRow(
-  client: PoolClient,
+  sql: Sql,
   write: BeneficiaryWrite,
   append: Append,
 ): Promise<Beneficiary | undefined> {
-  const duplicate = await duplicateOf(client, write.beneficiary);
+  const duplicate = await duplicateOf(sql, write.beneficiary);
   if (duplicate) return duplicate;
-  await client.query(INSERT, insertValues(write.beneficiary));
+  await sql(INSERT, insertValues(write.beneficiary));
   await append(write.audit);
   return undefined;
 }
 
 export async function updateBeneficiaryRow(
-  client: PoolClient,
+  sql: Sql,
   merchantId: string,
   id: string,
   change: (current: Beneficiary) => BeneficiaryWrite | undefined,
   append: Append,
 ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
-  const { rows } = await client.query<{ record: string }>(FOR_UPDATE, [merchantId, id]);
+  const rows = await sql<{ record: string }>(FOR_UPDATE, [merchantId, id]);
   const current = parsed(rows[0]);
   if (!current) return {};
   let write: BeneficiaryWrite | undefined;
@@ -71,9 +75,9 @@ export async function updateBeneficiaryRow(
   }
   if (!write) return { stored: current };
   const { beneficiary } = write;
-  const duplicate = beneficiary.status === 'ARCHIVED' ? undefined : await duplicateOf(client, beneficiary);
+  const duplicate = beneficiary.status === 'ARCHIVED' ? undefined : await duplicateOf(sql, beneficiary);
   if (duplicate) return { duplicate };
-  await client.query(UPDATE, updateValues(beneficiary));
+  await sql(UPDATE, updateValues(beneficiary));
   await append(write.audit);
   return { stored: beneficiary };
 }

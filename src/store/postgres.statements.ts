@@ -1,5 +1,6 @@
-import { AuditEntry } from '../disbursements/audit.entry';
+import { KeyedDraft } from '../disbursements/audit.entry';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
+import { ReservationCaps } from '../disbursements/payout.controls';
 import { shownOnInsert } from '../disbursements/disbursement.record';
 import { RelayJob } from '../disbursements/relay.job';
 import { enqueueRelayJob } from '../database/relay-jobs.statements';
@@ -7,14 +8,19 @@ import {
   columnValues,
   createdAtOf,
   insertPayoutSql,
+  PayoutColumns,
   payoutColumns,
   updatePayoutSet,
   WRITTEN_COLUMNS,
 } from './payout.row';
 
-// PostgreSQL's writes, each one statement: the row, its reservation release, its change-log entry,
-// its relay job and its audit entries commit together or not at all (CTEs that run only when the
-// write did).
+// PostgreSQL's writes, each one statement in autocommit, so one round trip: the row, its reservation
+// (taken or released), its change-log entry, its relay job and its audit entries commit together or
+// not at all (CTEs that run only when the write did). Every write takes the merchant's head row last
+// (the chain's and the change log's triggers), and the day's reservation counters in actor order
+// before it: a change after its payout's row, a reserving claim before the new row it inserts, which
+// no other write holds. So none waits on another in a cycle, and the head row's lock is held only
+// until the statement's own commit, inside the server.
 
 export const dollar = (index: number) => `$${index}`;
 
@@ -34,30 +40,60 @@ class Values {
   }
 }
 
-/** The written columns' placeholders after the keys ($1, $2), in WRITTEN_COLUMNS order, and the two the change log reuses. */
-function columnParams(v: Values, record: Disbursement, writtenAt: number) {
-  const placeholders = columnValues(payoutColumns(record, writtenAt)).map((value) => v.add(value));
+/** Each written column's PostgreSQL type, for placeholders outside a VALUES list. */
+const COLUMN_TYPES: Record<keyof PayoutColumns, string> = {
+  written_at: 'bigint',
+  status: 'text',
+  channel: 'text',
+  currency: 'text',
+  amount_minor: 'bigint',
+  final: 'integer',
+  due_at: 'bigint',
+  due_kind: 'text',
+  leased_until: 'bigint',
+  record: 'text',
+};
+
+/**
+ * The written columns' placeholders after the keys ($1, $2), in WRITTEN_COLUMNS order (`typed`: each
+ * with its type), and the two the change log reuses.
+ */
+function columnParams(v: Values, record: Disbursement, writtenAt: number, typed = false) {
+  const placeholders = columnValues(payoutColumns(record, writtenAt)).map(
+    (value, i) => `${v.add(value)}${typed ? `::${COLUMN_TYPES[WRITTEN_COLUMNS[i]]}` : ''}`,
+  );
   const of = (name: (typeof WRITTEN_COLUMNS)[number]) => placeholders[WRITTEN_COLUMNS.indexOf(name)];
   return { placeholders, written_at: of('written_at'), record: of('record') };
 }
 
-/** Gives a reservation back when the write `after` named happened. */
-function released(v: Values, held: Reservation, after: string): string {
-  return `, released AS (
-  UPDATE daily_reservations SET minor = minor - ${v.add(held.minor)}
-  WHERE merchant_id = $1 AND day = ${v.add(held.day)} AND currency = ${v.add(held.currency)}
-    AND actor_id IN ('', ${v.add(held.actorId)}) AND EXISTS (SELECT 1 FROM ${after})
+/**
+ * Gives a reservation back when the write `after` named happened; answers what later steps read
+ * from instead of `after`, so the counters are locked before the merchant's head row.
+ */
+function released(v: Values, held: Reservation | undefined, after: string): { sql: string; after: string } {
+  if (!held) return { sql: '', after };
+  const [minor, day, currency, actor] = [held.minor, held.day, held.currency, held.actorId].map((x) => v.add(x));
+  // Locked in actor order (the merchant's counter first), as payout_reserve locks them.
+  const sql = `, released AS (
+  UPDATE daily_reservations d SET minor = d.minor - ${minor}
+  FROM (SELECT actor_id FROM daily_reservations
+    WHERE merchant_id = $1 AND day = ${day} AND currency = ${currency} AND actor_id IN ('', ${actor})
+      AND EXISTS (SELECT 1 FROM ${after})
+    ORDER BY actor_id FOR UPDATE) AS locked
+  WHERE d.merchant_id = $1 AND d.day = ${day} AND d.currency = ${currency} AND d.actor_id = locked.actor_id
+  RETURNING 1
 )`;
+  return { sql, after: `${after} CROSS JOIN (SELECT count(*) FROM released) AS counters` };
 }
 
 /**
- * Appends the entries, numbered, linked and keyed by the store, to the merchant's audit chain when the
- * write `after` named happened, through audit_append (its trigger checks they follow the head and
- * moves it). A SELECT in a WITH runs only when read: `appendedBy` reads it.
+ * Appends the entries, keyed by the gateway, to the merchant's audit chain when the write `after`
+ * named happened, through audit_append, whose trigger numbers and links each from the head row. A
+ * SELECT in a WITH runs only when read: `appendedBy` reads it.
  */
-function audited(v: Values, entries: readonly AuditEntry[], after: string): string {
+function audited(v: Values, entries: readonly KeyedDraft[], after: string): string {
+  if (entries.length === 0) return '';
   const rows = entries.map((d) => ({
-    sequence: d.sequence,
     at: d.at,
     actor: d.actor,
     action: d.action,
@@ -66,15 +102,14 @@ function audited(v: Values, entries: readonly AuditEntry[], after: string): stri
     amount: d.amount,
     currency: d.currency,
     detail: d.detail,
-    hash: d.hash,
-    previous_hash: d.previousHash,
     mac: d.mac,
+    entry_id: d.entryId,
   }));
   return `, audited AS (SELECT audit_append($1, ${v.add(JSON.stringify(rows))}::json) AS appended FROM ${after})`;
 }
 
 /** The column that makes the audited WITH run (its rows are appended by then). */
-const appendedBy = (audit: readonly AuditEntry[]) =>
+const appendedBy = (audit: readonly KeyedDraft[]) =>
   audit.length > 0 ? ', (SELECT coalesce(sum(appended), 0) FROM audited)::int AS appended' : '';
 
 /** Adds the record to the change log (its triggers number and notify) when the write `after` named happened. */
@@ -87,7 +122,7 @@ function relayed(v: Values, job: RelayJob, at: string, after: string): string {
   return `, relayed AS (${enqueueRelayJob(after, at, v.add(JSON.stringify(job)))})`;
 }
 
-export function insertStatement(record: Disbursement, writtenAt: number, audit: readonly AuditEntry[]): Statement {
+export function insertStatement(record: Disbursement, writtenAt: number, audit: readonly KeyedDraft[]): Statement {
   const v = new Values();
   v.add(record.merchantId);
   v.add(record.referenceId);
@@ -99,9 +134,52 @@ WITH inserted AS (
   ${insertPayoutSql(['$1', '$2'], createdAt, c.placeholders)}
   ON CONFLICT (merchant_id, reference_id) DO NOTHING
   RETURNING merchant_id
-)${shown ? logged(c.record, c.written_at, 'inserted') : ''}${audit.length > 0 ? audited(v, audit, 'inserted') : ''}
+)${shown ? logged(c.record, c.written_at, 'inserted') : ''}${audited(v, audit, 'inserted')}
 SELECT count(*)::int AS done${appendedBy(audit)} FROM inserted`;
   return { name: `insert-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list };
+}
+
+/** What the reserving claim answers: the record already stored, or the day's counters and whether it was claimed. */
+export interface ReservingRow {
+  existing: string | null;
+  merchant_minor: string;
+  actor_minor: string;
+  reserved: boolean;
+  done: number;
+}
+
+/**
+ * The claim of a new payout with its daily reservation (payout_reserve, postgres.migrations.ts
+ * version 10): the counters locked and checked against the caps, the row inserted only if the hold
+ * was taken, with its change-log entry and audit entries.
+ */
+export function reservingStatement(
+  record: Disbursement,
+  held: Reservation,
+  caps: ReservationCaps,
+  writtenAt: number,
+  audit: readonly KeyedDraft[],
+): Statement {
+  const v = new Values();
+  v.add(record.merchantId);
+  v.add(record.referenceId);
+  const c = columnParams(v, record, writtenAt, true);
+  const createdAt = `${v.add(createdAtOf(record))}::bigint`;
+  const reserve = [held.day, held.currency, held.actorId, held.minor, caps.dailyMinor ?? null, caps.userMinor ?? null]
+    .map((value) => v.add(value))
+    .join(', ');
+  const shown = shownOnInsert(record);
+  const text = `
+WITH reserve AS (SELECT * FROM payout_reserve($1, $2, ${reserve})),
+inserted AS (
+  ${insertPayoutSql(['$1::text', '$2::text'], createdAt, c.placeholders, 'reserve WHERE reserve.reserved')}
+  ON CONFLICT (merchant_id, reference_id) DO NOTHING
+  RETURNING merchant_id
+)${shown ? logged(c.record, c.written_at, 'inserted') : ''}${audited(v, audit, 'inserted')}
+SELECT existing, merchant_minor, actor_minor, reserved, (SELECT count(*) FROM inserted)::int AS done${appendedBy(
+    audit,
+  )} FROM reserve`;
+  return { name: `reserve-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list };
 }
 
 /** The write of a record read at `revision`, with its reservation release, log entry, relay job and audit entries. */
@@ -109,23 +187,22 @@ export function updateStatement(
   keys: { merchantId: string; referenceId: string; revision: string },
   record: Disbursement,
   writtenAt: number,
-  extra: { release?: Reservation; published: boolean; relay?: RelayJob; audit: readonly AuditEntry[] },
+  extra: { release?: Reservation; published: boolean; relay?: RelayJob; audit: readonly KeyedDraft[] },
 ): Statement {
   const v = new Values();
   v.add(keys.merchantId);
   v.add(keys.referenceId);
   const c = columnParams(v, record, writtenAt);
   const revision = v.add(keys.revision);
+  const release = released(v, extra.release, 'updated');
   const text = `
 WITH updated AS (
   UPDATE payouts SET ${updatePayoutSet(c.placeholders)}
   WHERE merchant_id = $1 AND reference_id = $2 AND revision = ${revision}
   RETURNING merchant_id, reference_id
-)${extra.release ? released(v, extra.release, 'updated') : ''}${
-    extra.published ? logged(c.record, c.written_at, 'updated') : ''
-  }${extra.relay ? relayed(v, extra.relay, c.written_at, 'updated') : ''}${
-    extra.audit.length > 0 ? audited(v, extra.audit, 'updated') : ''
-  }
+)${release.sql}${extra.published ? logged(c.record, c.written_at, release.after) : ''}${
+    extra.relay ? relayed(v, extra.relay, c.written_at, 'updated') : ''
+  }${audited(v, extra.audit, release.after)}
 SELECT count(*)::int AS done${appendedBy(extra.audit)} FROM updated`;
   const shape = `${extra.release ? 'r' : ''}${extra.published ? 'l' : ''}${extra.relay ? 'j' : ''}${
     extra.audit.length > 0 ? 'a' : ''
@@ -135,23 +212,22 @@ SELECT count(*)::int AS done${appendedBy(extra.audit)} FROM updated`;
 
 export function removeStatement(
   keys: { merchantId: string; referenceId: string; revision: string },
-  extra: { release?: Reservation; audit: readonly AuditEntry[] },
+  extra: { release?: Reservation; audit: readonly KeyedDraft[] },
 ): Statement {
   const v = new Values();
   v.add(keys.merchantId);
   v.add(keys.referenceId);
   const revision = v.add(keys.revision);
+  const release = released(v, extra.release, 'removed');
   const text = `
 WITH removed AS (
   DELETE FROM payouts WHERE merchant_id = $1 AND reference_id = $2 AND revision = ${revision} RETURNING merchant_id
-)${extra.release ? released(v, extra.release, 'removed') : ''}${
-    extra.audit.length > 0 ? audited(v, extra.audit, 'removed') : ''
-  }
+)${release.sql}${audited(v, extra.audit, release.after)}
 SELECT count(*)::int AS done${appendedBy(extra.audit)} FROM removed`;
   return { name: `remove-${extra.release ? 'r' : ''}${extra.audit.length > 0 ? 'a' : ''}`, text, values: v.list };
 }
 
-export function appendStatement(merchantId: string, drafts: readonly AuditEntry[]): Statement {
+export function appendStatement(merchantId: string, drafts: readonly KeyedDraft[]): Statement {
   const v = new Values();
   v.add(merchantId);
   const text = `WITH always AS (SELECT 1)${audited(v, drafts, 'always')} SELECT (SELECT appended FROM audited)`;

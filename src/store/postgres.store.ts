@@ -1,148 +1,53 @@
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { AuditDraft, AuditEntry, chainedAll } from '../disbursements/audit.entry';
+import type { QueryResultRow } from 'pg';
+import { AuditDraft, KeyedDraft, keyed } from '../disbursements/audit.entry';
 import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { Disbursement, isFinal } from '../disbursements/disbursement.model';
 import { removedByRetention } from '../disbursements/audit.rules';
 import {
-  AuditPage,
   AuditCheckpointStore,
-  AuditQuery,
   AuditRule,
+  BeneficiaryStore,
+  BeneficiaryWrite,
   DisbursementStore,
-  HistoryEntry,
-  HistoryPage,
-  HistoryPosition,
-  HistoryQuery,
-  LoggedChange,
-  MerchantChainHead,
   RecordsReader,
-  ScheduledWaiting,
-  START_POSITION,
-  StatementLine,
-  StoreUnavailableError,
 } from '../disbursements/disbursement.ports';
 import { isPublished } from '../disbursements/disbursement.record';
 import { relayJobOf } from '../disbursements/relay.job';
 import { dailyLimitRefusal } from '../disbursements/daily-limit.refusal';
 import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
-import { isOutage } from '../database/postgres.failures';
-import {
-  auditCondition,
-  AuditRow,
-  checkpointOf,
-  CheckpointRow,
-  entryOf,
-  historyCondition,
-  historyEntryOf,
-  historyPageSql,
-  HistoryRow,
-} from './payout.row';
 import {
   appendStatement,
-  dollar,
   insertStatement,
   removeStatement,
-  Statement,
+  reservingStatement,
+  ReservingRow,
   updateStatement,
 } from './postgres.statements';
 import { pruneBatch } from './postgres.retention';
-import { numbered } from '../database/sql.dialect';
-import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
-import { BeneficiaryStore, BeneficiaryWrite } from '../disbursements/disbursement.ports';
-import {
-  beneficiaryPage,
-  ChangeRefused,
-  GET,
-  insertBeneficiaryRow,
-  updateBeneficiaryRow,
-} from './postgres.beneficiaries';
-import {
-  AUDIT_HEAD,
-  auditPageSql,
-  CHANGE_HEAD,
-  CHANGES_AFTER,
-  CREATED_BETWEEN,
-  GET_RECORD,
-  HAS_CHANGE,
-  historyCountSql,
-  LATEST_CHECKPOINTS,
-  SCHEDULED_WAITING,
-  UNSIGNED_HEADS,
-  WRITTEN_SINCE,
-} from './shared.statements';
-
-/** The statements both stores share, numbered for PostgreSQL once. */
-const PG = {
-  changesAfter: numbered(CHANGES_AFTER),
-  hasChange: numbered(HAS_CHANGE),
-  changeHead: numbered(CHANGE_HEAD),
-  auditHead: numbered(AUDIT_HEAD),
-  latestCheckpoints: numbered(LATEST_CHECKPOINTS),
-  getRecord: numbered(GET_RECORD),
-  unsignedHeads: numbered(UNSIGNED_HEADS),
-  scheduledWaiting: numbered(SCHEDULED_WAITING),
-  createdBetween: numbered(CREATED_BETWEEN),
-  writtenSince: numbered(WRITTEN_SINCE),
-};
-
-export interface PostgresStoreOptions {
-  pool: Pool;
-  /** The key every audit entry's keyed value is made with (audit.keys.ts). */
-  chainKey: Buffer;
-  /** RECORD_RETENTION_SECONDS in ms: final records not written for this long go (0: kept forever). */
-  retentionMs?: number;
-  /** EVENT_RETENTION_SECONDS in ms: how long the change log keeps a change. Default one day. */
-  eventRetentionMs?: number;
-  now?: () => number;
-  /** Told of each call that failed because PostgreSQL could not answer. */
-  onOutage?: (error: unknown) => void;
-}
+import { Beneficiary } from '../disbursements/beneficiary.model';
+import { ChangeRefused, insertBeneficiaryRow, Sql, updateBeneficiaryRow } from './postgres.beneficiaries';
+import { PostgresReads } from './postgres.reads';
 
 /**
- * The store shared by replicas, on PostgreSQL. A read-modify-write reads the record and its revision,
- * runs the change, and writes it in one statement only if the revision is still the one read (its
- * reservation release, change-log entry and relay job in the same statement); a write that lost the race runs
- * the change again on the record as it now is. The change log's positions and notifications come
- * from triggers (postgres.migrations.ts), so they commit with the change or not at all.
+ * The store shared by replicas, on PostgreSQL. Every payout write is one statement in autocommit, one
+ * round trip (postgres.statements.ts): a claim with its daily reservation and audit entries; a
+ * read-modify-write reads the record and its revision, runs the change, and writes it only if the
+ * revision is still the one read (its reservation release, change-log entry, relay job and audit
+ * entries in the same statement), so 2 round trips; a write that lost the race runs the change again
+ * on the record as it now is. The gateway keys each audit entry before sending it (audit.entry.ts
+ * `keyed`); the database numbers and links it from the merchant's head row, whose lock is held only
+ * inside the server until that statement commits. The change log's positions and notifications and
+ * the chain's links come from triggers (postgres.migrations.ts), so they commit with the change or
+ * not at all. `databaseCalls` counts round trips: each statement, BEGIN and COMMIT.
  */
-export class PostgresStore implements DisbursementStore, RecordsReader, AuditCheckpointStore, BeneficiaryStore {
-  private readonly pool: Pool;
-  private readonly now: () => number;
-  private readonly retentionMs: number;
-  private readonly eventRetentionMs: number;
-  /** Pool clients given an error listener of their own (see connect). */
-  private readonly heard = new WeakSet<PoolClient>();
-  databaseCalls = 0;
-
-  constructor(private readonly opts: PostgresStoreOptions) {
-    this.pool = opts.pool;
-    this.now = opts.now ?? Date.now;
-    this.retentionMs = opts.retentionMs ?? 0;
-    this.eventRetentionMs = opts.eventRetentionMs ?? 24 * 3600_000;
-  }
-
-  async get(merchantId: string, referenceId: string): Promise<Disbursement | undefined> {
-    return (await this.current(merchantId, referenceId))?.record;
-  }
-
-  async getMany(merchantId: string, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]> {
-    const rows = await this.query<{ reference_id: string; record: string }>(
-      'get-many',
-      'SELECT reference_id, record FROM payouts WHERE merchant_id = $1 AND reference_id = ANY($2::text[])',
-      [merchantId, referenceIds],
-    );
-    const found = new Map(rows.map((r) => [r.reference_id, r.record]));
-    return referenceIds.map((id) => {
-      const json = found.get(id);
-      return json === undefined ? undefined : (JSON.parse(json) as Disbursement);
-    });
-  }
-
+export class PostgresStore
+  extends PostgresReads
+  implements DisbursementStore, RecordsReader, AuditCheckpointStore, BeneficiaryStore
+{
   async insertIfAbsent(record: Disbursement, audit: readonly AuditDraft[] = []): Promise<Disbursement | undefined> {
     for (;;) {
-      const [{ done }] = await this.sendAudited<{ done: number }>(record.merchantId, audit, (entries) =>
-        insertStatement(record, this.now(), entries),
-      );
+      const entries = this.keyed(record.merchantId, audit);
+      const [{ done }] = await this.send<{ done: number }>(insertStatement(record, this.now(), entries));
       if (done === 1) return undefined;
       // Another write holds the referenceId; it may have gone again by now, then try once more.
       const existing = await this.get(record.merchantId, record.referenceId);
@@ -157,62 +62,23 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
   ): Promise<{ existing?: Disbursement; refused?: LimitRefusal }> {
     const held = record.reservation;
     if (!held) return { existing: await this.insertIfAbsent(record, audit) };
-    const client = await this.connect();
-    try {
-      await client.query('BEGIN');
-      // One reservation at a time per merchant, day and currency: the check and the hold are one step.
-      // The key is JSON, which tells the parts apart and, unlike a NUL separator, PostgreSQL text can hold.
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-        JSON.stringify([record.merchantId, held.day, held.currency]),
-      ]);
-      const existing = await client.query<{ record: string }>(PG.getRecord, [record.merchantId, record.referenceId]);
-      if (existing.rows[0]) {
-        await client.query('COMMIT');
-        return { existing: JSON.parse(existing.rows[0].record) as Disbursement };
+    for (;;) {
+      const entries = this.keyed(record.merchantId, audit);
+      const [row] = await this.send<ReservingRow>(reservingStatement(record, held, caps, this.now(), entries));
+      if (row.existing !== null) return { existing: JSON.parse(row.existing) as Disbursement };
+      if (row.done === 1) return {};
+      if (!row.reserved) {
+        const refused = dailyLimitRefusal(
+          caps,
+          { merchant: Number(row.merchant_minor), actor: Number(row.actor_minor) },
+          held.minor,
+        );
+        if (refused) return { refused };
+        throw new Error('payout_reserve refused a hold the caps allow');
       }
-      const counters = await client.query<{ actor_id: string; minor: string }>(
-        `SELECT actor_id, minor FROM daily_reservations
-         WHERE merchant_id = $1 AND day = $2 AND currency = $3 AND actor_id IN ('', $4)`,
-        [record.merchantId, held.day, held.currency, held.actorId],
-      );
-      const minorOf = (actor: string) => Number(counters.rows.find((r) => r.actor_id === actor)?.minor ?? 0);
-      const refused = dailyLimitRefusal(caps, { merchant: minorOf(''), actor: minorOf(held.actorId) }, held.minor);
-      if (refused) {
-        await client.query('COMMIT');
-        return { refused };
-      }
-      // Named like send()'s writes, so the connection prepares this shape once.
-      await this.chainIn(client, record.merchantId, audit, (entries) => insertStatement(record, this.now(), entries));
-      await client.query(
-        `INSERT INTO daily_reservations (merchant_id, day, currency, actor_id, minor)
-         VALUES ($1, $2, $3, '', $5), ($1, $2, $3, $4, $5)
-         ON CONFLICT (merchant_id, day, currency, actor_id) DO UPDATE SET minor = daily_reservations.minor + excluded.minor`,
-        [record.merchantId, held.day, held.currency, held.actorId, held.minor],
-      );
-      await client.query('COMMIT');
-      return {};
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.failure(error);
-    } finally {
-      client.release();
+      // Held, but a claim of the same payout not serialised with this one (another day's counters)
+      // committed first: its hold stays counted, which only ever refuses more; read that claim.
     }
-  }
-
-  async reserved(
-    merchantId: string,
-    day: string,
-    currency: string,
-    actorId: string,
-  ): Promise<{ merchant: number; actor: number }> {
-    const rows = await this.query<{ actor_id: string; minor: string }>(
-      'reserved',
-      `SELECT actor_id, minor FROM daily_reservations
-       WHERE merchant_id = $1 AND day = $2 AND currency = $3 AND actor_id IN ('', $4)`,
-      [merchantId, day, currency, actorId],
-    );
-    const minorOf = (actor: string) => Number(rows.find((r) => r.actor_id === actor)?.minor ?? 0);
-    return { merchant: minorOf(''), actor: minorOf(actorId) };
   }
 
   async update(
@@ -230,10 +96,9 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       const keys = { merchantId, referenceId, revision: current.revision };
       const published = isPublished(current.record, record);
       const relay = relayJobOf(current.record, record);
-      const [{ done }] = await this.sendAudited<{ done: number }>(
-        merchantId,
-        audit?.(current.record, record) ?? [],
-        (entries) => updateStatement(keys, record, this.now(), { release, published, relay, audit: entries }),
+      const entries = this.keyed(merchantId, audit?.(current.record, record) ?? []);
+      const [{ done }] = await this.send<{ done: number }>(
+        updateStatement(keys, record, this.now(), { release, published, relay, audit: entries }),
       );
       if (done === 1) return record;
     }
@@ -261,29 +126,22 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
       if (!current || !expected(current.record)) return;
       const keys = { merchantId, referenceId, revision: current.revision };
       const released = release ? releasedByRemoval(current.record) : undefined;
-      const [{ done }] = await this.sendAudited<{ done: number }>(
-        merchantId,
-        audit?.(current.record) ?? [],
-        (entries) => removeStatement(keys, { release: released, audit: entries }),
+      const entries = this.keyed(merchantId, audit?.(current.record) ?? []);
+      const [{ done }] = await this.send<{ done: number }>(
+        removeStatement(keys, { release: released, audit: entries }),
       );
       if (done === 1) return;
     }
   }
 
   async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
-    if (entries.length > 0)
-      await this.sendAudited(merchantId, entries, (chained) => appendStatement(merchantId, chained));
-  }
-
-  async beneficiary(merchantId: string, id: string): Promise<Beneficiary | undefined> {
-    const [row] = await this.query<{ record: string }>('beneficiary-get', GET, [merchantId, id]);
-    return row && (JSON.parse(row.record) as Beneficiary);
+    if (entries.length > 0) await this.send(appendStatement(merchantId, this.keyed(merchantId, entries)));
   }
 
   async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
     const { merchantId } = write.beneficiary;
-    return this.inAuditLock(merchantId, async (client, append) => ({
-      duplicate: await insertBeneficiaryRow(client, write, append),
+    return this.inBookLock(merchantId, async (sql, append) => ({
+      duplicate: await insertBeneficiaryRow(sql, write, append),
     }));
   }
 
@@ -292,35 +150,35 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     id: string,
     change: (current: Beneficiary) => BeneficiaryWrite | undefined,
   ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
-    return this.inAuditLock(merchantId, (client, append) =>
-      updateBeneficiaryRow(client, merchantId, id, change, append),
-    );
-  }
-
-  async beneficiaries(merchantId: string, query: BeneficiaryQuery): Promise<BeneficiaryPage> {
-    return beneficiaryPage((sql, values) => this.query(undefined, sql, values), merchantId, query);
+    return this.inBookLock(merchantId, (sql, append) => updateBeneficiaryRow(sql, merchantId, id, change, append));
   }
 
   /**
-   * `work` in one transaction that holds the merchant's audit lock from its start (before any row
-   * lock, as every audited write), given how to append entries to the chain inside it.
+   * `work` in one transaction that holds the merchant's book lock from its start, given how to run a
+   * statement in it and how to append audit entries (one statement, the work's last, so the
+   * merchant's audit head row is locked only for the COMMIT). BEGIN, each statement and COMMIT are
+   * round trips: a beneficiary write takes 5 or 6.
    */
-  private async inAuditLock<T>(
+  private async inBookLock<T>(
     merchantId: string,
-    work: (client: PoolClient, append: (drafts: readonly AuditDraft[]) => Promise<void>) => Promise<T>,
+    work: (sql: Sql, append: (drafts: readonly AuditDraft[]) => Promise<void>) => Promise<T>,
   ): Promise<T> {
     const client = await this.connect();
+    const sql: Sql = async <R extends QueryResultRow>(text: string, values: unknown[]) => {
+      this.databaseCalls += 1;
+      return (await client.query<R>(text, values)).rows;
+    };
     try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-        JSON.stringify(['audit', merchantId]),
-      ]);
+      await sql('BEGIN', []);
+      await sql('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [JSON.stringify(['book', merchantId])]);
       const append = async (drafts: readonly AuditDraft[]) => {
-        if (drafts.length > 0)
-          await this.chainIn(client, merchantId, drafts, (entries) => appendStatement(merchantId, entries));
+        if (drafts.length > 0) {
+          const { text, values } = appendStatement(merchantId, this.keyed(merchantId, drafts));
+          await sql(text, values);
+        }
       };
-      const result = await work(client, append);
-      await client.query('COMMIT');
+      const result = await work(sql, append);
+      await sql('COMMIT', []);
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -329,15 +187,6 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     } finally {
       client.release();
     }
-  }
-
-  async unsignedHeads(): Promise<MerchantChainHead[]> {
-    const rows = await this.query<{ merchant_id: string; audit_sequence: string; audit_hash: string }>(
-      'unsigned-heads',
-      PG.unsignedHeads,
-      [],
-    );
-    return rows.map((r) => ({ merchantId: r.merchant_id, sequence: Number(r.audit_sequence), hash: r.audit_hash }));
   }
 
   async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
@@ -360,131 +209,6 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     );
   }
 
-  async auditHead(merchantId: string): Promise<{ sequence: number; hash: string } | undefined> {
-    const [head] = await this.query<{ audit_sequence: string; audit_hash: string }>(
-      'audit-head-read',
-      'SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = $1 AND audit_sequence > 0',
-      [merchantId],
-    );
-    return head && { sequence: Number(head.audit_sequence), hash: head.audit_hash };
-  }
-
-  async latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]> {
-    const rows = await this.query<CheckpointRow>('latest-checkpoints', PG.latestCheckpoints, [merchantId, limit]);
-    return rows.map(checkpointOf);
-  }
-
-  async auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage> {
-    const where = auditCondition(merchantId, query, dollar);
-    const rows = await this.query<AuditRow>(undefined, auditPageSql(where.sql, dollar(where.values.length + 1)), [
-      ...where.values,
-      query.limit + 1,
-    ]);
-    return { entries: rows.slice(0, query.limit).map(entryOf), hasMore: rows.length > query.limit };
-  }
-
-  async statement(merchantId: string, from: number, to: number): Promise<StatementLine[]> {
-    const rows = await this.query<{ currency: string; status: StatementLine['status']; count: number; minor: string }>(
-      'statement',
-      `SELECT currency, status, count(*)::int AS count, sum(amount_minor) AS minor FROM payouts
-       WHERE merchant_id = $1 AND created_at >= $2 AND created_at < $3 GROUP BY currency, status ORDER BY currency, status`,
-      [merchantId, from, to],
-    );
-    return rows.map((r) => ({ currency: r.currency, status: r.status, count: r.count, amountMinor: Number(r.minor) }));
-  }
-
-  async createdBetween(
-    merchantId: string,
-    window: { from: number; to: number },
-    after: HistoryPosition | undefined,
-    limit: number,
-  ): Promise<HistoryEntry[]> {
-    const rows = await this.query<HistoryRow>('created-between', PG.createdBetween, [
-      merchantId,
-      window.from,
-      window.to,
-      after?.at ?? window.from - 1,
-      after?.referenceId ?? '',
-      limit,
-    ]);
-    return rows.map(historyEntryOf);
-  }
-
-  async writtenSince(
-    merchantId: string,
-    since: number,
-    after: HistoryPosition | undefined,
-    limit: number,
-  ): Promise<HistoryEntry[]> {
-    const rows = await this.query<HistoryRow>('written-since', PG.writtenSince, [
-      merchantId,
-      since,
-      after?.at ?? -1,
-      after?.referenceId ?? '',
-      limit,
-    ]);
-    return rows.map(historyEntryOf);
-  }
-
-  async due(now: Date, limit: number): Promise<Disbursement[]> {
-    const rows = await this.query<{ record: string }>(
-      'due',
-      'SELECT record FROM payouts WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1) ORDER BY due_at LIMIT $2',
-      [now.getTime(), limit],
-    );
-    return rows.map((r) => JSON.parse(r.record) as Disbursement);
-  }
-
-  async scheduledWaiting(): Promise<ScheduledWaiting> {
-    const [row] = await this.query<{ count: string; earliest: string | null }>(
-      'scheduled_waiting',
-      PG.scheduledWaiting,
-      [],
-    );
-    return { count: Number(row.count), earliestDueAt: row.earliest === null ? undefined : Number(row.earliest) };
-  }
-
-  async history(merchantId: string, query: HistoryQuery): Promise<HistoryPage> {
-    const page = historyPageSql(historyCondition(merchantId, query.filter, query.after, dollar), query, dollar);
-    const all = historyCondition(merchantId, query.filter, undefined, dollar);
-    const [rows, counted] = await Promise.all([
-      this.query<HistoryRow>(undefined, page.sql, page.values),
-      this.query<{ count: string }>(undefined, historyCountSql(all.sql), all.values),
-    ]);
-    const entries = rows.slice(0, query.limit).map(historyEntryOf);
-    const last = entries.at(-1);
-    return {
-      entries,
-      hasMore: rows.length > query.limit,
-      endPosition: last ? { at: last.at, referenceId: last.referenceId } : query.after,
-      totalCount: Number(counted[0].count),
-    };
-  }
-
-  async changesAfter(merchantId: string, position: string, limit: number): Promise<LoggedChange[]> {
-    const rows = await this.query<{ position: string; record: string }>('changes-after', PG.changesAfter, [
-      merchantId,
-      position,
-      limit,
-    ]);
-    return rows.map((r) => ({ position: r.position, record: JSON.parse(r.record) as Disbursement }));
-  }
-
-  async hasChange(merchantId: string, position: string): Promise<boolean> {
-    // A change past the retention is gone for its reader, whether or not the prune has removed it yet.
-    const rows = await this.query('has-change', PG.hasChange, [
-      merchantId,
-      position,
-      this.now() - this.eventRetentionMs,
-    ]);
-    return rows.length > 0;
-  }
-
-  async latestChange(merchantId: string): Promise<string> {
-    const rows = await this.query<{ change_position: string }>('latest-change', PG.changeHead, [merchantId]);
-    return rows[0]?.change_position ?? START_POSITION;
-  }
-
   /**
    * As SqliteStore.prune: a bounded batch of what retention lets go, and client quotas that ended an
    * hour ago (their table is swept by whoever asks); every replica may run it.
@@ -503,124 +227,8 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
     return batch.removed + batch.finals.length;
   }
 
-  async healthy(): Promise<boolean> {
-    try {
-      await this.pool.query('SELECT 1');
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  async close(): Promise<void> {}
-
-  private async current(
-    merchantId: string,
-    referenceId: string,
-  ): Promise<{ record: Disbursement; revision: string } | undefined> {
-    const [row] = await this.query<{ revision: string; record: string }>(
-      'get',
-      'SELECT revision, record FROM payouts WHERE merchant_id = $1 AND reference_id = $2',
-      [merchantId, referenceId],
-    );
-    return row && { revision: row.revision, record: JSON.parse(row.record) as Disbursement };
-  }
-
-  /**
-   * The statement `build` makes of the drafts once they are numbered, linked and keyed here, in one
-   * transaction (chainIn); without drafts, the statement alone.
-   */
-  private async sendAudited<R extends QueryResultRow>(
-    merchantId: string,
-    drafts: readonly AuditDraft[],
-    build: (entries: readonly AuditEntry[]) => Statement,
-  ): Promise<R[]> {
-    if (drafts.length === 0) return this.send<R>(build([]));
-    const client = await this.connect();
-    try {
-      await client.query('BEGIN');
-      const rows = await this.chainIn<R>(client, merchantId, drafts, build);
-      await client.query('COMMIT');
-      return rows;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.failure(error);
-    } finally {
-      client.release();
-    }
-  }
-
-  /**
-   * Inside the client's transaction: takes the merchant's audit lock (held to commit, so a replica
-   * appending meanwhile waits and the head read stays the head), chains the drafts after the head
-   * with the key only the gateway holds, and runs what `build` makes of them. The lock is taken
-   * before any row lock, as every audited write does, so none waits on another in a cycle.
-   */
-  private async chainIn<R extends QueryResultRow>(
-    client: PoolClient,
-    merchantId: string,
-    drafts: readonly AuditDraft[],
-    build: (entries: readonly AuditEntry[]) => Statement,
-  ): Promise<R[]> {
-    if (drafts.length > 0)
-      await client.query({
-        name: 'audit-lock',
-        text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))',
-        values: [JSON.stringify(['audit', merchantId])],
-      });
-    const { rows: heads } =
-      drafts.length > 0
-        ? await client.query<{ audit_sequence: string; audit_hash: string }>({
-            name: 'audit-head',
-            text: PG.auditHead,
-            values: [merchantId],
-          })
-        : { rows: [] };
-    const head = heads[0] && Number(heads[0].audit_sequence) > 0 ? heads[0] : undefined;
-    const previous = head && { sequence: Number(head.audit_sequence), hash: head.audit_hash };
-    const entries = chainedAll(previous, drafts, this.opts.chainKey);
-    return (await client.query<R>(build(entries))).rows;
-  }
-
-  private send<R extends QueryResultRow>(statement: Statement): Promise<R[]> {
-    return this.query<R>(statement.name, statement.text, statement.values);
-  }
-
-  /** One statement, prepared once per connection under `name` when it has one. */
-  private async query<R extends QueryResultRow>(
-    name: string | undefined,
-    text: string,
-    values: unknown[],
-  ): Promise<R[]> {
-    this.databaseCalls += 1;
-    try {
-      return (await this.pool.query<R>(name ? { name, text, values } : { text, values })).rows;
-    } catch (error) {
-      throw this.failure(error);
-    }
-  }
-
-  /** A client for one transaction, counted as one call. */
-  private async connect() {
-    let client: PoolClient;
-    this.databaseCalls += 1;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw this.failure(error);
-    }
-    // The pool hears a connection's error only while it is idle: one broken while checked out would
-    // emit it unheard and end the process. The query under way fails on its own.
-    if (!this.heard.has(client)) {
-      client.on('error', (error) => void this.failure(error));
-      this.heard.add(client);
-    }
-    return client;
-  }
-
-  private failure(error: unknown): unknown {
-    if (error instanceof StoreUnavailableError || !isOutage(error)) return error;
-    this.opts.onOutage?.(error);
-    return new StoreUnavailableError('the database is unreachable', { cause: error });
+  /** The drafts of one write, each given an id and keyed for the merchant with the key only the gateway holds. */
+  private keyed(merchantId: string, drafts: readonly AuditDraft[]): KeyedDraft[] {
+    return drafts.map((draft) => keyed(merchantId, draft, this.opts.chainKey));
   }
 }

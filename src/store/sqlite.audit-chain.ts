@@ -2,9 +2,9 @@ import { AuditDraft, chainedAll } from '../disbursements/audit.entry';
 import { SqliteStatements } from './sqlite.statements';
 
 /**
- * Appends entries to the merchant's audit chain, inside the caller's transaction: each entry links to
- * the hash of the one before and carries its keyed value (on PostgreSQL a trigger checks the link;
- * here the store is the only writer).
+ * Appends entries to the merchant's audit chain, inside the caller's transaction: each entry is keyed
+ * by its content as on PostgreSQL (audit.entry.ts), then numbered and linked to the one before here,
+ * in-process (on PostgreSQL the `audit_chain()` trigger links them; here the store is the only writer).
  */
 export function appendAuditChain(
   q: SqliteStatements,
@@ -16,7 +16,7 @@ export function appendAuditChain(
   const head = q.auditHead.get(merchantId) as { audit_sequence: number; audit_hash: string } | undefined;
   const previous =
     head && head.audit_sequence > 0 ? { sequence: head.audit_sequence, hash: head.audit_hash } : undefined;
-  const entries = chainedAll(previous, drafts, chainKey);
+  const entries = chainedAll(previous, drafts, chainKey, merchantId);
   for (const entry of entries)
     q.appendAudit.run(
       merchantId,
@@ -32,6 +32,7 @@ export function appendAuditChain(
       entry.hash,
       entry.previousHash,
       entry.mac,
+      entry.entryId,
     );
   const last = entries[entries.length - 1];
   q.setAuditHead.run(merchantId, last.sequence, last.hash);

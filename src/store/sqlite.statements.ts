@@ -56,7 +56,7 @@ export function sqliteStatements(db: Database) {
     ),
     auditHead: prepare(AUDIT_HEAD),
     appendAudit: prepare(`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
-      currency, detail, hash, previous_hash, mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      currency, detail, hash, previous_hash, mac, entry_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     setAuditHead: prepare(`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
       VALUES (?, 0, ?, ?) ON CONFLICT (merchant_id) DO UPDATE SET audit_sequence = excluded.audit_sequence,
       audit_hash = excluded.audit_hash`),

@@ -91,6 +91,27 @@ describeEachEngine(
       expect(result.code).toBe(1);
     });
 
+    it('a genuine entry replayed through the append function, numbered and linked by the database, fails audit:verify', async () => {
+      const sequence = await withClient(databaseEnv().DATABASE_URL, async (client) => {
+        const { rows } = await client.query<Record<string, string | null>>(
+          "SELECT * FROM audit_log WHERE merchant_id = 'default' AND entry_id IS NOT NULL ORDER BY sequence LIMIT 1",
+        );
+        const { sequence: _s, hash: _h, previous_hash: _p, merchant_id: _m, ...copy } = rows[0];
+        await client.query("SELECT audit_append('default', $1::json)", [JSON.stringify([copy])]);
+        const head = await client.query<{ audit_sequence: string }>(
+          "SELECT audit_sequence FROM merchant_heads WHERE merchant_id = 'default'",
+        );
+        return { copied: Number(rows[0].sequence), replayed: Number(head.rows[0].audit_sequence) };
+      });
+      const result = await auditVerify(databaseEnv().DATABASE_URL, [], { AUDIT_SIGNING_KEY: signingKey });
+      expect(result.output).toMatch(
+        new RegExp(
+          `merchant default: the entry at sequence ${sequence.replayed} does not verify: its id is the one of the entry at sequence ${sequence.copied}`,
+        ),
+      );
+      expect(result.code).toBe(1);
+    });
+
     it('says at start when one role both owns the schema and runs the gateway', async () => {
       expect(capturedLogs.join('')).not.toMatch(/DATABASE_OWNER_URL is unset/);
       const alone = await startStack({ env: { DATABASE_URL: ownerUrl(databaseEnv()), AUDIT_SIGNING_KEY: signingKey } });

@@ -1,4 +1,4 @@
-import { AuditAction, AuditDraft, AuditEntry, entryMac } from '../../src/disbursements/audit.entry';
+import { AuditAction, AuditDraft, AuditEntry, auditEvent, contentMac } from '../../src/disbursements/audit.entry';
 import { verifyChain } from '../../src/disbursements/audit.verify';
 import { BankRequest, Disbursement, DisbursementStatus } from '../../src/disbursements/disbursement.model';
 import { HistoryPage, HistoryQuery, START_POSITION } from '../../src/disbursements/disbursement.ports';
@@ -634,6 +634,29 @@ export function storeContract(engine: Engine): void {
       expect((await totals()).merchant).toBe(7000);
     });
 
+    it('releases, holds and audits at once without waiting on itself: the counters end as the writes say', async () => {
+      const audit = (r: Disbursement) => [
+        { ...auditEvent('EXPORTED', new Date(0).toISOString(), {}), referenceId: r.referenceId },
+      ];
+      const first = Array.from({ length: 20 }, () => held('alice', 100));
+      for (const r of first) await store.insertReserving(r, {}, audit(r));
+      const later = Array.from({ length: 20 }, () => held('alice', 10));
+      await Promise.all([
+        ...first.map((r) =>
+          store.update(
+            'merchant-1',
+            r.referenceId,
+            (c) => ({ ...c, status: 'FAILED' }),
+            () => audit(r),
+          ),
+        ),
+        ...later.map((r) => store.insertReserving(r, { dailyMinor: 10_000 }, audit(r))),
+      ]);
+      expect(await totals()).toEqual({ merchant: 200, actor: 200 });
+      const { entries } = await store.auditPage('merchant-1', { limit: 100, filter: {} });
+      expect(entries.map((e) => e.sequence)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    });
+
     it('gives the amount back once when the record ends FAILED or CANCELLED, and when it is removed', async () => {
       const [failed, cancelled, removed, kept] = [
         held('alice', 100),
@@ -708,12 +731,40 @@ export function storeContract(engine: Engine): void {
 
       const entries = await chain();
       expect(entries.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-      expect(entries.map(({ sequence: _s, hash: _h, previousHash: _p, mac: _m, ...draft }) => draft)).toEqual(written);
+      expect(
+        entries.map(({ sequence: _s, hash: _h, previousHash: _p, mac: _m, entryId: _i, ...draft }) => draft),
+      ).toEqual(written);
       expect(await verifyChain(listed(entries))).toEqual({ count: 7 });
-      // Each keyed with the store's chain key, whichever kind of write carried it.
-      expect(entries.map((e) => e.mac)).toEqual(entries.map((e) => entryMac(TEST_CHAIN_KEY, e.hash)));
+      // Each keyed by its content, for its merchant and with an id of its own, with the store's chain key,
+      // whichever kind of write carried it.
+      expect(new Set(entries.map((e) => e.entryId)).size).toBe(7);
+      expect(entries.map((e) => e.mac)).toEqual(
+        entries.map((e) => contentMac(TEST_CHAIN_KEY, 'merchant-1', e.entryId ?? '', e)),
+      );
       // The change log numbers its own entries beside the chain.
       expect((await store.changesAfter('merchant-1', START_POSITION, 10)).map((c) => c.position)).toEqual(['1', '2']);
+    });
+
+    it('sends each audited write as one request (on PostgreSQL one round trip), a change as at most a read and a write', async () => {
+      const r = record();
+      const held = record({ reservation: { day: '2026-01-01', currency: 'ZMW', actorId: 'alice', minor: 100 } });
+      const calls = async (write: () => Promise<unknown>) => {
+        const before = store.databaseCalls;
+        await write();
+        return store.databaseCalls - before;
+      };
+      expect(await calls(() => store.insertIfAbsent(r, [entry('CREATE_REQUESTED', r.referenceId)]))).toBe(1);
+      expect(
+        await calls(() =>
+          store.insertReserving(held, { dailyMinor: 1000 }, [entry('CREATE_REQUESTED', held.referenceId)]),
+        ),
+      ).toBe(1);
+      expect(await calls(() => store.insertReserving(held, { dailyMinor: 1000 }))).toBe(1);
+      expect(
+        await calls(() => store.update(r.merchantId, r.referenceId, bump(), () => [entry('APPROVED', r.referenceId)])),
+      ).toBeLessThanOrEqual(2);
+      expect(await calls(() => store.appendAudit('merchant-1', [entry('EXPORTED', null)]))).toBe(1);
+      expect((await chain()).map((e) => e.sequence)).toEqual([1, 2, 3, 4]);
     });
 
     it('records nothing for a write that does not happen', async () => {

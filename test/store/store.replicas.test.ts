@@ -1,3 +1,7 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { auditEvent, AuditEntry } from '../../src/disbursements/audit.entry';
+import { verifyChain } from '../../src/disbursements/audit.verify';
+import { TEST_CHAIN_KEY } from '../support/chain-key';
 import { databasePerTest, describeEngines, Engine } from '../support/engines';
 import { record } from './store.fixtures';
 
@@ -48,6 +52,24 @@ function replicas(engine: Engine): void {
     expect(await a.get(r.merchantId, r.referenceId)).toBeUndefined();
     expect((await a.due(new Date(), 100)).map((d) => d.referenceId)).not.toContain(r.referenceId);
     expect(await a.insertIfAbsent(r)).toBeUndefined();
+  });
+
+  it("chains one merchant's audited writes from both, all at once, without a gap or a fork", async () => {
+    const [a, b] = [db().store(), db().store()];
+    const claims = Array.from({ length: 100 }, () => record({ sending: true }));
+    const entry = (i: number) => auditEvent('EXPORTED', new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), {});
+    await Promise.all([
+      ...claims.map((c, i) => (i % 2 === 0 ? a : b).insertIfAbsent(c, [entry(i)])),
+      ...claims.map((_c, i) => (i % 2 === 0 ? b : a).appendAudit('merchant-1', [entry(i), entry(i)])),
+    ]);
+    const { entries } = await a.auditPage('merchant-1', { limit: 1000, filter: {} });
+    expect(entries.map((e) => e.sequence)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    async function* listed(list: AuditEntry[]) {
+      yield* list;
+    }
+    const head = await b.auditHead('merchant-1');
+    const keys = { publicKey: generateKeyPairSync('ed25519').publicKey, chainKey: TEST_CHAIN_KEY };
+    expect(await verifyChain(listed(entries), { merchantId: 'merchant-1', head, keys })).toEqual({ count: 300 });
   });
 }
 
