@@ -26,6 +26,14 @@ export const PUT_BUCKET = `INSERT INTO provider_budgets (key, tokens, read_token
 /** PostgreSQL counts it in `provider_budget_take` (postgres.migrations.ts), which locks the row while it counts. */
 export const TAKE = 'SELECT taken, wait_ms, paused FROM provider_budget_take(?, ?, ?)';
 
+/**
+ * Two takes in one round trip: the second (in the CASE, which PostgreSQL evaluates only when the
+ * first was taken) runs after the first and sees what it left.
+ */
+export const TAKE_PAIR = `SELECT f.taken, f.wait_ms, f.paused,
+  CASE WHEN f.taken THEN (SELECT s.taken FROM provider_budget_take(?, ?, false) s) ELSE false END AS second
+  FROM provider_budget_take(?, ?, false) f`;
+
 /** A pause never shortens one already longer. */
 export const pause = (engine: Engine) =>
   `INSERT INTO provider_budgets (key, counted_at, paused_until) VALUES (?, ${NOW[engine]}, ${NOW[engine]} + ?)

@@ -1,10 +1,11 @@
 import type { Pool } from 'pg';
 import { numbered } from '../database/sql.dialect';
-import { claim, pause, sweep, TAKE } from './budget.statements';
+import { claim, pause, sweep, TAKE, TAKE_PAIR } from './budget.statements';
 import { BudgetLedger, Take } from './provider.budget';
 
 const Q = {
   take: numbered(TAKE),
+  takePair: numbered(TAKE_PAIR),
   pause: numbered(pause('postgres')),
   claim: numbered(claim('postgres')),
   sweep: numbered(sweep('postgres')),
@@ -31,6 +32,17 @@ export class PostgresBudgetLedger implements BudgetLedger {
     });
     const [row] = rows;
     return row.taken ? { taken: true } : { taken: false, waitMs: Number(row.wait_ms), paused: row.paused };
+  }
+
+  async takePair(key: string, perMinute: number): Promise<{ first: Take; second: boolean }> {
+    const { rows } = await this.pool.query<{ taken: boolean; wait_ms: string; paused: boolean; second: boolean }>({
+      name: 'budget-take-pair',
+      text: Q.takePair,
+      values: [key, perMinute, key, perMinute],
+    });
+    const [row] = rows;
+    const first: Take = row.taken ? { taken: true } : { taken: false, waitMs: Number(row.wait_ms), paused: row.paused };
+    return { first, second: row.second };
   }
 
   async pause(key: string, ms: number): Promise<void> {

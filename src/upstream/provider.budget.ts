@@ -22,6 +22,11 @@ export type Take = { taken: true } | { taken: false; waitMs: number; paused: boo
 export interface BudgetLedger {
   /** One token from the shared bucket of `key`; a read also needs one from its own allowance (half the bucket). */
   take(key: string, perMinute: number, read: boolean): Promise<Take>;
+  /**
+   * Two tokens from the shared bucket of `key` in one step: a send's check-status and the create
+   * after it. The second is taken only when the first was, and only when there is one left.
+   */
+  takePair(key: string, perMinute: number): Promise<{ first: Take; second: boolean }>;
   /** Nothing may be taken from `key` for `ms` (a provider 429's Retry-After). */
   pause(key: string, ms: number): Promise<void>;
   /** True for the first caller in `ms` (per key, across replicas); false while an earlier claim holds. */
@@ -52,6 +57,13 @@ export interface BudgetOptions {
 
 export const UNKNOWN_REFERENCES_PER_MIN = 5;
 export const REFRESH_EVERY_MS = 3000;
+/**
+ * How long the create token a send's check-status took along stays this process's to spend: the
+ * create follows its check at once (create.send.ts), or not at all (the provider had the payout).
+ */
+const PREPAID_MS = 10_000;
+/** Prepaid tokens kept before the unspent expired ones are swept. */
+const PREPAID_SWEEP_AT = 1_000;
 
 /** A provider key (at a provider) as a ledger key part: never the key itself. */
 const keyId = (...parts: string[]) =>
@@ -68,6 +80,13 @@ const keyId = (...parts: string[]) =>
 export class BudgetedProvider implements ProviderPort {
   /** Each merchant's budget key, hashed once (merchants are a fixed, configured set). */
   private readonly budgetKeys = new Map<string, string>();
+  /**
+   * Create tokens taken with a send's check-status (one ledger call for both), by budget key and
+   * referenceId, until when each may be spent.
+   */
+  private readonly prepaid = new Map<string, number>();
+  /** Pauses this process learnt from a provider 429, by budget key: a prepaid create waits for them too. */
+  private readonly pausedUntil = new Map<string, number>();
 
   constructor(
     private readonly inner: ProviderPort,
@@ -75,7 +94,8 @@ export class BudgetedProvider implements ProviderPort {
   ) {}
 
   async create(merchant: Merchant, request: DisbursementRequest): Promise<ProviderRecord> {
-    await this.spend(merchant, 'create', false);
+    if (this.spendPrepaid(merchant, request.referenceId)) this.opts.onSpend?.(merchant.id, 'create');
+    else await this.spend(merchant, 'create', false);
     return this.watch429(merchant, this.inner.create(merchant, request));
   }
 
@@ -98,8 +118,10 @@ export class BudgetedProvider implements ProviderPort {
       );
       if (!take.taken) this.refuse(merchant, purpose, 'budget', take.waitMs);
     }
-    // A create's own checks share the creates' room: they decide whether a payout was made.
-    await this.spend(merchant, purpose, purpose !== 'create');
+    // A create's own checks share the creates' room: they decide whether a payout was made. The
+    // check before a send takes the send's token along, so the send costs no ledger call of its own.
+    if (purpose === 'create') await this.spendPair(merchant, referenceId);
+    else await this.spend(merchant, purpose, true);
     return this.watch429(merchant, this.inner.checkStatus(merchant, referenceId, purpose));
   }
 
@@ -114,6 +136,30 @@ export class BudgetedProvider implements ProviderPort {
     );
     if (!take.taken) this.refuse(merchant, purpose, take.paused ? 'paused' : 'budget', take.waitMs);
     this.opts.onSpend?.(merchant.id, purpose);
+  }
+
+  /** A send's check-status and its create: two tokens in one ledger call, the second kept for the create. */
+  private async spendPair(merchant: Merchant, referenceId: string): Promise<void> {
+    const key = this.budgetKey(merchant);
+    const { first, second } = await this.ledgerCall(() => this.opts.ledger.takePair(key, this.opts.perMinute));
+    if (!first.taken) this.refuse(merchant, 'create', first.paused ? 'paused' : 'budget', first.waitMs);
+    this.opts.onSpend?.(merchant.id, 'create');
+    if (!second) return;
+    const now = Date.now();
+    if (this.prepaid.size >= PREPAID_SWEEP_AT)
+      for (const [k, until] of this.prepaid) if (until <= now) this.prepaid.delete(k);
+    this.prepaid.set(`${key}\u0000${referenceId}`, now + PREPAID_MS);
+  }
+
+  /** Spends the create token its check took along, unless it expired or a 429 paused the key since. */
+  private spendPrepaid(merchant: Merchant, referenceId: string): boolean {
+    const key = this.budgetKey(merchant);
+    const id = `${key}\u0000${referenceId}`;
+    const until = this.prepaid.get(id);
+    if (until === undefined) return false;
+    this.prepaid.delete(id);
+    const now = Date.now();
+    return until > now && (this.pausedUntil.get(key) ?? 0) <= now;
   }
 
   private refuse(
@@ -139,7 +185,9 @@ export class BudgetedProvider implements ProviderPort {
     } catch (error) {
       if (error instanceof ProviderError && error.kind === 'rate-limited') {
         const seconds = error.details.retryAfter ?? 60;
-        await this.opts.ledger.pause(this.budgetKey(merchant), seconds * 1000).catch(() => undefined);
+        const key = this.budgetKey(merchant);
+        this.pausedUntil.set(key, Date.now() + seconds * 1000);
+        await this.opts.ledger.pause(key, seconds * 1000).catch(() => undefined);
       }
       throw error;
     }

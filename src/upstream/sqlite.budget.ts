@@ -37,6 +37,13 @@ export class SqliteBudgetLedger implements BudgetLedger {
     return this.writes.write(() => this.takeNow(key, perMinute, read));
   }
 
+  async takePair(key: string, perMinute: number): Promise<{ first: Take; second: boolean }> {
+    return this.writes.write(() => {
+      const first = this.takeNow(key, perMinute, false);
+      return { first, second: first.taken && this.takeNow(key, perMinute, false).taken };
+    });
+  }
+
   async pause(key: string, ms: number): Promise<void> {
     return this.writes.write(() => {
       const now = this.now();

@@ -59,6 +59,21 @@ export function budgetLedgerContract(engine: Engine): void {
     expect(waited(read) - waited(create)).toBeGreaterThan(2000);
   });
 
+  it('takes a pair in one step: both while two are left, the first alone when one is, neither when none', async () => {
+    expect(await takenOf(ledger, 'k', 10, false, 7)).toBe(7);
+    expect(await ledger.takePair('k', 10)).toEqual({ first: { taken: true }, second: true });
+    expect(await ledger.takePair('k', 10)).toEqual({ first: { taken: true }, second: false });
+    const refused = await ledger.takePair('k', 10);
+    expect(refused).toMatchObject({ first: { taken: false, paused: false }, second: false });
+    expect(await ledger.take('k', 10, false)).toMatchObject({ taken: false });
+  });
+
+  it('takes no pair from a paused key, and a pair without counting when there is no budget', async () => {
+    expect(await ledger.takePair('free', 0)).toEqual({ first: { taken: true }, second: true });
+    await ledger.pause('held', 30_000);
+    expect(await ledger.takePair('held', 0)).toMatchObject({ first: { taken: false, paused: true }, second: false });
+  });
+
   it('keeps keys apart', async () => {
     expect(await takenOf(ledger, 'k1', 5, false, 5)).toBe(5);
     expect(await ledger.take('k1', 5, false)).toMatchObject({ taken: false });

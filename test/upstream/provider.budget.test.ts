@@ -209,6 +209,51 @@ describe('BudgetedProvider over the embedded ledger', () => {
     expect(inner.checks).toBeLessThanOrEqual(6);
   });
 
+  it("a send's check-status takes its create's token along: one ledger call for both, two tokens spent", async () => {
+    const inner = new CountingProvider();
+    const counted = ledger();
+    const calls: string[] = [];
+    const counting: BudgetLedger = {
+      take: (...args) => (calls.push('take'), counted.take(...args)),
+      takePair: (...args) => (calls.push('pair'), counted.takePair(...args)),
+      pause: (...args) => counted.pause(...args),
+      claim: (...args) => counted.claim(...args),
+      close: () => counted.close(),
+    };
+    const provider = new BudgetedProvider(inner, {
+      ledger: counting,
+      providerUrl: 'https://provider.test',
+      perMinute: 4,
+    });
+    const m = merchant();
+    for (const i of [1, 2]) {
+      expect(await settled(provider.checkStatus(m, `r${i}`, 'create'))).toBe('ok');
+      expect(await settled(provider.create(m, request(i)))).toBe('ok');
+    }
+    expect(calls).toEqual(['pair', 'pair']);
+    // Four tokens a minute, four spent: the next send's check is refused, and nothing more leaves.
+    expect(await settled(provider.checkStatus(m, 'r3', 'create'))).toBe('rate-limited');
+    expect(await settled(provider.create(m, request(3)))).toBe('rate-limited');
+    expect([inner.checks, inner.creates]).toEqual([2, 2]);
+  });
+
+  it('a create whose check took its token is not sent once a 429 paused the key in between', async () => {
+    const inner = new CountingProvider();
+    const provider = new BudgetedProvider(inner, {
+      ledger: ledger(),
+      providerUrl: 'https://provider.test',
+      perMinute: 100,
+    });
+    const m = merchant();
+    expect(await settled(provider.checkStatus(m, 'r1', 'create'))).toBe('ok');
+    inner.next429 = 30;
+    expect(await settled(provider.create(m, request(9)))).toBe('rate-limited');
+    inner.next429 = undefined;
+    const sent = inner.creates;
+    expect(await settled(provider.create(m, request(1)))).toBe('rate-limited');
+    expect(inner.creates).toBe(sent);
+  });
+
   it('after a provider 429 nothing is sent for the key until Retry-After has passed; other keys go on', async () => {
     const inner = new CountingProvider();
     const shared = ledger();
