@@ -27,13 +27,15 @@ import { pruneBatch } from './postgres.retention';
 import { Beneficiary } from '../disbursements/beneficiary.model';
 import { ChangeRefused, insertBeneficiaryRow, Sql, updateBeneficiaryRow } from './postgres.beneficiaries';
 import { PostgresReads } from './postgres.reads';
+import { RecentRows } from './recent.rows';
 
 /**
  * The store shared by replicas, on PostgreSQL. Every payout write is one statement in autocommit, one
  * round trip (postgres.statements.ts): a claim with its daily reservation and audit entries; a
  * read-modify-write reads the record and its revision, runs the change, and writes it only if the
  * revision is still the one read (its reservation release, change-log entry, relay job and audit
- * entries in the same statement), so 2 round trips; a write that lost the race runs the change again
+ * entries in the same statement), so 2 round trips; 1 when this process wrote the row last and nobody
+ * has since (recent.rows.ts: the read is skipped). A write that lost the race runs the change again
  * on the record as it now is. The gateway keys each audit entry before sending it (audit.entry.ts
  * `keyed`); the database numbers and links it from the merchant's head row, whose lock is held only
  * inside the server until that statement commits. The change log's positions and notifications and
@@ -44,11 +46,16 @@ export class PostgresStore
   extends PostgresReads
   implements DisbursementStore, RecordsReader, AuditCheckpointStore, BeneficiaryStore
 {
+  private readonly recent = new RecentRows();
+
   async insertIfAbsent(record: Disbursement, audit: readonly AuditDraft[] = []): Promise<Disbursement | undefined> {
     for (;;) {
       const entries = this.keyed(record.merchantId, audit);
       const [{ done }] = await this.send<{ done: number }>(insertStatement(record, this.now(), entries));
-      if (done === 1) return undefined;
+      if (done === 1) {
+        this.recent.set(record.merchantId, record.referenceId, { record, revision: '1' });
+        return undefined;
+      }
       // Another write holds the referenceId; it may have gone again by now, then try once more.
       const existing = await this.get(record.merchantId, record.referenceId);
       if (existing) return existing;
@@ -66,7 +73,10 @@ export class PostgresStore
       const entries = this.keyed(record.merchantId, audit);
       const [row] = await this.send<ReservingRow>(reservingStatement(record, held, caps, this.now(), entries));
       if (row.existing !== null) return { existing: JSON.parse(row.existing) as Disbursement };
-      if (row.done === 1) return {};
+      if (row.done === 1) {
+        this.recent.set(record.merchantId, record.referenceId, { record, revision: '1' });
+        return {};
+      }
       if (!row.reserved) {
         const refused = dailyLimitRefusal(
           caps,
@@ -87,10 +97,16 @@ export class PostgresStore
     change: (current: Disbursement) => Disbursement | undefined,
     audit?: AuditRule,
   ): Promise<Disbursement | undefined> {
+    // The row as this process last wrote it, if it did: tried first, without reading it.
+    let known = this.recent.get(merchantId, referenceId);
     for (;;) {
-      const current = await this.current(merchantId, referenceId);
+      const assumed = known !== undefined;
+      const current = known ?? (await this.current(merchantId, referenceId));
+      known = undefined;
       if (!current) return undefined;
       const next = change(current.record);
+      // Nothing to change in what this process wrote: the row may have moved on since, so it is read.
+      if (!next && assumed) continue;
       if (!next) return current.record;
       const { record, release } = releasing(next);
       const keys = { merchantId, referenceId, revision: current.revision };
@@ -100,7 +116,10 @@ export class PostgresStore
       const [{ done }] = await this.send<{ done: number }>(
         updateStatement(keys, record, this.now(), { release, published, relay, audit: entries }),
       );
-      if (done === 1) return record;
+      if (done === 1) {
+        this.recent.set(merchantId, referenceId, { record, revision: String(Number(current.revision) + 1) });
+        return record;
+      }
     }
   }
 
@@ -130,7 +149,7 @@ export class PostgresStore
       const [{ done }] = await this.send<{ done: number }>(
         removeStatement(keys, { release: released, audit: entries }),
       );
-      if (done === 1) return;
+      if (done === 1) return this.recent.forget(merchantId, referenceId);
     }
   }
 

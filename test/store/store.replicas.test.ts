@@ -44,6 +44,27 @@ function replicas(engine: Engine): void {
     expect((await a.due(new Date(), 100)).map((d) => d.referenceId)).not.toContain(r.referenceId);
   });
 
+  it('changes a row the other changed since it last wrote it on what the other wrote, losing nothing', async () => {
+    const [a, b] = [db().store(), db().store()];
+    const r = record({ deliveryIds: [] });
+    await a.insertIfAbsent(r);
+    const add = (id: string) => (c: typeof r) => ({ ...c, deliveryIds: [...c.deliveryIds, id] });
+    // One call: A wrote the row last, so it changes it without reading it first (on PostgreSQL).
+    const before = a.databaseCalls;
+    await a.update(r.merchantId, r.referenceId, add('a1'));
+    expect(a.databaseCalls - before).toBe(1);
+    await b.update(r.merchantId, r.referenceId, add('b1'));
+    // A's last write is stale now: its change runs again on B's, nothing of either is lost.
+    expect((await a.update(r.merchantId, r.referenceId, add('a2')))?.deliveryIds).toEqual(['a1', 'b1', 'a2']);
+    expect((await b.get(r.merchantId, r.referenceId))?.deliveryIds).toEqual(['a1', 'b1', 'a2']);
+    // A change that finds nothing to do in A's own last write is asked again of the row as it now is.
+    await b.update(r.merchantId, r.referenceId, add('b2'));
+    const seen = await a.update(r.merchantId, r.referenceId, (c) =>
+      c.deliveryIds.includes('b2') ? add('a3')(c) : undefined,
+    );
+    expect(seen?.deliveryIds).toEqual(['a1', 'b1', 'a2', 'b2', 'a3']);
+  });
+
   it('releases a claim through one that the other then sees gone, and lets it claim the key again', async () => {
     const [a, b] = [db().store(), db().store()];
     const r = record({ sending: true, due: { kind: 'RECHECK', at: new Date(Date.now() - 1000).toISOString() } });
