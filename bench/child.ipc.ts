@@ -5,7 +5,7 @@ import { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { GCProfiler } from 'node:v8';
-import { databaseQueries } from './query.counter';
+import { databaseQueries, groupWrites, sqliteStatements } from './query.counter';
 
 /** Figures of one process: cumulative since it started (the parent diffs two), except the pauses. */
 export interface ProcessStats {
@@ -30,6 +30,9 @@ export interface ProcessStats {
   gcMs: number;
   /** Queries sent to PostgreSQL (its round trips); 0 in SQLite mode. */
   databaseQueries: number;
+  /** SQLite statements run, and writes handed to its group commit; 0 in PostgreSQL mode. */
+  sqliteStatements: number;
+  groupWrites: number;
 }
 
 type ParentMessage = { type: 'stats'; collectGarbage: boolean } | { type: 'close' };
@@ -118,6 +121,8 @@ async function processStats(collectGarbage: boolean, pauses: Pauses, allocations
     loopActiveMs: loop.active,
     loopIdleMs: loop.idle,
     databaseQueries: databaseQueries(),
+    sqliteStatements: sqliteStatements(),
+    groupWrites: groupWrites(),
     ...phase,
   };
 }

@@ -6,7 +6,7 @@ import { startApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { failStart, serveParent } from './child.ipc';
 import { BENCH_CLIENT_TOKEN } from './gateway.client';
-import { countDatabaseQueries } from './query.counter';
+import { countDatabaseWork } from './query.counter';
 
 /**
  * The gateway alone in its own process, so that its CPU time and memory are measured apart
@@ -35,7 +35,7 @@ function merchantsOf(count: number): Record<string, string> {
 
 async function main(): Promise<void> {
   const env = process.env;
-  countDatabaseQueries();
+  countDatabaseWork();
   const folder = env.BENCH_DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'bench-gateway-'));
   if (folder) process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
   const config = loadConfig({
