@@ -5,6 +5,7 @@ import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
 import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
 import { Config, ConfigError } from './config';
 import { databasePassword, shownTarget } from './database/database.target';
+import { EntryKey } from './disbursements/audit.entry';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { loadManifest } from './graphql/operations/trusted-documents.manifest';
 import { GatewayMetrics } from './observability/gateway.metrics';
@@ -142,12 +143,12 @@ async function openStorage(
   config: Config,
   logger: Logger,
   metrics: GatewayMetrics,
-  chainKey: Buffer,
+  entryKey: EntryKey,
 ): Promise<Storage> {
   const shown = shownTarget(config.database);
   let storage: Storage;
   try {
-    storage = await createStorage(config, logger, metrics, chainKey);
+    storage = await createStorage(config, logger, metrics, entryKey);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // Written and percent-encoded: a driver message may echo the URL.
@@ -216,7 +217,7 @@ async function startGateway(
   const metrics = new GatewayMetrics();
   const opened = new Opened();
   return opened.starting(async () => {
-    const storage = await openStorage(config, logger, metrics, audit.keys.chainKey);
+    const storage = await openStorage(config, logger, metrics, audit.keys[0]);
     opened.add(() => storage.close());
 
     const listening = await listen(config);

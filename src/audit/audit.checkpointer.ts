@@ -1,6 +1,6 @@
 import { appendCheckpoints, readCheckpointFile } from './audit.checkpoint-file';
 import { signCheckpoints } from '../disbursements/audit.checkpoint';
-import { AuditSigningKeys } from '../disbursements/audit.keys';
+import { AuditKeyRing } from '../disbursements/audit.keys';
 import { AuditCheckpointStore, RecordsReader } from '../disbursements/disbursement.ports';
 import { trailsBehindKept } from '../disbursements/audit.kept';
 import { Logger } from '../observability/pino.logger';
@@ -17,7 +17,8 @@ export class AuditCheckpointer {
   constructor(
     private readonly opts: {
       store: AuditCheckpointStore & RecordsReader;
-      keys: AuditSigningKeys;
+      /** The first signs; every one verifies the checkpoints kept in the file. */
+      keys: AuditKeyRing;
       intervalMs: number;
       logger: Logger;
       /** AUDIT_CHECKPOINT_FILE: every checkpoint is appended there before the database keeps it. */
@@ -62,7 +63,7 @@ export class AuditCheckpointer {
     this.round = this.round.then(async () => {
       try {
         const { store, keys, file } = this.opts;
-        const signed = await signCheckpoints(store, keys, new Date(), (checkpoints) =>
+        const signed = await signCheckpoints(store, keys[0], new Date(), (checkpoints) =>
           appendCheckpoints(file, checkpoints),
         );
         if (signed > 0) this.opts.logger.debug({ merchants: signed }, 'audit checkpoints signed');

@@ -229,6 +229,40 @@ END $$;
 REVOKE ALL ON FUNCTION grant_gateway_role(TEXT) FROM PUBLIC;
 `;
 
+/** audit_append and audit_checkpoint_add as versions 5 and 7 made them, each row with its key id. */
+const appendWithKeyIds = `
+CREATE OR REPLACE FUNCTION audit_append(p_merchant TEXT, p_entries JSON) RETURNS INTEGER LANGUAGE plpgsql
+  SECURITY DEFINER SET search_path = public AS $$
+DECLARE
+  appended INTEGER;
+BEGIN
+  INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount, currency, detail, hash,
+    previous_hash, mac, key_id)
+  SELECT p_merchant, a.sequence, a.at, a.actor, a.action, a.reference_id, a.status, a.amount, a.currency, a.detail,
+    a.hash, a.previous_hash, a.mac, a.key_id
+  FROM ROWS FROM (json_to_recordset(p_entries) AS (sequence bigint, at text, actor text, action text,
+    reference_id text, status text, amount text, currency text, detail text, hash text, previous_hash text,
+    mac text, key_id text)) WITH ORDINALITY AS a(sequence, at, actor, action, reference_id, status, amount, currency,
+    detail, hash, previous_hash, mac, key_id, n)
+  ORDER BY a.n;
+  GET DIAGNOSTICS appended = ROW_COUNT;
+  RETURN appended;
+END $$;
+REVOKE ALL ON FUNCTION audit_append(TEXT, JSON) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION audit_checkpoint_add(p_checkpoints JSON) RETURNS void LANGUAGE sql
+  SECURITY DEFINER SET search_path = public AS $$
+  INSERT INTO audit_checkpoints (merchant_id, sequence, hash, at, signature, key_id)
+  SELECT c.merchant_id, c.sequence, c.hash, c.at, c.signature, c.key_id
+  FROM json_to_recordset(p_checkpoints) AS c(merchant_id text, sequence bigint, hash text, at text, signature text,
+    key_id text)
+  WHERE EXISTS (SELECT 1 FROM audit_log l
+    WHERE l.merchant_id = c.merchant_id AND l.sequence = c.sequence AND l.hash = c.hash)
+  ON CONFLICT (merchant_id, sequence) DO NOTHING;
+$$;
+REVOKE ALL ON FUNCTION audit_checkpoint_add(JSON) FROM PUBLIC;
+`;
+
 /**
  * SQLite rewrites a row in place. PostgreSQL leaves each write's old row version until a page
  * prunes, which it does only once its free space is under (100 - fillfactor)%: at 100, a page
@@ -252,6 +286,7 @@ export const POSTGRES_SCHEMA: EngineSchema = {
     5: postgresKeyedChain,
     6: grantWithBeneficiaries,
     7: checkpointsThroughFunction,
+    9: appendWithKeyIds,
   },
   tables: [{ name: 'client_quotas', columns: ['key', 'points', 'expire'], primaryKey: ['key'], indexes: [] }],
   triggers: [

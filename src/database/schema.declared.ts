@@ -90,6 +90,7 @@ export const DECLARED_TABLES: readonly DeclaredTable[] = [
       'hash',
       'previous_hash',
       'mac',
+      'key_id',
     ],
     primaryKey: ['merchant_id', 'sequence'],
     indexes: ['audit_log_payout', 'audit_log_at'],
@@ -124,7 +125,7 @@ export const DECLARED_TABLES: readonly DeclaredTable[] = [
   { name: 'database_facts', columns: ['name', 'value'], primaryKey: ['name'], indexes: [] },
   {
     name: 'audit_checkpoints',
-    columns: ['merchant_id', 'sequence', 'hash', 'at', 'signature'],
+    columns: ['merchant_id', 'sequence', 'hash', 'at', 'signature', 'key_id'],
     primaryKey: ['merchant_id', 'sequence'],
     indexes: [],
   },

@@ -188,6 +188,16 @@ CREATE UNIQUE INDEX beneficiaries_active_account ON beneficiaries (merchant_id, 
   WHERE status <> 'ARCHIVED';
 `;
 
+/**
+ * Which audit key made each entry's keyed value and each checkpoint's signature (audit.keys.ts
+ * `auditKeyId`), so AUDIT_SIGNING_KEY can hold several keys. NULL on what was written before: the one
+ * key configured then, which a verifier finds by trying the keys it has.
+ */
+const auditKeyIds = () => `
+ALTER TABLE audit_log ADD COLUMN key_id TEXT;
+ALTER TABLE audit_checkpoints ADD COLUMN key_id TEXT;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'payouts, change log, reservations, relay jobs, provider budgets', shared: payoutTables },
   { version: 2, name: 'audit trail, reconciliation runs', shared: auditTables },
@@ -198,4 +208,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'beneficiary books', shared: beneficiaryTables },
   // PostgreSQL only: the gateway's role adds checkpoints through a function, never by INSERT.
   { version: 7, name: 'checkpoints added only through audit_checkpoint_add', shared: () => '' },
+  { version: 9, name: 'audit key ids on entries and checkpoints', shared: auditKeyIds },
 ];

@@ -61,6 +61,17 @@ export interface AuditEntry extends AuditDraft {
    * checkpoint must cover instead.
    */
   mac: string | null;
+  /**
+   * The id of the key whose chain key made `mac` (audit.keys.ts `auditKeyId`); null for entries
+   * written before key ids were recorded (schema version 9): the one key configured then.
+   */
+  keyId: string | null;
+}
+
+/** What keys an entry: the chain key of one audit key, and that key's id, recorded with the entry. */
+export interface EntryKey {
+  keyId: string;
+  chainKey: Buffer;
 }
 
 /** The `previousHash` of a merchant's first entry. */
@@ -101,26 +112,26 @@ export function entryMac(chainKey: Buffer, hash: string): string {
   return createHmac('sha256', chainKey).update(hash).digest('hex');
 }
 
-/** The next entry of a chain whose last entry is `previous` (undefined: the first), keyed with `chainKey`. */
+/** The next entry of a chain whose last entry is `previous` (undefined: the first), keyed with `key`. */
 export function chained(
   previous: { sequence: number; hash: string } | undefined,
   draft: AuditDraft,
-  chainKey: Buffer,
+  key: EntryKey,
 ): AuditEntry {
   const sequence = (previous?.sequence ?? 0) + 1;
   const previousHash = previous?.hash ?? GENESIS_HASH;
   const hash = chainHash(previousHash, sequence, draft);
-  return { ...draft, sequence, previousHash, hash, mac: entryMac(chainKey, hash) };
+  return { ...draft, sequence, previousHash, hash, mac: entryMac(key.chainKey, hash), keyId: key.keyId };
 }
 
 /** The entries of `drafts` in order, after `previous`, as `chained` makes each. */
 export function chainedAll(
   previous: { sequence: number; hash: string } | undefined,
   drafts: readonly AuditDraft[],
-  chainKey: Buffer,
+  key: EntryKey,
 ): AuditEntry[] {
   const entries: AuditEntry[] = [];
-  for (const draft of drafts) entries.push(chained(entries.at(-1) ?? previous, draft, chainKey));
+  for (const draft of drafts) entries.push(chained(entries.at(-1) ?? previous, draft, key));
   return entries;
 }
 

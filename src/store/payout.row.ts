@@ -153,6 +153,8 @@ export interface AuditRow {
   previous_hash: string;
   /** Absent when read from a database not yet migrated to version 5. */
   mac?: string | null;
+  /** Absent when read from a database not yet migrated to version 9. */
+  key_id?: string | null;
 }
 
 /** An audit_checkpoints row as both engines return it. */
@@ -162,6 +164,8 @@ export interface CheckpointRow {
   hash: string;
   at: string;
   signature: string;
+  /** Absent when read from a database not yet migrated to version 9. */
+  key_id?: string | null;
 }
 
 export function checkpointOf(row: CheckpointRow): AuditCheckpoint {
@@ -171,6 +175,7 @@ export function checkpointOf(row: CheckpointRow): AuditCheckpoint {
     hash: row.hash,
     at: row.at,
     signature: row.signature,
+    keyId: row.key_id ?? null,
   };
 }
 
@@ -188,6 +193,7 @@ export function entryOf(row: AuditRow): AuditEntry {
     hash: row.hash,
     previousHash: row.previous_hash,
     mac: row.mac ?? null,
+    keyId: row.key_id ?? null,
   };
 }
 

@@ -69,6 +69,7 @@ function audited(v: Values, entries: readonly AuditEntry[], after: string): stri
     hash: d.hash,
     previous_hash: d.previousHash,
     mac: d.mac,
+    key_id: d.keyId,
   }));
   return `, audited AS (SELECT audit_append($1, ${v.add(JSON.stringify(rows))}::json) AS appended FROM ${after})`;
 }

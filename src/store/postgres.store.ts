@@ -1,5 +1,5 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { AuditDraft, AuditEntry, chainedAll } from '../disbursements/audit.entry';
+import { AuditDraft, AuditEntry, chainedAll, EntryKey } from '../disbursements/audit.entry';
 import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { Disbursement, isFinal } from '../disbursements/disbursement.model';
 import { removedByRetention } from '../disbursements/audit.rules';
@@ -87,8 +87,8 @@ const PG = {
 
 export interface PostgresStoreOptions {
   pool: Pool;
-  /** The key every audit entry's keyed value is made with (audit.keys.ts). */
-  chainKey: Buffer;
+  /** The key every audit entry's keyed value is made with, and its id (audit.keys.ts). */
+  entryKey: EntryKey;
   /** RECORD_RETENTION_SECONDS in ms: final records not written for this long go (0: kept forever). */
   retentionMs?: number;
   /** EVENT_RETENTION_SECONDS in ms: how long the change log keeps a change. Default one day. */
@@ -354,6 +354,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
             hash: c.hash,
             at: c.at,
             signature: c.signature,
+            key_id: c.keyId,
           })),
         ),
       ],
@@ -578,7 +579,7 @@ export class PostgresStore implements DisbursementStore, RecordsReader, AuditChe
         : { rows: [] };
     const head = heads[0] && Number(heads[0].audit_sequence) > 0 ? heads[0] : undefined;
     const previous = head && { sequence: Number(head.audit_sequence), hash: head.audit_hash };
-    const entries = chainedAll(previous, drafts, this.opts.chainKey);
+    const entries = chainedAll(previous, drafts, this.opts.entryKey);
     return (await client.query<R>(build(entries))).rows;
   }
 

@@ -67,6 +67,13 @@ export class AuditCheckpoint {
 
   @Field(() => String, { description: 'base64url Ed25519 signature.' })
   signature!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The signing key's id: base64url of sha256 over its public key (SPKI DER), the first 16 characters. Null for checkpoints signed before key ids were recorded.",
+  })
+  keyId?: string | null;
 }
 
 @ObjectType({
@@ -83,7 +90,11 @@ export class AuditVerification {
   @Field(() => Int, { nullable: true, description: 'The sequence where the chain first fails.' })
   brokenAt?: number;
 
-  @Field(() => String, { nullable: true, description: 'Why it fails there.' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Why it fails there; or, when nothing fails but not everything could be checked, what the gateway has no key for (an audit key removed from AUDIT_SIGNING_KEY).',
+  })
   reason?: string;
 
   @Field(() => AuditCheckpoint, { nullable: true, description: 'The newest signed head.' })
