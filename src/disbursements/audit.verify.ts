@@ -64,7 +64,7 @@ export async function chainBreaks(
     if (check !== 'signed') {
       breaks.push({
         sequence: c.sequence,
-        why: `its checkpoint signed at ${c.at} does not carry the signature of any key given: forged, set aside`,
+        why: `its checkpoint signed at ${c.at} does not carry the gateway's signature: forged, set aside`,
       });
       continue;
     }
