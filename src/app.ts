@@ -185,6 +185,11 @@ async function startCheckpointer(
     if (developmentJwksUrl) logger.info(line);
     else logger.warn(`AUDIT_SIGNING_KEY is unset: ${line}; set it to a key kept outside the database`);
   }
+  const [inUse, ...older] = audit.keys;
+  logger.info(
+    { auditKeyId: inUse.keyId, olderAuditKeyIds: older.map((k) => k.keyId) },
+    `audit entries keyed and checkpoints signed with key ${inUse.keyId}${older.length > 0 ? `; older keys still verify what they made` : ''}`,
+  );
   const checkpointer = new AuditCheckpointer({
     store: storage.store,
     keys: audit.keys,

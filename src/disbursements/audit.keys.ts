@@ -51,8 +51,10 @@ export function auditKeyId(publicKey: KeyObject): string {
 
 /** The PEM blocks of a setting or file, in order. */
 function pemBlocks(text: string, what: string): string[] {
-  const blocks = text.match(/-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----/g) ?? [];
+  const block = /-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----/g;
+  const blocks = text.match(block) ?? [];
   if (blocks.length === 0) throw new Error(`${what} holds no PEM key`);
+  if (text.replace(block, '').trim() !== '') throw new Error(`${what} holds text that is not a PEM key`);
   return blocks;
 }
 
