@@ -98,7 +98,7 @@ const provider = {
     'required with UPSTREAM_BASE_URL (or MERCHANTS_FILE)',
   ),
   WEBHOOK_SECRET: doc(
-    secretList,
+    secretList.refine((secrets) => secrets.every((s) => WHSEC.test(s)), 'each must be whsec_ followed by base64'),
     'Standard Webhooks secret (`whsec_...`) that verifies callbacks; several separated by spaces while one is rotated (a callback signed with any of them is verified)',
     'callbacks are claims, confirmed with check-status before they decide anything',
   ),
