@@ -127,7 +127,7 @@ async function verify({ reader, keys, merchants, kept }: Run): Promise<number> {
   }
   const given = `key${keys.length === 1 ? '' : 's'} ${keys.map((k) => k.keyId).join(', ')}`;
   const scope = keys.some((k) => k.chainKey)
-    ? 'every entry keyed'
+    ? 'keyed values checked under the keys given'
     : 'with the public key alone: signatures and links checked, keyed values not (entries after the last checkpoint rest on their links)';
   if (broken > 0) {
     console.error(`${broken} of ${count} merchant${count === 1 ? '' : 's'} did not verify (${given}; ${scope})`);
