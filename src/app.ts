@@ -174,6 +174,7 @@ async function openStorage(
 /** The audit checkpointer: it signs at start, every AUDIT_CHECKPOINT_SECONDS, and once more at stop. */
 async function startCheckpointer(
   config: Config,
+  merchants: MerchantRegistry,
   storage: Storage,
   audit: LoadedAuditKeys,
   logger: Logger,
@@ -196,6 +197,7 @@ async function startCheckpointer(
     intervalMs: config.audit.checkpointSeconds * 1000,
     logger,
     file: config.audit.checkpointFile,
+    merchantIds: () => merchants.ids(),
   });
   await checkpointer.start();
   return checkpointer;
@@ -230,7 +232,7 @@ async function startGateway(
     const publicUrl = config.publicUrl ?? `http://localhost:${listening.port}`;
     const callbackUrl = (merchantId: string) => `${publicUrl}/callbacks/${merchants.byId(merchantId)?.callbackToken}`;
 
-    const checkpointer = await startCheckpointer(config, storage, audit, logger, developmentJwksUrl);
+    const checkpointer = await startCheckpointer(config, merchants, storage, audit, logger, developmentJwksUrl);
     opened.add(() => checkpointer.stop());
 
     const upstream = connectProvider({

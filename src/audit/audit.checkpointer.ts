@@ -1,8 +1,9 @@
 import { appendCheckpoints, readCheckpointFile } from './audit.checkpoint-file';
 import { signCheckpoints } from '../disbursements/audit.checkpoint';
 import { AuditKeyRing } from '../disbursements/audit.keys';
-import { AuditCheckpointStore, RecordsReader } from '../disbursements/disbursement.ports';
+import { AuditCheckpointStore, DisbursementStore, RecordsReader } from '../disbursements/disbursement.ports';
 import { trailsBehindKept } from '../disbursements/audit.kept';
+import { recordKeyChange } from '../disbursements/audit.key-change';
 import { Logger } from '../observability/pino.logger';
 
 /**
@@ -16,18 +17,21 @@ export class AuditCheckpointer {
 
   constructor(
     private readonly opts: {
-      store: AuditCheckpointStore & RecordsReader;
+      store: AuditCheckpointStore & RecordsReader & Pick<DisbursementStore, 'appendAudit'>;
       /** The first signs; every one verifies the checkpoints kept in the file. */
       keys: AuditKeyRing;
       intervalMs: number;
       logger: Logger;
       /** AUDIT_CHECKPOINT_FILE: every checkpoint is appended there before the database keeps it. */
       file: string;
+      /** The merchants served: after a key rotation, each one's trail is re-attested under the key in use. */
+      merchantIds: () => readonly string[];
     },
   ) {}
 
   async start(): Promise<void> {
     await this.compareWithFile();
+    await this.markKeyChange();
     await this.sign();
     this.timer = setInterval(() => void this.sign(), this.opts.intervalMs);
     this.timer.unref();
@@ -57,6 +61,17 @@ export class AuditCheckpointer {
     } catch (error) {
       logger.error({ err: error, file }, 'the audit checkpoint file could not be read');
     }
+  }
+
+  /** After a rotation, moves the head of each merchant last signed under another key, so the first round re-attests it. */
+  private async markKeyChange(): Promise<void> {
+    const { store, keys, merchantIds, logger } = this.opts;
+    const changed = await recordKeyChange(store, merchantIds(), keys[0].keyId, new Date());
+    if (changed.length > 0)
+      logger.info(
+        { merchants: changed, auditKeyId: keys[0].keyId },
+        'audit key changed: an AUDIT_KEY_CHANGED entry in each merchant chain last signed under another key, re-attested by the checkpoint signed now',
+      );
   }
 
   private sign(): Promise<void> {

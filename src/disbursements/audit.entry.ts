@@ -30,6 +30,8 @@ export const AuditAction = {
   BENEFICIARY_ARCHIVED: 'BENEFICIARY_ARCHIVED',
   /** The merchants' configuration reloaded by the operator: `detail` says which merchants it added, changed and removed, never a credential. */
   MERCHANTS_RELOADED: 'MERCHANTS_RELOADED',
+  /** The gateway started with another audit key in use than the one that signed this merchant's newest checkpoint (audit.key-change.ts). */
+  AUDIT_KEY_CHANGED: 'AUDIT_KEY_CHANGED',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 

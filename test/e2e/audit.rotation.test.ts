@@ -34,6 +34,7 @@ describeEachEngine('audit keys rotated: a trail written under key 1, then under 
   const bothPublic = join(dir, 'both.pub.pem');
   const token = `tok-acme-${randomUUID()}`;
   const as = { authorization: `Bearer ${token}` };
+  const idleToken = `tok-idle-${randomUUID()}`;
   const settings = (signingKey: string) => ({
     ...env(),
     AUDIT_SIGNING_KEY: signingKey,
@@ -41,30 +42,33 @@ describeEachEngine('audit keys rotated: a trail written under key 1, then under 
     AUDIT_CHECKPOINT_FILE: checkpointFile,
     AUDIT_CHECKPOINT_SECONDS: '1',
   });
-  /** The key_id of every entry of acme, in sequence order. */
-  const entryKeys = async () => {
-    let ids: (string | null)[] = [];
+  /** The key_id (and action) of every entry of acme, in sequence order. */
+  const entryRows = async () => {
+    let rows: { key_id: string | null; action: string }[] = [];
     await asInsider(ownerUrl(env()), async (sql) => {
-      const rows = await sql.all<{ key_id: string | null }>(
-        "SELECT key_id FROM audit_log WHERE merchant_id = 'acme' ORDER BY sequence",
-      );
-      ids = rows.map((row) => row.key_id);
+      rows = await sql.all("SELECT key_id, action FROM audit_log WHERE merchant_id = 'acme' ORDER BY sequence");
     });
-    return ids;
+    return rows;
   };
+  const entryKeys = async () => (await entryRows()).map((row) => row.key_id);
   let scheduled: string;
   let underKey1: number;
 
-  const settled = async (stack: Stack, input: Record<string, unknown>, wanted = ['SUCCESSFUL', 'FAILED']) => {
+  const settled = async (
+    stack: Stack,
+    input: Record<string, unknown>,
+    wanted = ['SUCCESSFUL', 'FAILED'],
+    headers: Record<string, string> = as,
+  ) => {
     const created = await gql<{ createMobileMoneyDisbursement: { referenceId: string } }>(
       stack.graphqlUrl,
       CREATE,
       { input },
-      as,
+      headers,
     );
     const { referenceId } = created.data!.createMobileMoneyDisbursement;
     await eventually(async () => {
-      const { data } = await gql<{ disbursement: { status: string } }>(stack.graphqlUrl, ONE, { referenceId }, as);
+      const { data } = await gql<{ disbursement: { status: string } }>(stack.graphqlUrl, ONE, { referenceId }, headers);
       return wanted.includes(data?.disbursement.status ?? '') ? true : undefined;
     }, 400);
     return referenceId;
@@ -76,12 +80,17 @@ describeEachEngine('audit keys rotated: a trail written under key 1, then under 
     writeFileSync(bothPublic, `${key2.publicPem}${key1.publicPem}`);
     writeFileSync(
       merchantsFile,
-      JSON.stringify([{ id: 'acme', apiKey: 'key-acme', clientTokens: [{ token, name: 'operations' }] }]),
+      JSON.stringify([
+        { id: 'acme', apiKey: 'key-acme', clientTokens: [{ token, name: 'operations' }] },
+        { id: 'idle', apiKey: 'key-idle', clientTokens: [{ token: idleToken, name: 'operations' }] },
+      ]),
     );
-    const sandbox = { activeKeys: ['key-acme'] };
+    const sandbox = { activeKeys: ['key-acme', 'key-idle'] };
     const first = await startStack({ env: settings(key1.privatePem), sandbox });
     try {
       await settled(first, mobileInput({ amount: '10' }));
+      // A merchant with nothing after the rotation: its trail is re-attested under key 2 all the same.
+      await settled(first, mobileInput({ amount: '5' }), undefined, { authorization: `Bearer ${idleToken}` });
       // Scheduled under key 1, sent under key 2: its seal was made with key 1.
       const sendAt = new Date(Date.now() + 8_000).toISOString();
       scheduled = await settled(first, mobileInput({ amount: '12', sendAt }), ['SCHEDULED']);
@@ -122,13 +131,18 @@ describeEachEngine('audit keys rotated: a trail written under key 1, then under 
 
   it('each entry and checkpoint names its key; the payout scheduled under key 1 was sent under key 2', async () => {
     const ids = await entryKeys();
+    // The restart under key 2 moved the head at once, so a checkpoint under key 2 re-attests key 1's entries.
+    expect((await entryRows())[underKey1]).toEqual({ key_id: key2.id, action: 'AUDIT_KEY_CHANGED' });
     expect(underKey1).toBeGreaterThan(2);
     expect(ids.slice(0, underKey1)).toEqual(Array(underKey1).fill(key1.id));
     expect(ids.slice(underKey1)).toEqual(Array(ids.length - underKey1).fill(key2.id));
-    const kept = readFileSync(checkpointFile, 'utf8')
+    let kept = readFileSync(checkpointFile, 'utf8')
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { sequence: number; keyId: string });
+      .map((line) => JSON.parse(line) as { merchantId: string; sequence: number; keyId: string });
+    const idle = kept.filter((c) => c.merchantId === 'idle').map((c) => c.keyId);
+    expect([idle[0], idle.at(-1)]).toEqual([key1.id, key2.id]);
+    kept = kept.filter((c) => c.merchantId === 'acme');
     expect(kept.filter((c) => c.sequence <= underKey1).map((c) => c.keyId)).toContain(key1.id);
     expect(kept.at(-1)).toMatchObject({ sequence: ids.length, keyId: key2.id });
     let sentUnder: (string | null)[] = [];

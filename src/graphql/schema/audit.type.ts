@@ -6,7 +6,7 @@ import { DisbursementStatus } from './disbursement.enums';
 registerEnumType(AuditAction, {
   name: 'AuditAction',
   description:
-    'What an audit entry records: a request, a hold, a payout SCHEDULED for its sendAt, a decision (APPROVED, REJECTED, CANCELLED, EXPIRED), a refusal by a limit, a send, the provider answering, a callback, a status check, a reconciliation, an export, or the operator reloading the merchants (MERCHANTS_RELOADED).',
+    'What an audit entry records: a request, a hold, a payout SCHEDULED for its sendAt, a decision (APPROVED, REJECTED, CANCELLED, EXPIRED), a refusal by a limit, a send, the provider answering, a callback, a status check, a reconciliation, an export, the operator reloading the merchants (MERCHANTS_RELOADED), or the audit key rotated (AUDIT_KEY_CHANGED: the key ids, never a key).',
 });
 
 @ObjectType({
