@@ -122,6 +122,13 @@ describeEachEngine('audit keys rotated: a trail written under key 1, then under 
         return data?.auditCheckpoints[0]?.keyId === key2.id ? data.auditCheckpoints : undefined;
       }, 400);
       expect(listed.map((c) => c.keyId)).toContain(key1.id);
+      const trail = await gql<{ auditTrail: { edges: { node: { keyId: string } }[] } }>(
+        second.graphqlUrl,
+        'query { auditTrail(first: 200) { edges { node { keyId } } } }',
+        {},
+        as,
+      );
+      expect(new Set(trail.data!.auditTrail.edges.map((e) => e.node.keyId))).toEqual(new Set([key1.id, key2.id]));
     } finally {
       await second.close();
     }

@@ -49,6 +49,13 @@ export class AuditEntry {
 
   @Field(() => String, { description: "The previous entry's hash; 64 zeros for a merchant's first entry." })
   previousHash!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The id of the audit key that keyed it (as `AuditCheckpoint.keyId`); null for entries written before key ids were recorded.',
+  })
+  keyId?: string | null;
 }
 
 @ObjectType({
