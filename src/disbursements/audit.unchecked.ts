@@ -12,14 +12,18 @@ export interface UncheckedRange {
   count: number;
 }
 
-/** Collects unchecked sequences into ranges: one per run of the same kind and key, in the order added. */
+/**
+ * Collects unchecked sequences into ranges, in the order added: entries in runs of consecutive
+ * sequences under one key; checkpoints (sparse by nature) in runs under one key, with their count.
+ */
 export class UncheckedRanges {
   readonly ranges: UncheckedRange[] = [];
 
   add(what: UncheckedRange['what'], keyId: string | null, sequence: number): void {
     const last = this.ranges.findLast((r) => r.what === what);
     if (last && last.keyId === keyId && sequence === last.to) return; // the same, kept in two places
-    if (last && last.keyId === keyId && sequence > last.to) {
+    const follows = what === 'checkpoints' ? sequence > (last?.to ?? 0) : sequence === (last?.to ?? 0) + 1;
+    if (last && last.keyId === keyId && follows) {
       last.to = sequence;
       last.count += 1;
     } else this.ranges.push({ what, keyId, from: sequence, to: sequence, count: 1 });

@@ -41,6 +41,14 @@ describe('audit keys', () => {
     expect((await chainBreaks(listed(trail), { keys: [key2] })).unchecked).toEqual([
       { what: 'entries', keyId: key1.keyId, from: 1, to: 3, count: 3 },
     ]);
+    // Keys interleaved (replicas restarted one by one): each run of entries named apart.
+    const first = chainedAll(undefined, drafts(2), key1);
+    const second = chainedAll(first.at(-1), drafts(1), key2);
+    const interleaved = [...first, ...second, ...chainedAll(second.at(-1), drafts(1), key1)];
+    expect((await chainBreaks(listed(interleaved), { keys: [key2] })).unchecked).toEqual([
+      { what: 'entries', keyId: key1.keyId, from: 1, to: 2, count: 2 },
+      { what: 'entries', keyId: key1.keyId, from: 4, to: 4, count: 1 },
+    ]);
     const forged = trail.map((e, i) => (i === 1 ? { ...e, mac: 'a'.repeat(64) } : e));
     expect((await chainBreaks(listed(forged), { keys: [key2, key1] })).breaks).toEqual([
       { sequence: 2, why: expect.stringContaining(`does not verify under key ${key1.keyId}`) },
