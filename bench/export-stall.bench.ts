@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     HOST: '127.0.0.1',
     UPSTREAM_BASE_URL: sandbox.url,
     MERCHANT_API_KEY: 'sandbox-key',
-    WEBHOOK_SECRET: 'whsec_bench',
+    WEBHOOK_SECRET: 'whsec_YmVuY2gtd2ViaG9vay1zZWNyZXQ=',
     CLIENT_RATE_LIMIT_PER_MIN: '0',
     UPSTREAM_RATE_LIMIT_PER_MIN: '0',
     LOG_LEVEL: 'warn',

@@ -1,5 +1,5 @@
 import { Config } from './config';
-import { AuditSigningKeys } from './disbursements/audit.keys';
+import { AuditKeyRing } from './disbursements/audit.keys';
 import { Disbursement } from './disbursements/disbursement.model';
 import { ProviderPort } from './disbursements/disbursement.ports';
 import { DisbursementService } from './disbursements/disbursement.service';
@@ -12,7 +12,7 @@ import { Storage } from './app.storage';
 export interface DomainParts {
   config: Config;
   storage: Storage;
-  auditKeys: AuditSigningKeys;
+  auditKeys: AuditKeyRing;
   provider: ProviderPort;
   metrics: GatewayMetrics;
   logger: Logger;

@@ -1,4 +1,5 @@
 import { Config } from './config';
+import { EntryKey } from './disbursements/audit.entry';
 import { GatewayMetrics } from './observability/gateway.metrics';
 import { Logger } from './observability/pino.logger';
 import { Storage } from './storage/storage.port';
@@ -14,7 +15,7 @@ export function createStorage(
   config: Config,
   logger: Logger,
   metrics: GatewayMetrics,
-  chainKey: Buffer,
+  entryKey: EntryKey,
 ): Promise<Storage> {
-  return openStorage(config.database, { config, logger, metrics, chainKey });
+  return openStorage(config.database, { config, logger, metrics, entryKey });
 }

@@ -5,6 +5,7 @@ import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
 import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
 import { Config, ConfigError } from './config';
 import { databasePassword, shownTarget } from './database/database.target';
+import { EntryKey } from './disbursements/audit.entry';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { loadManifest } from './graphql/operations/trusted-documents.manifest';
 import { GatewayMetrics } from './observability/gateway.metrics';
@@ -142,12 +143,12 @@ async function openStorage(
   config: Config,
   logger: Logger,
   metrics: GatewayMetrics,
-  chainKey: Buffer,
+  entryKey: EntryKey,
 ): Promise<Storage> {
   const shown = shownTarget(config.database);
   let storage: Storage;
   try {
-    storage = await createStorage(config, logger, metrics, chainKey);
+    storage = await createStorage(config, logger, metrics, entryKey);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // Written and percent-encoded: a driver message may echo the URL.
@@ -173,6 +174,7 @@ async function openStorage(
 /** The audit checkpointer: it signs at start, every AUDIT_CHECKPOINT_SECONDS, and once more at stop. */
 async function startCheckpointer(
   config: Config,
+  merchants: MerchantRegistry,
   storage: Storage,
   audit: LoadedAuditKeys,
   logger: Logger,
@@ -184,12 +186,18 @@ async function startCheckpointer(
     if (developmentJwksUrl) logger.info(line);
     else logger.warn(`AUDIT_SIGNING_KEY is unset: ${line}; set it to a key kept outside the database`);
   }
+  const [inUse, ...older] = audit.keys;
+  logger.info(
+    { auditKeyId: inUse.keyId, olderAuditKeyIds: older.map((k) => k.keyId) },
+    `audit entries keyed and checkpoints signed with key ${inUse.keyId}${older.length > 0 ? `; older keys still verify what they made` : ''}`,
+  );
   const checkpointer = new AuditCheckpointer({
     store: storage.store,
     keys: audit.keys,
     intervalMs: config.audit.checkpointSeconds * 1000,
     logger,
     file: config.audit.checkpointFile,
+    merchantIds: () => merchants.ids(),
   });
   await checkpointer.start();
   return checkpointer;
@@ -216,7 +224,7 @@ async function startGateway(
   const metrics = new GatewayMetrics();
   const opened = new Opened();
   return opened.starting(async () => {
-    const storage = await openStorage(config, logger, metrics, audit.keys.chainKey);
+    const storage = await openStorage(config, logger, metrics, audit.keys[0]);
     opened.add(() => storage.close());
 
     const listening = await listen(config);
@@ -224,7 +232,7 @@ async function startGateway(
     const publicUrl = config.publicUrl ?? `http://localhost:${listening.port}`;
     const callbackUrl = (merchantId: string) => `${publicUrl}/callbacks/${merchants.byId(merchantId)?.callbackToken}`;
 
-    const checkpointer = await startCheckpointer(config, storage, audit, logger, developmentJwksUrl);
+    const checkpointer = await startCheckpointer(config, merchants, storage, audit, logger, developmentJwksUrl);
     opened.add(() => checkpointer.stop());
 
     const upstream = connectProvider({

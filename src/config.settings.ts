@@ -1,6 +1,6 @@
-import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { DEFAULT_SQLITE_PATH } from './database/database.target';
+import { auditSigningKeys } from './disbursements/audit.keys';
 import { isTimeZone } from './disbursements/payout.controls';
 
 /**
@@ -27,9 +27,10 @@ const list = z
       .filter((s) => s.length > 0),
   );
 
-function isEd25519PrivateKey(pem: string): boolean {
+/** One or more Ed25519 private keys, PKCS#8 PEM one after another, none twice (audit.keys.ts reads them). */
+function isEd25519PrivateKeyList(pem: string): boolean {
   try {
-    return createPrivateKey(pem).asymmetricKeyType === 'ed25519';
+    return auditSigningKeys(pem).length > 0;
   } catch {
     return false;
   }
@@ -97,7 +98,7 @@ const provider = {
     'required with UPSTREAM_BASE_URL (or MERCHANTS_FILE)',
   ),
   WEBHOOK_SECRET: doc(
-    secretList,
+    secretList.refine((secrets) => secrets.every((s) => WHSEC.test(s)), 'each must be whsec_ followed by base64'),
     'Standard Webhooks secret (`whsec_...`) that verifies callbacks; several separated by spaces while one is rotated (a callback signed with any of them is verified)',
     'callbacks are claims, confirmed with check-status before they decide anything',
   ),
@@ -231,12 +232,15 @@ const rechecksAndRelays = {
 const ed25519Pem = z
   .string()
   .transform((v) => v.replaceAll('\\n', '\n').trim())
-  .refine(isEd25519PrivateKey, 'must be an Ed25519 private key in PKCS#8 PEM (openssl genpkey -algorithm ed25519)');
+  .refine(
+    isEd25519PrivateKeyList,
+    'must be an Ed25519 private key in PKCS#8 PEM (openssl genpkey -algorithm ed25519), or several one after another, none twice',
+  );
 
 const audit = {
   AUDIT_SIGNING_KEY: doc(
     ed25519Pem.optional(),
-    "Ed25519 private key (PKCS#8 PEM) that signs each merchant's audit checkpoints; the key of each entry's HMAC is derived from it. Keep it out of the database",
+    "Ed25519 private key (PKCS#8 PEM) that signs each merchant's audit checkpoints; the key of each entry's HMAC (and of each held or scheduled payout's seal) is derived from it. Several keys, one PEM after another, rotate it: the first signs and keys what is written, every one still verifies what it made; entries and checkpoints name their key by `keyId`. Keep it out of the database",
     'a development key in `.dev/audit-key.pem`, made at first start (a warning says so when a provider is configured)',
   ),
   AUDIT_CHECKPOINT_SECONDS: doc(

@@ -6,14 +6,16 @@ import { AuditCheckpoint } from '../disbursements/audit.keys';
 
 /*
  * Checkpoints kept outside the database (AUDIT_CHECKPOINT_FILE): one JSON object a line,
- * `{"merchantId","sequence","hash","at","signature"}`, as `audit:checkpoint` writes them. The gateway
- * only appends; `audit:verify` reads it by default. A reader takes the fields it knows and leaves
- * any others (a later key id), so the line can grow without breaking older readers.
+ * `{"merchantId","sequence","hash","at","signature","keyId"}`, as `audit:checkpoint` writes them.
+ * The gateway only appends; `audit:verify` reads it by default. A reader takes the fields it knows
+ * and leaves any others, so the line can grow without breaking older readers; a line without
+ * `keyId` (written before key ids were recorded) names no key.
  */
 
 /** One line of the file, as written. */
 export function checkpointLine(c: AuditCheckpoint): string {
-  return `${JSON.stringify({ merchantId: c.merchantId, sequence: c.sequence, hash: c.hash, at: c.at, signature: c.signature })}\n`;
+  const { merchantId, sequence, hash, at, signature, keyId } = c;
+  return `${JSON.stringify({ merchantId, sequence, hash, at, signature, keyId })}\n`;
 }
 
 /** Appends `checkpoints` and waits until the disk has them (the file made, readable by its owner only, on first use). */
@@ -35,12 +37,14 @@ export function parseCheckpoint(line: string): AuditCheckpoint | undefined {
     const c = JSON.parse(line) as Partial<Record<keyof AuditCheckpoint, unknown>>;
     const texts = [c.merchantId, c.hash, c.at, c.signature];
     if (!texts.every((t) => typeof t === 'string') || typeof c.sequence !== 'number') return undefined;
+    if (c.keyId !== undefined && c.keyId !== null && typeof c.keyId !== 'string') return undefined;
     return {
       merchantId: c.merchantId as string,
       sequence: c.sequence,
       hash: c.hash as string,
       at: c.at as string,
       signature: c.signature as string,
+      keyId: c.keyId ?? null,
     };
   } catch {
     return undefined;

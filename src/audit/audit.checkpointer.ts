@@ -1,8 +1,9 @@
 import { appendCheckpoints, readCheckpointFile } from './audit.checkpoint-file';
 import { signCheckpoints } from '../disbursements/audit.checkpoint';
-import { AuditSigningKeys } from '../disbursements/audit.keys';
-import { AuditCheckpointStore, RecordsReader } from '../disbursements/disbursement.ports';
+import { AuditKeyRing } from '../disbursements/audit.keys';
+import { AuditCheckpointStore, DisbursementStore, RecordsReader } from '../disbursements/disbursement.ports';
 import { trailsBehindKept } from '../disbursements/audit.kept';
+import { recordKeyChange } from '../disbursements/audit.key-change';
 import { Logger } from '../observability/pino.logger';
 
 /**
@@ -16,17 +17,21 @@ export class AuditCheckpointer {
 
   constructor(
     private readonly opts: {
-      store: AuditCheckpointStore & RecordsReader;
-      keys: AuditSigningKeys;
+      store: AuditCheckpointStore & RecordsReader & Pick<DisbursementStore, 'appendAudit'>;
+      /** The first signs; every one verifies the checkpoints kept in the file. */
+      keys: AuditKeyRing;
       intervalMs: number;
       logger: Logger;
       /** AUDIT_CHECKPOINT_FILE: every checkpoint is appended there before the database keeps it. */
       file: string;
+      /** The merchants served: after a key rotation, each one's trail is re-attested under the key in use. */
+      merchantIds: () => readonly string[];
     },
   ) {}
 
   async start(): Promise<void> {
     await this.compareWithFile();
+    await this.markKeyChange();
     await this.sign();
     this.timer = setInterval(() => void this.sign(), this.opts.intervalMs);
     this.timer.unref();
@@ -58,11 +63,22 @@ export class AuditCheckpointer {
     }
   }
 
+  /** After a rotation, moves the head of each merchant last signed under another key, so the first round re-attests it. */
+  private async markKeyChange(): Promise<void> {
+    const { store, keys, merchantIds, logger } = this.opts;
+    const changed = await recordKeyChange(store, merchantIds(), keys[0].keyId, new Date());
+    if (changed.length > 0)
+      logger.info(
+        { merchants: changed, auditKeyId: keys[0].keyId },
+        'audit key changed: an AUDIT_KEY_CHANGED entry in each merchant chain last signed under another key, re-attested by the checkpoint signed now',
+      );
+  }
+
   private sign(): Promise<void> {
     this.round = this.round.then(async () => {
       try {
         const { store, keys, file } = this.opts;
-        const signed = await signCheckpoints(store, keys, new Date(), (checkpoints) =>
+        const signed = await signCheckpoints(store, keys[0], new Date(), (checkpoints) =>
           appendCheckpoints(file, checkpoints),
         );
         if (signed > 0) this.opts.logger.debug({ merchants: signed }, 'audit checkpoints signed');

@@ -1,10 +1,11 @@
 import { Config } from '../config';
-import { auditSigningKeys, AuditSigningKeys } from '../disbursements/audit.keys';
+import { AuditKeyRing, auditSigningKeys } from '../disbursements/audit.keys';
 import { DEV_AUDIT_KEY_FILE, loadOrCreateDevAuditKey } from './audit.dev-key';
 
 /** The gateway's audit keys, whether they are the development key, and the forms of them a scrubber removes. */
 export interface LoadedAuditKeys {
-  keys: AuditSigningKeys;
+  /** The first signs and keys what is written; every one verifies what it made. */
+  keys: AuditKeyRing;
   /** The file of the development key when AUDIT_SIGNING_KEY is unset. */
   developmentFile?: string;
   secrets: string[];
@@ -21,8 +22,18 @@ export async function loadAuditKeys(config: Config): Promise<LoadedAuditKeys> {
   };
 }
 
-/** Every form in which the key could leak: the PEM's body lines, and the chain key in hex and base64. */
-function auditKeySecrets(pem: string, keys: AuditSigningKeys): string[] {
-  const body = pem.split('\n').filter((line) => line.length > 0 && !line.startsWith('-----'));
-  return [...body, body.join(''), keys.chainKey.toString('hex'), keys.chainKey.toString('base64')];
+/**
+ * Every form in which a key could leak: each PEM's body lines and body whole, and each chain key in
+ * hex and base64.
+ */
+function auditKeySecrets(pem: string, keys: AuditKeyRing): string[] {
+  const blocks = pem.split(/-----END [A-Z ]+-----/);
+  const bodies = blocks.map((block) =>
+    block.split('\n').filter((line) => line.trim().length > 0 && !line.startsWith('-----')),
+  );
+  return [
+    ...bodies.flat(),
+    ...bodies.filter((body) => body.length > 0).map((body) => body.join('')),
+    ...keys.flatMap((k) => [k.chainKey.toString('hex'), k.chainKey.toString('base64')]),
+  ];
 }

@@ -31,7 +31,7 @@ export interface Principal {
   scopes: ReadonlySet<string>;
   /** When the credential stops being accepted (ms since the epoch); shared tokens never expire. */
   acceptedUntil?: number;
-  /** Aborted when a reload of MERCHANTS_FILE drops the shared token: what it opened ends then. */
+  /** Aborted when a reload of MERCHANTS_FILE drops the shared token, or a JWT's merchant: what it opened ends then. */
   revoked?: AbortSignal;
   /** The key its operations count against in the rate limit. */
   quotaKey: string;
@@ -119,6 +119,8 @@ export class ClientAuth {
         .slice(0, 22)}`,
       name: verified.subject ?? 'unnamed token',
     };
-    return { principal: { merchant, actor, scopes: verified.scopes, acceptedUntil: verified.acceptedUntil, quotaKey } };
+    const { scopes, acceptedUntil } = verified;
+    const revoked = this.opts.merchants.removalOf(merchant.id);
+    return { principal: { merchant, actor, scopes, acceptedUntil, revoked, quotaKey } };
   }
 }

@@ -31,7 +31,8 @@ interface TokenEntry {
 }
 
 interface State {
-  entries: { merchant: MerchantAccount; tokens: TokenEntry[] }[];
+  /** Each merchant's tokens, and the signal that ends what any of its credentials (a JWT too) opened once a reload removes it. */
+  entries: { merchant: MerchantAccount; tokens: TokenEntry[]; removal: AbortController }[];
   byCallbackToken: Map<string, MerchantAccount>;
   byMerchantId: Map<string, MerchantAccount>;
   /** A digest of each merchant's whole configuration, to tell what a reload changed. */
@@ -70,7 +71,7 @@ function stateOf(merchants: MerchantSpec[]): State {
         revocation: new AbortController(),
       };
     });
-    return { merchant, tokens };
+    return { merchant, tokens, removal: new AbortController() };
   });
   return {
     entries,
@@ -117,7 +118,8 @@ export class MerchantRegistry {
   /**
    * Takes `next`'s merchants in one step and says which were added, changed and removed. The
    * subscriptions of a token no longer listed (for its merchant) are told through its signal; a
-   * token kept keeps its signal, so a later reload can still end what it opened.
+   * token kept keeps its signal, so a later reload can still end what it opened. Likewise each
+   * merchant's own signal, told when the merchant is removed (what its JWTs opened ends).
    */
   replaceWith(next: MerchantRegistry): MerchantChanges {
     const changes = this.changesTo(next);
@@ -130,6 +132,13 @@ export class MerchantRegistry {
       token.revocation = earlier.revocation;
       kept.delete(token.key);
     }
+    const removals = new Map(before.entries.map((e) => [e.merchant.id, e.removal]));
+    for (const entry of after.entries) {
+      const earlier = removals.get(entry.merchant.id);
+      if (!earlier) continue;
+      entry.removal = earlier;
+      removals.delete(entry.merchant.id);
+    }
     for (const merchant of before.byMerchantId.values()) {
       const now = after.byMerchantId.get(merchant.id);
       if (now && now.callbackToken !== merchant.callbackToken)
@@ -137,6 +146,7 @@ export class MerchantRegistry {
     }
     this.state = after;
     for (const dropped of kept.values()) dropped.revocation.abort();
+    for (const removed of removals.values()) removed.abort();
     return changes;
   }
 
@@ -166,6 +176,11 @@ export class MerchantRegistry {
 
   byId(merchantId: string): MerchantAccount | undefined {
     return this.state.byMerchantId.get(merchantId);
+  }
+
+  /** The signal told when a reload removes the merchant; undefined for a merchant not served. */
+  removalOf(merchantId: string): AbortSignal | undefined {
+    return this.state.entries.find((e) => e.merchant.id === merchantId)?.removal.signal;
   }
 
   /** The merchant a bearer credential belongs to; undefined when it is missing or wrong. */

@@ -3,17 +3,21 @@ import { Config } from '../config';
 import { databasePassword, DatabaseTarget, shownTarget } from '../database/database.target';
 import { postgresPool } from '../database/postgres.open';
 import { readSqlite } from '../database/sqlite.open';
-import { auditSigningKeys, AuditSigningKeys } from '../disbursements/audit.keys';
+import { AuditKeyRing, auditSigningKeys } from '../disbursements/audit.keys';
 import { redactSecrets, secretForms } from '../observability/secret.redaction';
 import { AuditLogReader, postgresAuditLog, sqliteAuditLog } from '../store/audit-log.reader';
 
 /** A usage or setup problem: one line, exit 2. */
 export class UsageError extends Error {}
 
-/** Exit codes of the audit commands: done (the chains verify); one does not; it could not run. */
+/**
+ * Exit codes of the audit commands: done (the chains verify); one does not; it could not run;
+ * nothing failed, but some was made under a key not given, so not all could be checked.
+ */
 export const INTACT = 0;
 export const BROKEN = 1;
 export const CANNOT_RUN = 2;
+export const INCOMPLETE = 3;
 
 /** Opens DATABASE_URL to read, with nothing written and no lock: it runs beside a live gateway. */
 function open(target: DatabaseTarget): AuditLogReader {
@@ -41,8 +45,8 @@ export async function withAuditLog<T>(config: Config, use: (reader: AuditLogRead
   }
 }
 
-/** The gateway's signing keys: AUDIT_SIGNING_KEY, else the development key file; undefined when neither is there. */
-export async function gatewayAuditKeys(config: Config): Promise<AuditSigningKeys | undefined> {
+/** The gateway's signing keys: AUDIT_SIGNING_KEY (all of them), else the development key file; undefined when neither is there. */
+export async function gatewayAuditKeys(config: Config): Promise<AuditKeyRing | undefined> {
   const pem = config.audit.signingKey ?? (await readDevAuditKey());
   return pem === undefined ? undefined : auditSigningKeys(pem);
 }

@@ -5,14 +5,22 @@ import { MerchantRegistry } from '../auth/merchant.registry';
 import { ConfigError, loadConfig } from '../config';
 import { shownTarget } from '../database/database.target';
 import { AuditEntry } from '../disbursements/audit.entry';
-import { AuditCheckpoint, auditPublicKey, AuditVerifyingKeys, checkpointVerifies } from '../disbursements/audit.keys';
+import {
+  AuditCheckpoint,
+  AuditKeyRing,
+  auditPublicKeys,
+  AuditVerifyingKeys,
+  checkpointVerifies,
+  joinedRing,
+} from '../disbursements/audit.keys';
+import { describeUnchecked } from '../disbursements/audit.unchecked';
 import { chainBreaks, payoutAgainstTrail } from '../disbursements/audit.verify';
 import { readCheckpointFile } from '../audit/audit.checkpoint-file';
 import { AuditLogReader } from '../store/audit-log.reader';
-import { BROKEN, gatewayAuditKeys, INTACT, runCli, UsageError, withAuditLog } from './audit.cli';
+import { BROKEN, gatewayAuditKeys, INCOMPLETE, INTACT, runCli, UsageError, withAuditLog } from './audit.cli';
 
 const USAGE =
-  'usage: npm run audit:verify [-- --merchant ID] [--checkpoints FILE] [--public-key FILE]   (reads DATABASE_URL; unset: .data/gateway.sqlite)';
+  'usage: npm run audit:verify [-- --merchant ID] [--checkpoints FILE] [--public-key FILE ...]   (reads DATABASE_URL; unset: .data/gateway.sqlite)';
 
 /** Entries and payouts read per round trip: memory stays constant however long a chain is. */
 const BATCH = 1000;
@@ -62,25 +70,29 @@ async function* payoutBreaks(reader: AuditLogReader, merchantId: string): AsyncG
 
 interface Run {
   reader: AuditLogReader;
-  keys: AuditVerifyingKeys;
+  keys: AuditKeyRing<AuditVerifyingKeys>;
   merchants: readonly string[];
   /** Checkpoints kept outside the database (the gateway's file, `--checkpoints`), by merchant. */
   kept: ReadonlyMap<string, AuditCheckpoint[]>;
 }
 
 /** What no checkpoint kept outside the database covers: the tail an insider could have cut with no trace. */
-function unchecked(count: number, kept: readonly AuditCheckpoint[], keys: AuditVerifyingKeys): string {
+function unchecked(count: number, kept: readonly AuditCheckpoint[], keys: readonly AuditVerifyingKeys[]): string {
   const reached = Math.max(0, ...kept.filter((c) => checkpointVerifies(keys, c)).map((c) => c.sequence));
   if (count <= reached) return '';
   const tail = reached + 1 === count ? `entry ${count}` : `entries ${reached + 1} to ${count}`;
   return `; ${tail} after the last checkpoint kept outside the database (${reached === 0 ? 'none' : `sequence ${reached}`}) rest on the database alone: a tail cut there would not show`;
 }
 
-/** Verifies each merchant's chain and payouts, one after another; every break of every merchant is named. */
+/**
+ * Verifies each merchant's chain and payouts, one after another; every break of every merchant is
+ * named, and so is whatever a key not given made (never called intact).
+ */
 async function verify({ reader, keys, merchants, kept }: Run): Promise<number> {
   let total = 0;
   let count = 0;
   let broken = 0;
+  let incomplete = 0;
   for await (const merchantId of merchantsOf(reader, merchants)) {
     count += 1;
     // Head and checkpoints first: entries appended while the chain is read only make it longer.
@@ -97,22 +109,38 @@ async function verify({ reader, keys, merchants, kept }: Run): Promise<number> {
       console.error(`merchant ${merchantId}: ${why}`);
       breaks += 1;
     }
+    const what = result.unchecked.map(describeUnchecked).join('; ');
+    if (what) console.error(`merchant ${merchantId}: not checked, no key given for it: ${what}`);
     if (breaks > 0) {
       broken += 1;
+      continue;
+    }
+    if (what) {
+      incomplete += 1;
+      console.error(
+        `merchant ${merchantId}: nothing else of its ${result.count} entries failed, but it is not verified whole`,
+      );
       continue;
     }
     console.log(`merchant ${merchantId}: ${result.count} entries verified${unchecked(result.count, outside, keys)}`);
     total += result.count;
   }
-  const scope = keys.chainKey
-    ? 'every entry keyed'
+  const given = `key${keys.length === 1 ? '' : 's'} ${keys.map((k) => k.keyId).join(', ')}`;
+  const scope = keys.some((k) => k.chainKey)
+    ? 'keyed values checked under the keys given'
     : 'with the public key alone: signatures and links checked, keyed values not (entries after the last checkpoint rest on their links)';
   if (broken > 0) {
-    console.error(`${broken} of ${count} merchant${count === 1 ? '' : 's'} did not verify (${scope})`);
+    console.error(`${broken} of ${count} merchant${count === 1 ? '' : 's'} did not verify (${given}; ${scope})`);
     return BROKEN;
   }
+  if (incomplete > 0) {
+    console.error(
+      `${incomplete} of ${count} merchant${count === 1 ? '' : 's'} could not be verified whole with ${given}: give the keys named above too (with every key the gateway ever had, what names another key was not made by it) (${scope})`,
+    );
+    return INCOMPLETE;
+  }
   console.log(
-    `${total} entries verified, ${count} merchant${count === 1 ? '' : 's'}: every chain is intact, its payouts agree (${scope})`,
+    `${total} entries verified, ${count} merchant${count === 1 ? '' : 's'}: every chain is intact, its payouts agree (${given}; ${scope})`,
   );
   return INTACT;
 }
@@ -144,11 +172,19 @@ async function keptCheckpoints(file: string, extra: string | undefined): Promise
   return byMerchant;
 }
 
-function publicKeyFrom(file: string): AuditVerifyingKeys {
+/** The public keys of every `--public-key` file (each may hold several, one PEM after another). */
+function publicKeysFrom(files: readonly string[]): AuditKeyRing<AuditVerifyingKeys> {
+  const rings = files.map((file) => {
+    try {
+      return auditPublicKeys(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new UsageError(`--public-key ${file}: ${(error as Error).message}`);
+    }
+  });
   try {
-    return auditPublicKey(readFileSync(file, 'utf8'));
+    return joinedRing(rings);
   } catch (error) {
-    throw new UsageError(`--public-key ${file}: ${(error as Error).message}`);
+    throw new UsageError(`--public-key: ${(error as Error).message}`);
   }
 }
 
@@ -163,7 +199,7 @@ async function main(): Promise<number> {
     options: {
       merchant: { type: 'string' },
       checkpoints: { type: 'string' },
-      'public-key': { type: 'string' },
+      'public-key': { type: 'string', multiple: true },
       help: { type: 'boolean' },
     },
   });
@@ -173,8 +209,8 @@ async function main(): Promise<number> {
   }
   if (values.merchant === '') throw new UsageError(`--merchant needs an id. ${USAGE}`);
   const config = loadConfig(process.env);
-  const publicKeyFile = values['public-key'];
-  const keys = publicKeyFile === undefined ? await gatewayAuditKeys(config) : publicKeyFrom(publicKeyFile);
+  const publicKeyFiles = values['public-key'];
+  const keys = publicKeyFiles === undefined ? await gatewayAuditKeys(config) : publicKeysFrom(publicKeyFiles);
   if (!keys)
     throw new UsageError(
       `No key to verify with: set AUDIT_SIGNING_KEY as the gateway has it, or give --public-key FILE. ${USAGE}`,

@@ -1,3 +1,4 @@
+import { postgresAuditKeyIds } from './postgres.audit-key-ids';
 import { EngineSchema } from './schema.engine';
 
 /*
@@ -349,6 +350,7 @@ export const POSTGRES_SCHEMA: EngineSchema = {
     8: postgresDueRecords,
     9: 'DROP FUNCTION grant_gateway_role(TEXT);',
     10: postgresChainedOnAppend,
+    11: postgresAuditKeyIds,
   },
   tables: [
     { name: 'client_quotas', gateway: 'write', columns: ['key', 'points', 'expire'], primaryKey: ['key'], indexes: [] },

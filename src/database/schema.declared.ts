@@ -117,6 +117,7 @@ export const DECLARED_TABLES: readonly DeclaredTable[] = [
       'previous_hash',
       'mac',
       'entry_id',
+      'key_id',
     ],
     primaryKey: ['merchant_id', 'sequence'],
     indexes: ['audit_log_payout', 'audit_log_at'],
@@ -154,7 +155,7 @@ export const DECLARED_TABLES: readonly DeclaredTable[] = [
   {
     name: 'audit_checkpoints',
     gateway: 'read',
-    columns: ['merchant_id', 'sequence', 'hash', 'at', 'signature'],
+    columns: ['merchant_id', 'sequence', 'hash', 'at', 'signature', 'key_id'],
     primaryKey: ['merchant_id', 'sequence'],
     indexes: [],
   },

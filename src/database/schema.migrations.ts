@@ -210,6 +210,16 @@ const contentKeyedAudit = ({ text }: SchemaDialect) => `
 ALTER TABLE audit_log ADD COLUMN entry_id ${text};
 `;
 
+/**
+ * Which audit key made each entry's keyed value and each checkpoint's signature (audit.keys.ts
+ * `auditKeyId`), so AUDIT_SIGNING_KEY can hold several keys. NULL on what was written before: the one
+ * key configured then, which a verifier finds by trying the keys it has.
+ */
+const auditKeyIds = ({ text }: SchemaDialect) => `
+ALTER TABLE audit_log ADD COLUMN key_id ${text};
+ALTER TABLE audit_checkpoints ADD COLUMN key_id ${text};
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'payouts, change log, reservations, relay jobs, provider budgets', shared: payoutTables },
   { version: 2, name: 'audit trail, reconciliation runs', shared: auditTables },
@@ -228,4 +238,5 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'audit entries keyed by content, chained by the database as they are appended',
     shared: contentKeyedAudit,
   },
+  { version: 11, name: 'audit key ids on entries and checkpoints', shared: auditKeyIds },
 ];

@@ -30,6 +30,8 @@ export const AuditAction = {
   BENEFICIARY_ARCHIVED: 'BENEFICIARY_ARCHIVED',
   /** The merchants' configuration reloaded by the operator: `detail` says which merchants it added, changed and removed, never a credential. */
   MERCHANTS_RELOADED: 'MERCHANTS_RELOADED',
+  /** The gateway started with another audit key in use than the one that signed this merchant's newest checkpoint (audit.key-change.ts). */
+  AUDIT_KEY_CHANGED: 'AUDIT_KEY_CHANGED',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 
@@ -58,6 +60,8 @@ export interface KeyedDraft extends AuditDraft {
   /** A random id the gateway gives the entry; its keyed value covers it, so a copy is a repeat. */
   entryId: string;
   mac: string;
+  /** The id of the audit key whose chain key made `mac`. */
+  keyId: string;
 }
 
 /** An entry in its merchant's chain: numbered from 1 without gaps, each hash covering the one before. */
@@ -75,6 +79,17 @@ export interface AuditEntry extends AuditDraft {
   mac: string | null;
   /** The id its keyed value covers; absent or null for an entry keyed over its hash. */
   entryId?: string | null;
+  /**
+   * The id of the key whose chain key made `mac` (audit.keys.ts `auditKeyId`); null for entries
+   * written before key ids were recorded (schema version 11): the one key configured then.
+   */
+  keyId: string | null;
+}
+
+/** What keys an entry: the chain key of one audit key, and that key's id, recorded with the entry. */
+export interface EntryKey {
+  keyId: string;
+  chainKey: Buffer;
 }
 
 /** The `previousHash` of a merchant's first entry. */
@@ -136,13 +151,13 @@ export function contentMac(chainKey: Buffer, merchantId: string, entryId: string
   return createHmac('sha256', chainKey).update(content).digest('hex');
 }
 
-/** A draft given an id (128 random bits, base64url) and keyed for `merchantId`. */
-export function keyed(merchantId: string, draft: AuditDraft, chainKey: Buffer): KeyedDraft {
+/** A draft given an id (128 random bits, base64url) and keyed for `merchantId` with `key`. */
+export function keyed(merchantId: string, draft: AuditDraft, key: EntryKey): KeyedDraft {
   const entryId = randomBytes(16).toString('base64url');
-  return { ...draft, entryId, mac: contentMac(chainKey, merchantId, entryId, draft) };
+  return { ...draft, entryId, mac: contentMac(key.chainKey, merchantId, entryId, draft), keyId: key.keyId };
 }
 
-/** Whether an entry's keyed value is the gateway's, by the rule its version keys it with. */
+/** Whether an entry's keyed value is the gateway's under `chainKey`, by the rule its version keys it with. */
 export function macVerifies(chainKey: Buffer, merchantId: string, entry: AuditEntry): boolean {
   if (entry.mac === null) return false;
   const expected = entry.entryId
@@ -152,31 +167,31 @@ export function macVerifies(chainKey: Buffer, merchantId: string, entry: AuditEn
 }
 
 /**
- * The next entry after `previous` (undefined: the chain is empty): the draft keyed for `merchantId`
- * (keyed for no merchant without one), numbered and linked, as PostgreSQL's `audit_chain()`
- * trigger numbers and links what the gateway keyed.
+ * The next entry after `previous` (undefined: the chain is empty): the draft keyed with `key` for
+ * `merchantId` (keyed for no merchant without one), numbered and linked, as PostgreSQL's
+ * `audit_chain()` trigger numbers and links what the gateway keyed.
  */
 export function chained(
   previous: { sequence: number; hash: string } | undefined,
   draft: AuditDraft,
-  chainKey: Buffer,
+  key: EntryKey,
   merchantId = '',
 ): AuditEntry {
   const sequence = (previous?.sequence ?? 0) + 1;
   const previousHash = previous?.hash ?? GENESIS_HASH;
-  const { entryId, mac } = keyed(merchantId, draft, chainKey);
-  return { ...draft, sequence, previousHash, hash: chainHash(previousHash, sequence, draft), mac, entryId };
+  const { entryId, mac, keyId } = keyed(merchantId, draft, key);
+  return { ...draft, sequence, previousHash, hash: chainHash(previousHash, sequence, draft), mac, entryId, keyId };
 }
 
 /** The entries of `drafts` in order after `previous`, as `chained` makes each: SQLite's in-process chaining. */
 export function chainedAll(
   previous: { sequence: number; hash: string } | undefined,
   drafts: readonly AuditDraft[],
-  chainKey: Buffer,
+  key: EntryKey,
   merchantId: string,
 ): AuditEntry[] {
   const entries: AuditEntry[] = [];
-  for (const draft of drafts) entries.push(chained(entries.at(-1) ?? previous, draft, chainKey, merchantId));
+  for (const draft of drafts) entries.push(chained(entries.at(-1) ?? previous, draft, key, merchantId));
   return entries;
 }
 

@@ -8,7 +8,7 @@ import { RecordsReader } from './disbursement.ports';
  */
 export async function trailsBehindKept(
   records: RecordsReader,
-  keys: AuditVerifyingKeys,
+  keys: readonly AuditVerifyingKeys[],
   kept: ReadonlyMap<string, readonly AuditCheckpoint[]>,
 ): Promise<string[]> {
   const behind: string[] = [];

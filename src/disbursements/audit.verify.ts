@@ -1,5 +1,6 @@
 import { AuditEntry, chainHash, GENESIS_HASH, macVerifies } from './audit.entry';
-import { AuditCheckpoint, AuditVerifyingKeys, checkpointVerifies } from './audit.keys';
+import { AuditCheckpoint, AuditVerifyingKeys, checkpointCheck } from './audit.keys';
+import { UncheckedRange, UncheckedRanges } from './audit.unchecked';
 import { Disbursement, isFinal } from './disbursement.model';
 import { toMinor } from './payout.controls';
 
@@ -17,14 +18,18 @@ export interface ChainWitnesses {
   head?: { sequence: number; hash: string };
   /** Its signed checkpoints (from the database, a kept file, or both), any order. */
   checkpoints?: readonly AuditCheckpoint[];
-  /** With the chain key every entry's keyed value is checked; with the public key alone, the signatures. */
-  keys?: AuditVerifyingKeys;
+  /**
+   * The keys given: with chain keys every entry's keyed value is checked (each under the key it
+   * names); with public keys alone, the signatures. What a key not given made is `unchecked`.
+   */
+  keys?: readonly AuditVerifyingKeys[];
 }
 
-/** Every break of one merchant's chain, and how many entries it holds. */
+/** Every break of one merchant's chain, how many entries it holds, and what no key given could check. */
 export interface ChainReport {
   count: number;
   breaks: ChainBreak[];
+  unchecked: UncheckedRange[];
 }
 
 /**
@@ -32,14 +37,15 @@ export interface ChainReport {
  * gaps, each `previousHash` the hash before it, each `hash` recomputed from the content. Reads as it
  * goes, keeping only the ids of entries keyed by content (about 100 bytes each), so each id is
  * seen once. Besides:
- * - every checkpoint's signature (one that does not verify is reported as forged and set aside, so
- *   a forged row never stops the rest being checked), and that the chain passes through every
- *   genuinely signed head, so a rewrite before the last checkpoint, or a tail cut below it, fails
- *   whatever the head row says;
- * - with the chain key, each entry's keyed value, so an entry forged through the database fails even
- *   once a later checkpoint signs it; an entry without one (written before the chain was keyed)
- *   passes only below a signed checkpoint; an entry keyed by content (it has an id) whose id came
- *   before is a copy of a genuine entry, replayed;
+ * - every checkpoint's signature, under the key it names (one that does not verify is reported as
+ *   forged and set aside, so a forged row never stops the rest being checked; one whose key was not
+ *   given is unchecked), and that the chain passes through every genuinely signed head, so a rewrite
+ *   before the last checkpoint, or a tail cut below it, fails whatever the head row says;
+ * - with chain keys, each entry's keyed value under the key it names, so an entry forged through the
+ *   database fails even once a later checkpoint signs it; an entry without one (written before the
+ *   chain was keyed) passes only below a signed checkpoint; one keyed under a key not given is
+ *   unchecked; an entry keyed by content (it has an id) whose id came before is a copy of a genuine
+ *   entry, replayed;
  * - the head row, so entries removed from the end, or a chain rewritten from some entry on, show.
  * After a break it carries on from the entry as stored, so every break is reported, not the first.
  */
@@ -49,10 +55,17 @@ export async function chainBreaks(
 ): Promise<ChainReport> {
   const { head, keys } = witnesses;
   const breaks: ChainBreak[] = [];
+  const unchecked = new UncheckedRanges();
   const signed = new Map<number, AuditCheckpoint[]>();
   let covered = 0;
-  for (const c of witnesses.checkpoints ?? []) {
-    if (!keys || !checkpointVerifies(keys, c)) {
+  const checkpoints = [...(witnesses.checkpoints ?? [])].sort((a, b) => a.sequence - b.sequence);
+  for (const c of checkpoints) {
+    const check = checkpointCheck(keys ?? [], c);
+    if (check === 'key not given' && keys && keys.length > 0) {
+      unchecked.add('checkpoints', c.keyId, c.sequence);
+      continue;
+    }
+    if (check !== 'signed') {
       breaks.push({
         sequence: c.sequence,
         why: `its checkpoint signed at ${c.at} does not carry the gateway's signature: forged, set aside`,
@@ -70,7 +83,8 @@ export async function chainBreaks(
     const first = entry.entryId ? ids.get(entry.entryId) : undefined;
     const why =
       first === undefined
-        ? entryBreak(entry, { expected, previous, covered, merchantId: witnesses.merchantId ?? '' }, keys, signed, head)
+        ? (entryBreak(entry, { expected, previous, covered }, signed, head) ??
+          macBreak(entry, { covered, merchantId: witnesses.merchantId ?? '' }, keys, unchecked))
         : `its id is the one of the entry at sequence ${first}: a copy of an entry, replayed`;
     if (entry.entryId && first === undefined) ids.set(entry.entryId, entry.sequence);
     if (why) breaks.push({ sequence: entry.sequence, why });
@@ -88,14 +102,13 @@ export async function chainBreaks(
       sequence: last + 1,
       why: `the chain ends before it, but the merchant's head records ${head.sequence} entries: the rest are missing`,
     });
-  return { count: last, breaks };
+  return { count: last, breaks, unchecked: unchecked.ranges };
 }
 
 /** Why one entry breaks the chain where it stands, or undefined. */
 function entryBreak(
   entry: AuditEntry,
-  at: { expected: number; previous: string; covered: number; merchantId: string },
-  keys: AuditVerifyingKeys | undefined,
+  at: { expected: number; previous: string; covered: number },
   signed: ReadonlyMap<number, AuditCheckpoint[]>,
   head: ChainWitnesses['head'],
 ): string | undefined {
@@ -106,14 +119,41 @@ function entryBreak(
     return 'its content does not match its hash: it was altered';
   if (entry.mac === null && entry.sequence > covered)
     return 'it has no keyed value and no signed checkpoint covers it: it was not written by the gateway';
-  if (entry.mac !== null && keys?.chainKey && !macVerifies(keys.chainKey, at.merchantId, entry))
-    return 'its keyed value does not verify: it was not written by the gateway';
   const against = signed.get(entry.sequence)?.find((c) => c.hash !== entry.hash);
   if (against)
     return `its hash is not the one the checkpoint signed at ${against.at} recorded: the chain was rewritten`;
   if (entry.sequence === head?.sequence && entry.hash !== head.hash)
     return "its hash is not the one the merchant's head recorded: the chain was rewritten";
   return undefined;
+}
+
+/**
+ * Why an entry's keyed value breaks the chain, checked under the chain key of the key it names, or
+ * undefined. Without chain keys (public keys alone) nothing is checked here. An entry naming a key
+ * not given is unchecked; one naming none (written before key ids were recorded) must verify under
+ * one of the keys given, or, below a signed checkpoint (which attests its content), is unchecked.
+ */
+function macBreak(
+  entry: AuditEntry,
+  at: { covered: number; merchantId: string },
+  keys: readonly AuditVerifyingKeys[] | undefined,
+  unchecked: UncheckedRanges,
+): string | undefined {
+  const chainKeys = (keys ?? []).filter((k) => k.chainKey !== undefined);
+  if (entry.mac === null || chainKeys.length === 0) return undefined;
+  const named = entry.keyId === null ? chainKeys : chainKeys.filter((k) => k.keyId === entry.keyId);
+  if (named.length === 0) {
+    unchecked.add('entries', entry.keyId, entry.sequence);
+    return undefined;
+  }
+  if (named.some((k) => k.chainKey && macVerifies(k.chainKey, at.merchantId, entry))) return undefined;
+  if (entry.keyId === null && entry.sequence <= at.covered) {
+    unchecked.add('entries', null, entry.sequence);
+    return undefined;
+  }
+  return entry.keyId === null
+    ? 'its keyed value verifies under none of the keys given: it was not written by the gateway'
+    : `its keyed value does not verify under key ${entry.keyId}: it was not written by the gateway`;
 }
 
 /** The count, or the chain's first break (chainBreaks has them all). */

@@ -7,6 +7,7 @@ import { ControlEvent } from './payout.controls';
 import { AuditRule } from './disbursement.ports';
 import { whenVisible } from './audit.rules';
 import { AuditAction } from './audit.entry';
+import { SealKeys } from './request.seal';
 
 /** What every use case works with: the ports, the one writer, the clock and the check policy. */
 export interface DomainContext {
@@ -24,8 +25,8 @@ export interface DomainContext {
   traceparent?: () => string | undefined;
   /** The latest moment the database went back in time (ms), if it ever did: create.rewind.ts. */
   rewoundAt?: () => number | undefined;
-  /** The key of each payout's seal (request.seal.ts). */
-  sealKey: Buffer;
+  /** The keys of payouts' seals, the one in use first (request.seal.ts). */
+  sealKeys: SealKeys;
   /** The merchants' beneficiary books: a payout to one is re-checked against it before it is sent. */
   book: BeneficiaryStore;
 }

@@ -1,7 +1,7 @@
 import { badInput } from './disbursement.errors';
 import { DisbursementStore, HistoryFilter, HistoryPage, HistoryPosition, Merchant } from './disbursement.ports';
 import { Disbursement } from './disbursement.model';
-import { sealHolds } from './request.seal';
+import { SealKeys, sealHolds } from './request.seal';
 
 export const MAX_HISTORY_PAGE = 100;
 
@@ -15,16 +15,16 @@ export interface HistoryRequest {
  * A payout decided but not sent (held, scheduled) whose record differs from its keyed request
  * (request.seal.ts): no list shows it, so no approver sees details nobody asked for; its send refuses it.
  */
-function unsealedOpen(sealKey: Buffer, record: Disbursement): boolean {
+function unsealedOpen(sealKeys: SealKeys, record: Disbursement): boolean {
   const open = record.status === 'AWAITING_APPROVAL' || record.status === 'SCHEDULED';
-  return open && !record.sending && !sealHolds(sealKey, record);
+  return open && !record.sending && !sealHolds(sealKeys, record);
 }
 
 /** A merchant's payouts, newest first, a page at a time; only that merchant's, as the store keys them. */
 export class DisbursementHistory {
   constructor(
     private readonly store: Pick<DisbursementStore, 'history'>,
-    private readonly sealKey: Buffer,
+    private readonly sealKeys: SealKeys,
   ) {}
 
   async page(merchant: Merchant, { first, after, filter }: HistoryRequest): Promise<HistoryPage> {
@@ -39,7 +39,7 @@ export class DisbursementHistory {
       ]);
     }
     const page = await this.store.history(merchant.id, { after, limit: first, filter });
-    const shown = page.entries.filter((e) => !unsealedOpen(this.sealKey, e.record));
+    const shown = page.entries.filter((e) => !unsealedOpen(this.sealKeys, e.record));
     return { ...page, entries: shown, totalCount: page.totalCount - (page.entries.length - shown.length) };
   }
 }

@@ -29,8 +29,8 @@ import { rejectDisbursement } from './disbursement.reject';
 import { Allowance, payoutAllowance } from './payout.allowance';
 import { Actor, ANONYMOUS, ControlEvent } from './payout.controls';
 import { auditCheckpoints } from './audit.checkpoint-list';
-import { AuditCheckpoint, AuditSigningKeys, AuditVerifyingKeys } from './audit.keys';
-import { requestSealKey } from './request.seal';
+import { AuditCheckpoint, AuditKeyRing } from './audit.keys';
+import { requestSealKeys } from './request.seal';
 import { TrailVerification, verifyTrail } from './audit.verification';
 import { AuditRequest, auditTrail } from './audit.trail';
 import { AuditPage, HistoryEntry, RecordsReader } from './disbursement.ports';
@@ -52,7 +52,8 @@ export interface DisbursementServiceOptions extends StatusUpdateOptions {
   /** The audit chain, statements and exports: the store, read for finance. */
   records: RecordsReader;
   /** The gateway's own keys: they check the audit chain on demand and seal each payout's request. */
-  auditKeys: AuditSigningKeys;
+  /** AUDIT_SIGNING_KEY's keys, the one in use first. */
+  auditKeys: AuditKeyRing;
   runs: ReconciliationStore;
   /** The merchants' beneficiary books (beneficiary.*.ts). */
   book: BeneficiaryStore;
@@ -103,7 +104,7 @@ export class DisbursementService {
   private readonly sharedReads: SharedChangeReads;
   /** What reconciliation runs work with (also handed to the ReconciliationStepper). */
   readonly reconciliation: ReconciliationParts;
-  private readonly auditKeys: AuditVerifyingKeys;
+  private readonly auditKeys: AuditKeyRing;
   private readonly beneficiaryCtx: BeneficiaryContext;
 
   constructor(opts: DisbursementServiceOptions) {
@@ -125,7 +126,7 @@ export class DisbursementService {
       onControl: opts.onControl ?? (() => undefined),
       traceparent: opts.traceparent,
       rewoundAt: opts.rewoundAt,
-      sealKey: requestSealKey(opts.auditKeys.chainKey),
+      sealKeys: requestSealKeys(opts.auditKeys),
       book: opts.book,
     };
     this.creates = new CreateDisbursement(this.ctx, opts.claimPollMs);
@@ -135,7 +136,7 @@ export class DisbursementService {
       pay: (merchant, payment, requestId, actor) => this.payBeneficiary(merchant, payment, requestId, actor),
       getMany: (merchant, referenceIds) => this.getMany(merchant, referenceIds),
     });
-    this.histories = new DisbursementHistory(opts.store, this.ctx.sealKey);
+    this.histories = new DisbursementHistory(opts.store, this.ctx.sealKeys);
     this.wallets = new WalletBalances({
       provider: opts.provider,
       ttlMs: opts.walletBalanceCacheMs,

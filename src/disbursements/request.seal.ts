@@ -13,9 +13,20 @@ import { Disbursement, DisbursementRequest } from './disbursement.model';
 /** Domain separation: the seal key, derived from the audit chain key, serves nothing else. */
 const SEAL_KEY_LABEL = 'payout-gateway request seal key v1';
 
-/** The seal key of the gateway's audit chain key (AUDIT_SIGNING_KEY's). */
+/** The seal key of an audit chain key (one of AUDIT_SIGNING_KEY's). */
 export function requestSealKey(chainKey: Buffer): Buffer {
   return createHmac('sha256', chainKey).update(SEAL_KEY_LABEL).digest();
+}
+
+/**
+ * The seal keys of AUDIT_SIGNING_KEY's keys, in its order: the first seals new payouts; every one
+ * still opens the seals it made, so a payout held or scheduled before a key rotation is sent after it.
+ */
+export type SealKeys = readonly [Buffer, ...Buffer[]];
+
+export function requestSealKeys(chainKeys: readonly [{ chainKey: Buffer }, ...{ chainKey: Buffer }[]]): SealKeys {
+  const [inUse, ...older] = chainKeys;
+  return [requestSealKey(inUse.chainKey), ...older.map((k) => requestSealKey(k.chainKey))];
 }
 
 /** hex HMAC-SHA256 under the seal key over the merchant, the referenceId and the request's fingerprint. */
@@ -26,10 +37,11 @@ export function sealOf(key: Buffer, merchantId: string, request: DisbursementReq
 }
 
 /**
- * Whether the record is what its keyed request says: a seal made by this gateway for its request, and
- * the fields shown and sent (referenceId, amount, currency, account) the request's own.
+ * Whether the record is what its keyed request says: a seal made by this gateway, under any of its
+ * seal keys, for its request, and the fields shown and sent (referenceId, amount, currency, account)
+ * the request's own.
  */
-export function sealHolds(key: Buffer, record: Disbursement): boolean {
+export function sealHolds(keys: readonly Buffer[], record: Disbursement): boolean {
   const { request, seal } = record;
   if (!request || !seal) return false;
   const shown =
@@ -39,7 +51,10 @@ export function sealHolds(key: Buffer, record: Disbursement): boolean {
     request.currency === record.currency &&
     request.accountNumber === record.accountNumber &&
     record.fingerprint === fingerprint(request);
-  const expected = Buffer.from(sealOf(key, record.merchantId, request), 'hex');
   const actual = Buffer.from(seal, 'hex');
-  return shown && actual.length === expected.length && timingSafeEqual(actual, expected);
+  const madeBy = (key: Buffer) => {
+    const expected = Buffer.from(sealOf(key, record.merchantId, request), 'hex');
+    return actual.length === expected.length && timingSafeEqual(actual, expected);
+  };
+  return shown && keys.some(madeBy);
 }

@@ -39,7 +39,7 @@ export function recheckBeforeSend(
   payee: Beneficiary | null | undefined,
   now: Date,
 ): SendVerdict | undefined {
-  if (!sealHolds(ctx.sealKey, current))
+  if (!sealHolds(ctx.sealKeys, current))
     return refused(current, AuditAction.SEND_REFUSED, 'its record differs from the request it was made with', now);
   if (payee === null || payee?.status === 'ARCHIVED')
     return refused(current, AuditAction.CANCELLED, `its beneficiary ${current.beneficiaryId} was archived`, now);

@@ -13,7 +13,7 @@ import { retentionOf, Storage, StorageNeeds } from './storage.port';
 
 /** A PostgreSQL database: any number of replicas, events over LISTEN/NOTIFY, quotas in the database. */
 export async function openPostgresStorage(target: PostgresTarget, needs: StorageNeeds): Promise<Storage> {
-  const { config, logger, metrics, chainKey } = needs;
+  const { config, logger, metrics, entryKey } = needs;
   const outageLine = repeatedLine(logger, 'warn', 'database unavailable: answering SERVICE_UNAVAILABLE');
   const onOutage = (error: unknown) => {
     metrics.storeErrors.inc({ kind: 'outage' });
@@ -21,7 +21,7 @@ export async function openPostgresStorage(target: PostgresTarget, needs: Storage
   };
   const pool = await openPostgres(target.url, { onError: onOutage, ownerUrl: config.databaseOwnerUrl });
   const events = new PostgresEvents({ url: target.url, pool, onError: onOutage });
-  const store = new PostgresStore({ pool, chainKey, onOutage, ...retentionOf(config) });
+  const store = new PostgresStore({ pool, entryKey, onOutage, ...retentionOf(config) });
   const rateLimit = ClientRateLimit.inPostgres(pool, config.clientRateLimitPerMin);
   const housekeeping = every(HOUSEKEEPING_MS, async () => void (await store.prune()), logger);
   // Read at start and then every second, so a db:restored run beside live replicas reaches them all.

@@ -19,7 +19,7 @@ const CHECKPOINT_MS = 1_000;
 
 /** The embedded file: one process, so its events and client quotas live in memory. */
 export async function openSqliteStorage(target: SqliteTarget, needs: StorageNeeds): Promise<Storage> {
-  const { config, logger, chainKey } = needs;
+  const { config, logger, entryKey } = needs;
   const handle = openSqlite(target.path);
   let history: Awaited<ReturnType<typeof checkHistory>>;
   try {
@@ -33,7 +33,7 @@ export async function openSqliteStorage(target: SqliteTarget, needs: StorageNeed
   const events = new PubSubEvents();
   const store = new SqliteStore({
     file: handle,
-    chainKey,
+    entryKey,
     onChange: (record) => void events.publish(record),
     ...retentionOf(config),
   });

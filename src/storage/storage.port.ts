@@ -1,5 +1,6 @@
 import { ClientRateLimit } from '../auth/client.rate-limit';
 import { Config } from '../config';
+import { EntryKey } from '../disbursements/audit.entry';
 import {
   AuditCheckpointStore,
   BeneficiaryStore,
@@ -38,7 +39,8 @@ export interface StorageNeeds {
   config: Config;
   logger: Logger;
   metrics: GatewayMetrics;
-  chainKey: Buffer;
+  /** The audit key in use: its chain key and id key every entry appended. */
+  entryKey: EntryKey;
 }
 
 /** The store's retention settings, in the milliseconds every store takes. */

@@ -160,6 +160,8 @@ export interface AuditRow {
   mac?: string | null;
   /** The id an entry keyed by content carries (version 10 on); absent before version 10. */
   entry_id?: string | null;
+  /** Absent when read from a database not yet migrated to version 11. */
+  key_id?: string | null;
 }
 
 /** An audit_checkpoints row as both engines return it. */
@@ -169,6 +171,8 @@ export interface CheckpointRow {
   hash: string;
   at: string;
   signature: string;
+  /** Absent when read from a database not yet migrated to version 11. */
+  key_id?: string | null;
 }
 
 export function checkpointOf(row: CheckpointRow): AuditCheckpoint {
@@ -178,6 +182,7 @@ export function checkpointOf(row: CheckpointRow): AuditCheckpoint {
     hash: row.hash,
     at: row.at,
     signature: row.signature,
+    keyId: row.key_id ?? null,
   };
 }
 
@@ -196,6 +201,7 @@ export function entryOf(row: AuditRow): AuditEntry {
     previousHash: row.previous_hash,
     mac: row.mac ?? null,
     entryId: row.entry_id ?? null,
+    keyId: row.key_id ?? null,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { EntryKey } from '../disbursements/audit.entry';
 import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { Disbursement } from '../disbursements/disbursement.model';
 import {
@@ -59,8 +60,8 @@ const PG = {
 
 export interface PostgresStoreOptions {
   pool: Pool;
-  /** The key every audit entry's keyed value is made with (audit.keys.ts). */
-  chainKey: Buffer;
+  /** The key every audit entry's keyed value is made with, and its id (audit.keys.ts). */
+  entryKey: EntryKey;
   /** RECORD_RETENTION_SECONDS in ms: final records not written for this long go (0: kept forever). */
   retentionMs?: number;
   /** EVENT_RETENTION_SECONDS in ms: how long the change log keeps a change. Default one day. */

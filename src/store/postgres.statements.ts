@@ -104,6 +104,7 @@ function audited(v: Values, entries: readonly KeyedDraft[], after: string): stri
     detail: d.detail,
     mac: d.mac,
     entry_id: d.entryId,
+    key_id: d.keyId,
   }));
   return `, audited AS (SELECT audit_append($1, ${v.add(JSON.stringify(rows))}::json) AS appended FROM ${after})`;
 }

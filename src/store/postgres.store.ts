@@ -222,6 +222,7 @@ export class PostgresStore
             hash: c.hash,
             at: c.at,
             signature: c.signature,
+            key_id: c.keyId,
           })),
         ),
       ],
@@ -248,6 +249,6 @@ export class PostgresStore
 
   /** The drafts of one write, each given an id and keyed for the merchant with the key only the gateway holds. */
   private keyed(merchantId: string, drafts: readonly AuditDraft[]): KeyedDraft[] {
-    return drafts.map((draft) => keyed(merchantId, draft, this.opts.chainKey));
+    return drafts.map((draft) => keyed(merchantId, draft, this.opts.entryKey));
   }
 }

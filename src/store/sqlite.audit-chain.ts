@@ -1,4 +1,4 @@
-import { AuditDraft, chainedAll } from '../disbursements/audit.entry';
+import { AuditDraft, chainedAll, EntryKey } from '../disbursements/audit.entry';
 import { SqliteStatements } from './sqlite.statements';
 
 /**
@@ -8,7 +8,7 @@ import { SqliteStatements } from './sqlite.statements';
  */
 export function appendAuditChain(
   q: SqliteStatements,
-  chainKey: Buffer,
+  entryKey: EntryKey,
   merchantId: string,
   drafts: readonly AuditDraft[],
 ): void {
@@ -16,7 +16,7 @@ export function appendAuditChain(
   const head = q.auditHead.get(merchantId) as { audit_sequence: number; audit_hash: string } | undefined;
   const previous =
     head && head.audit_sequence > 0 ? { sequence: head.audit_sequence, hash: head.audit_hash } : undefined;
-  const entries = chainedAll(previous, drafts, chainKey, merchantId);
+  const entries = chainedAll(previous, drafts, entryKey, merchantId);
   for (const entry of entries)
     q.appendAudit.run(
       merchantId,
@@ -33,6 +33,7 @@ export function appendAuditChain(
       entry.previousHash,
       entry.mac,
       entry.entryId,
+      entry.keyId,
     );
   const last = entries[entries.length - 1];
   q.setAuditHead.run(merchantId, last.sequence, last.hash);

@@ -56,13 +56,13 @@ export function sqliteStatements(db: Database) {
     ),
     auditHead: prepare(AUDIT_HEAD),
     appendAudit: prepare(`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
-      currency, detail, hash, previous_hash, mac, entry_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      currency, detail, hash, previous_hash, mac, entry_id, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     setAuditHead: prepare(`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
       VALUES (?, 0, ?, ?) ON CONFLICT (merchant_id) DO UPDATE SET audit_sequence = excluded.audit_sequence,
       audit_hash = excluded.audit_hash`),
     unsignedHeads: prepare(UNSIGNED_HEADS),
-    addCheckpoint: prepare(`INSERT INTO audit_checkpoints (merchant_id, sequence, hash, at, signature)
-      VALUES (?, ?, ?, ?, ?) ON CONFLICT (merchant_id, sequence) DO NOTHING`),
+    addCheckpoint: prepare(`INSERT INTO audit_checkpoints (merchant_id, sequence, hash, at, signature, key_id)
+      VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (merchant_id, sequence) DO NOTHING`),
     latestCheckpoints: prepare(LATEST_CHECKPOINTS),
     // A statement sums its window a slice at a time: where the slice after (?, ?) ends, then the sums
     // of the rows in (after, end], whose created_at lie in [?, ?] (the range SQLite seeks the index on).

@@ -4,7 +4,7 @@ import { SqliteFile } from '../database/sqlite.open';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { AuditDraft } from '../disbursements/audit.entry';
+import { AuditDraft, EntryKey } from '../disbursements/audit.entry';
 import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import {
@@ -55,8 +55,8 @@ import { beneficiaryPage, insertBeneficiaryRow, readBeneficiary, updateBeneficia
 export interface SqliteStoreOptions {
   /** The file: read directly, written through its committer. */
   file: SqliteFile;
-  /** The key every audit entry's keyed value is made with (audit.keys.ts). */
-  chainKey: Buffer;
+  /** The key every audit entry's keyed value is made with, and its id (audit.keys.ts). */
+  entryKey: EntryKey;
   /** Told of each logged change once it is committed: the process's events publish it. */
   onChange?: (record: Disbursement) => void;
   /** RECORD_RETENTION_SECONDS in ms: final records not written for this long go (0: kept forever). */
@@ -181,7 +181,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
       // The payout's relay commits with the write that made it final, or neither does.
       const job = relayJobOf(current, record);
       if (job) this.q.enqueueRelay.run(columns.written_at, JSON.stringify(job), merchantId, referenceId);
-      appendAuditChain(this.q, this.opts.chainKey, merchantId, audit?.(current, record) ?? []);
+      appendAuditChain(this.q, this.opts.entryKey, merchantId, audit?.(current, record) ?? []);
       return { result: record, logged: isPublished(current, record) ? this.log(record, columns) : undefined };
     });
   }
@@ -196,7 +196,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
       const current = this.read(merchantId, referenceId);
       if (!current || !expected(current)) return { result: undefined };
       this.q.remove.run(merchantId, referenceId);
-      appendAuditChain(this.q, this.opts.chainKey, merchantId, audit?.(current) ?? []);
+      appendAuditChain(this.q, this.opts.entryKey, merchantId, audit?.(current) ?? []);
       const release = releasedByRemoval(current);
       if (release) this.count(merchantId, release, -1);
       return { result: undefined };
@@ -205,7 +205,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
 
   async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
     return this.write(() => {
-      appendAuditChain(this.q, this.opts.chainKey, merchantId, entries);
+      appendAuditChain(this.q, this.opts.entryKey, merchantId, entries);
       return { result: undefined };
     });
   }
@@ -232,7 +232,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
 
   /** Appends to the merchant's chain inside the write under way. */
   private readonly appendTo = (merchantId: string, drafts: readonly AuditDraft[]) =>
-    appendAuditChain(this.q, this.opts.chainKey, merchantId, drafts);
+    appendAuditChain(this.q, this.opts.entryKey, merchantId, drafts);
 
   async auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage> {
     return this.page(() => {
@@ -252,7 +252,8 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
 
   async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
     return this.write(() => {
-      for (const c of checkpoints) this.q.addCheckpoint.run(c.merchantId, c.sequence, c.hash, c.at, c.signature);
+      for (const c of checkpoints)
+        this.q.addCheckpoint.run(c.merchantId, c.sequence, c.hash, c.at, c.signature, c.keyId);
       return { result: undefined };
     });
   }
@@ -421,7 +422,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
           const current = this.read(merchantId, referenceId);
           if (!current) continue;
           this.q.remove.run(merchantId, referenceId);
-          appendAuditChain(this.q, this.opts.chainKey, merchantId, audit(current));
+          appendAuditChain(this.q, this.opts.entryKey, merchantId, audit(current));
           removed += 1;
         }
       }
@@ -467,7 +468,7 @@ export class SqliteStore implements DisbursementStore, RecordsReader, AuditCheck
   private insertRow(record: Disbursement, audit: readonly AuditDraft[]): Disbursement | undefined {
     const columns = payoutColumns(record, this.now());
     this.q.insert.run(record.merchantId, record.referenceId, createdAtOf(record), ...columnValues(columns));
-    appendAuditChain(this.q, this.opts.chainKey, record.merchantId, audit);
+    appendAuditChain(this.q, this.opts.entryKey, record.merchantId, audit);
     return shownOnInsert(record) ? this.log(record, columns) : undefined;
   }
 

@@ -66,3 +66,18 @@ describe('MERCHANTS_FILE', () => {
     expect(registry.secrets()).toEqual(expect.arrayContaining(['key-a', 'key-b', tokenA, tokenB, callbackToken]));
   });
 });
+
+describe('a reload (replaceWith)', () => {
+  it("tells a removed merchant's signal, keeps a kept merchant's across reloads, even when its settings change", () => {
+    const a = { id: 'a', apiKey: 'key-a', clientTokens: [tokenA] };
+    const b = { id: 'b', apiKey: 'key-b', clientTokens: [tokenB] };
+    const registry = registryFrom([a, b]);
+    const [ofA, ofB] = [registry.removalOf('a')!, registry.removalOf('b')!];
+    registry.replaceWith(registryFrom([{ ...a, apiKey: 'key-a2' }, b]));
+    expect([ofA.aborted, ofB.aborted]).toEqual([false, false]);
+    expect(registry.removalOf('a')).toBe(ofA);
+    registry.replaceWith(registryFrom([{ ...a, apiKey: 'key-a2' }]));
+    expect([ofA.aborted, ofB.aborted]).toEqual([false, true]);
+    expect(registry.removalOf('b')).toBeUndefined();
+  });
+});

@@ -120,6 +120,13 @@ describe('MERCHANTS_FILE reloaded without a restart', () => {
     write([{ ...shop, clientTokens: [keeper, newcomer], controls: { maxAmount: { ZMW: 'lots' } } }, other]);
     const invalid = await stack.gateway.reloadMerchants();
     expect(invalid).toMatchObject({ applied: false, reason: expect.stringMatching(/shop/) });
+    // A webhook secret that is not whsec_ base64: refused naming the field, never repeating the value.
+    const malformed = `not-whsec-${randomUUID()}`;
+    knownSecrets.add(malformed);
+    write([{ ...shop, clientTokens: [keeper, newcomer], webhookSecret: `${newSecret} ${malformed}` }, other]);
+    const badSecret = await stack.gateway.reloadMerchants();
+    expect(badSecret).toMatchObject({ applied: false, reason: expect.stringMatching(/webhookSecret must be whsec_/) });
+    expect(JSON.stringify(badSecret)).not.toContain(malformed);
     expect(await codeOf(keeper)).toBeUndefined();
     expect(await codeOf(newcomer)).toBe('UNAUTHENTICATED');
     const lines = capturedLogs.join('').split('\n');

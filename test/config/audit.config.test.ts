@@ -3,6 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { ConfigError, loadConfig } from '../../src/config';
 
 const ed25519 = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const older = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
   .privateKey.export({ type: 'pkcs8', format: 'pem' })
   .toString();
@@ -16,6 +17,10 @@ describe('the audit settings', () => {
       checkpointSeconds: 5,
       checkpointFile: resolve('.data/gateway.audit-checkpoints.jsonl'),
     });
+  });
+
+  it('takes several keys, one PEM after another, the one in use first', () => {
+    expect(loadConfig({ AUDIT_SIGNING_KEY: `${ed25519}${older}` }).audit.signingKey).toBe(`${ed25519}${older}`.trim());
   });
 
   it('keeps checkpoints outside the database: AUDIT_CHECKPOINT_FILE, else one file per database', () => {
@@ -33,6 +38,9 @@ describe('the audit settings', () => {
   it.each([
     ['not a key', { AUDIT_SIGNING_KEY: 'not a key' }, /^Invalid setting AUDIT_SIGNING_KEY: must be an Ed25519/],
     ['an RSA key', { AUDIT_SIGNING_KEY: rsa }, /^Invalid setting AUDIT_SIGNING_KEY: must be an Ed25519/],
+    ['an RSA key after an Ed25519 one', { AUDIT_SIGNING_KEY: `${ed25519}${rsa}` }, /AUDIT_SIGNING_KEY: must be/],
+    ['the same key twice', { AUDIT_SIGNING_KEY: `${ed25519}${ed25519}` }, /AUDIT_SIGNING_KEY: .*none twice/],
+    ['text between keys', { AUDIT_SIGNING_KEY: `${ed25519}oops\n${older}` }, /AUDIT_SIGNING_KEY: must be/],
     ['no checkpoint interval', { AUDIT_CHECKPOINT_SECONDS: '0' }, /^Invalid setting AUDIT_CHECKPOINT_SECONDS/],
     [
       'an owner URL beside the embedded file',

@@ -6,7 +6,7 @@ import { DisbursementRequest } from '../../src/disbursements/disbursement.model'
 import { Merchant, ProviderError } from '../../src/disbursements/disbursement.ports';
 import { Actor } from '../../src/disbursements/payout.controls';
 import { CreateScript, Domain, domain, merchant, mobileRequest } from '../support/domain';
-import { TEST_CHAIN_KEY } from '../support/chain-key';
+import { TEST_ENTRY_KEY } from '../support/chain-key';
 
 const alice: Actor = { id: 'alice', name: 'alice' };
 const bob: Actor = { id: 'bob', name: 'bob' };
@@ -223,12 +223,12 @@ describe('the chain', () => {
     await d.service.create(merchant, mobileRequest());
     await d.service.create(merchant, mobileRequest());
     const entries = await trail(d, merchant);
-    const keys = auditSigningKeys(
+    const [keys] = auditSigningKeys(
       generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     );
     const genuine = signedCheckpoint(keys, { merchantId: merchant.id, sequence: 6, hash: entries[5].hash }, 'now');
     // The entries are keyed with the test's chain key: these keys check signatures only.
-    const verifying = { publicKey: keys.publicKey };
+    const verifying = [{ keyId: keys.keyId, publicKey: keys.publicKey }];
     const forged = { ...genuine, sequence: 7, hash: 'f'.repeat(64), signature: genuine.signature };
     const altered = entries.map((x, i) => (i === 1 || i === 4 ? { ...x, amount: '1.00' } : x));
     const report = await chainBreaks(listed(altered), { checkpoints: [forged, genuine], keys: verifying });
@@ -241,6 +241,7 @@ describe('the chain', () => {
     expect(await chainBreaks(listed(entries), { checkpoints: [genuine], keys: verifying })).toEqual({
       count: 6,
       breaks: [],
+      unchecked: [],
     });
   });
 
@@ -253,8 +254,8 @@ describe('the chain', () => {
     expect(await verifyChain(listed(entries), { head })).toEqual({ count: 6 });
     expect(await verifyChain(listed(entries.slice(0, 4)), { head })).toMatchObject({ sequence: 5 });
     // Entry 5 altered and every hash from it on recomputed: each link holds, but not the head's.
-    const altered = chained(entries[3], { ...entries[4], amount: '1.00' }, TEST_CHAIN_KEY);
-    const rewritten = [...entries.slice(0, 4), altered, chained(altered, entries[5], TEST_CHAIN_KEY)];
+    const altered = chained(entries[3], { ...entries[4], amount: '1.00' }, TEST_ENTRY_KEY);
+    const rewritten = [...entries.slice(0, 4), altered, chained(altered, entries[5], TEST_ENTRY_KEY)];
     expect(await verifyChain(listed(rewritten))).toEqual({ count: 6 });
     expect(await verifyChain(listed(rewritten), { head })).toMatchObject({ sequence: 6 });
   });

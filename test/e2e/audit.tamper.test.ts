@@ -29,6 +29,7 @@ const draftOf = (row: Row): AuditEntry => ({
   hash: row.hash,
   previousHash: row.previous_hash,
   mac: null,
+  keyId: null,
 });
 
 const entries = async (sql: InsiderSql, merchant: string) =>

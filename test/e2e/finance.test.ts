@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDevAuditKey } from '../../src/audit/audit.dev-key';
-import { auditPublicKey, checkpointVerifies } from '../../src/disbursements/audit.keys';
+import { auditPublicKeys, checkpointVerifies } from '../../src/disbursements/audit.keys';
 import { PAYOUT_COLUMNS } from '../../src/exports/payouts.csv';
 import { alterAuditAmount, auditVerify, withPassword } from '../support/audit';
 import { parseCsv } from '../support/csv';
@@ -27,7 +27,7 @@ const RUN = `query Run($id: ID!) { reconciliationRun(id: $id) { state checked to
   discrepancies { referenceId kind gatewayStatus providerStatus resolved }
   balance { currency opening closing explained unexplained } } }`;
 
-const CHECKPOINTS = 'query Checkpoints { auditCheckpoints { sequence hash at signature } }';
+const CHECKPOINTS = 'query Checkpoints { auditCheckpoints { sequence hash at signature keyId } }';
 
 const VERIFICATION = 'query Verify { auditVerification { verified entries brokenAt reason checkpoint { sequence } } }';
 
@@ -42,6 +42,7 @@ interface Checkpoint {
   sequence: number;
   hash: string;
   at: string;
+  keyId: string | null;
   signature: string;
 }
 
@@ -198,8 +199,10 @@ describeEachEngine('a finance team’s audit trail, statements, exports and reco
     }, 200);
     // The development key the gateway made, as an auditor given its public half would check it.
     const publicPem = createPublicKey((await readDevAuditKey())!).export({ type: 'spki', format: 'pem' });
-    const keys = auditPublicKey(publicPem.toString());
+    const keys = auditPublicKeys(publicPem.toString());
     for (const c of checkpoints) expect(checkpointVerifies(keys, { ...c, merchantId: 'acme' })).toBe(true);
+    // Each names the key that signed it: the public key's fingerprint.
+    expect(new Set(checkpoints.map((c) => c.keyId))).toEqual(new Set([keys[0].keyId]));
     expect(checkpoints.map((c) => c.sequence)).toEqual([...checkpoints.map((c) => c.sequence)].sort((a, b) => b - a));
     const theirs = ok(
       await call<{ auditCheckpoints: Checkpoint[] }>(await as('other', 'auditor', 'audit:read'), CHECKPOINTS),

@@ -10,7 +10,7 @@ import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
 import { SqliteStore } from '../../src/store/sqlite.store';
 import { UpstreamClient } from '../../src/upstream/upstream.client';
 import { uniqueRef } from '../support/stack';
-import { TEST_AUDIT_KEYS, TEST_CHAIN_KEY } from '../support/chain-key';
+import { TEST_AUDIT_KEYS, TEST_ENTRY_KEY } from '../support/chain-key';
 
 /**
  * A gateway process stored its claim and died before (or right after) calling the provider.
@@ -38,7 +38,7 @@ beforeAll(async () => {
 beforeEach(() => {
   // The embedded store, in memory: a new process's view of what the dead one left.
   handle = openSqlite(':memory:');
-  store = new SqliteStore({ file: handle, chainKey: TEST_CHAIN_KEY });
+  store = new SqliteStore({ file: handle, entryKey: TEST_ENTRY_KEY });
   service = new DisbursementService({
     store,
     records: store,

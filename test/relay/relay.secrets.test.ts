@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -50,6 +50,21 @@ describe('RELAY_WEBHOOK_SECRET with two secrets (a rotation under way)', () => {
       expect(verified.data.referenceId).toBe(input.referenceId);
     }
     expect(() => new Webhook(secret()).verify(delivery.body, headers)).toThrow();
+  });
+});
+
+describe('WEBHOOK_SECRET validation', () => {
+  it('names the setting when one of several secrets is not whsec_ base64, and never repeats it', () => {
+    const bad = `not-a-whsec-secret-${randomUUID()}`;
+    let message = '';
+    try {
+      loadConfig({ WEBHOOK_SECRET: `${secret()} ${bad}` });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^Invalid setting WEBHOOK_SECRET: each must be whsec_ followed by base64$/);
+    expect(message).not.toContain(bad);
+    expect(loadConfig({ WEBHOOK_SECRET: `${secret()} ${secret()}` }).webhookSecrets).toHaveLength(2);
   });
 });
 

@@ -4,7 +4,7 @@ import { StoreUnavailableError } from '../../src/disbursements/disbursement.port
 import { PostgresStore } from '../../src/store/postgres.store';
 import { describeOwnPostgres, OwnPostgres, startOwnPostgres } from '../support/postgres';
 import { bump, record, until } from './store.fixtures';
-import { TEST_CHAIN_KEY } from '../support/chain-key';
+import { TEST_ENTRY_KEY } from '../support/chain-key';
 
 /** Far less than a query's 10 s timeout: an outage answers at once, it does not wait on the server. */
 const PROMPTLY_MS = 5000;
@@ -35,7 +35,7 @@ describeOwnPostgres('PostgresStore while its server is down', () => {
   beforeAll(async () => {
     server = await startOwnPostgres();
     pool = await openPostgres(server.url);
-    store = new PostgresStore({ pool, chainKey: TEST_CHAIN_KEY, onOutage: (error) => outages.push(error) });
+    store = new PostgresStore({ pool, entryKey: TEST_ENTRY_KEY, onOutage: (error) => outages.push(error) });
   }, 60_000);
   afterAll(async () => {
     await pool.end();

@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import { openPostgres } from '../../src/database/postgres.open';
 import { PostgresEvents } from '../../src/events/postgres.events';
 import { PostgresStore } from '../../src/store/postgres.store';
-import { TEST_CHAIN_KEY } from '../support/chain-key';
+import { TEST_ENTRY_KEY } from '../support/chain-key';
 import { POSTGRES } from '../support/postgres.engine';
 import { freshDatabase, FreshDatabase, withClient } from '../support/postgres';
 import { bump, shownRecord, until, watching } from './store.fixtures';
@@ -22,7 +22,7 @@ POSTGRES.describe('PostgresEvents over LISTEN/NOTIFY', () => {
     pools = [await openPostgres(database.url), await openPostgres(database.url)];
     errors = [];
     events = new PostgresEvents({ url: database.url, pool: pools[0], onError: (e) => errors.push(e) });
-    store = new PostgresStore({ pool: pools[1], chainKey: TEST_CHAIN_KEY });
+    store = new PostgresStore({ pool: pools[1], entryKey: TEST_ENTRY_KEY });
   });
   afterEach(async () => {
     await events.close();

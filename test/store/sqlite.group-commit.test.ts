@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { GroupCommit } from '../../src/database/sqlite.group-commit';
 import { openSqlite, SqliteHandle } from '../../src/database/sqlite.open';
 import { SqliteStore } from '../../src/store/sqlite.store';
-import { TEST_CHAIN_KEY } from '../support/chain-key';
+import { TEST_ENTRY_KEY } from '../support/chain-key';
 import { shownRecord } from './store.fixtures';
 
 /** A file with a writer (and its committer, whose commits are counted) and an outside reader. */
@@ -178,7 +178,7 @@ describe("the embedded store's writes through the group committer", () => {
     const count = reader.prepare('SELECT count(*) AS n FROM payouts');
     const store = new SqliteStore({
       file: handle,
-      chainKey: TEST_CHAIN_KEY,
+      entryKey: TEST_ENTRY_KEY,
       onChange: (r) => told.push({ referenceId: r.referenceId, stored: (count.get() as { n: number }).n }),
     });
     const records = [shownRecord(), shownRecord(), shownRecord()];

@@ -3,7 +3,7 @@ import { verifyChain } from '../../src/disbursements/audit.verify';
 import { BankRequest, Disbursement, DisbursementStatus } from '../../src/disbursements/disbursement.model';
 import { HistoryPage, HistoryQuery, START_POSITION } from '../../src/disbursements/disbursement.ports';
 import { databasePerTest, Engine, StoreUnderTest, StoreSettings } from '../support/engines';
-import { TEST_CHAIN_KEY } from '../support/chain-key';
+import { TEST_CHAIN_KEY, TEST_ENTRY_KEY } from '../support/chain-key';
 import { bump, record, shownRecord, watching } from './store.fixtures';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
@@ -732,7 +732,7 @@ export function storeContract(engine: Engine): void {
       const entries = await chain();
       expect(entries.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7]);
       expect(
-        entries.map(({ sequence: _s, hash: _h, previousHash: _p, mac: _m, entryId: _i, ...draft }) => draft),
+        entries.map(({ sequence: _s, hash: _h, previousHash: _p, mac: _m, entryId: _i, keyId: _k, ...draft }) => draft),
       ).toEqual(written);
       expect(await verifyChain(listed(entries))).toEqual({ count: 7 });
       // Each keyed by its content, for its merchant and with an id of its own, with the store's chain key,
@@ -741,6 +741,8 @@ export function storeContract(engine: Engine): void {
       expect(entries.map((e) => e.mac)).toEqual(
         entries.map((e) => contentMac(TEST_CHAIN_KEY, 'merchant-1', e.entryId ?? '', e)),
       );
+      // Each names the key that made its keyed value.
+      expect(new Set(entries.map((e) => e.keyId))).toEqual(new Set([TEST_ENTRY_KEY.keyId]));
       // The change log numbers its own entries beside the chain.
       expect((await store.changesAfter('merchant-1', START_POSITION, 10)).map((c) => c.position)).toEqual(['1', '2']);
     });

@@ -1,7 +1,6 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { auditEvent, AuditEntry } from '../../src/disbursements/audit.entry';
 import { verifyChain } from '../../src/disbursements/audit.verify';
-import { TEST_CHAIN_KEY } from '../support/chain-key';
+import { TEST_ENTRY_KEY } from '../support/chain-key';
 import { databasePerTest, describeEngines, Engine } from '../support/engines';
 import { record } from './store.fixtures';
 
@@ -89,7 +88,7 @@ function replicas(engine: Engine): void {
       yield* list;
     }
     const head = await b.auditHead('merchant-1');
-    const keys = { publicKey: generateKeyPairSync('ed25519').publicKey, chainKey: TEST_CHAIN_KEY };
+    const keys = [TEST_ENTRY_KEY];
     expect(await verifyChain(listed(entries), { merchantId: 'merchant-1', head, keys })).toEqual({ count: 300 });
   });
 }

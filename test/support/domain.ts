@@ -17,7 +17,7 @@ import { PubSubEvents } from '../../src/events/pubsub.events';
 import { openSqlite } from '../../src/database/sqlite.open';
 import { SqliteStore } from '../../src/store/sqlite.store';
 import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
-import { TEST_AUDIT_KEYS, TEST_CHAIN_KEY } from './chain-key';
+import { TEST_AUDIT_KEYS, TEST_ENTRY_KEY } from './chain-key';
 
 /**
  * What the fake provider does with the next create:
@@ -162,7 +162,7 @@ export function domain(
   const file = openSqlite(':memory:');
   const store = new SqliteStore({
     file,
-    chainKey: TEST_CHAIN_KEY,
+    entryKey: TEST_ENTRY_KEY,
     onChange: (record) => {
       published.push(record);
       void events.publish(record);

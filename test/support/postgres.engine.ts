@@ -10,7 +10,7 @@ import { PostgresRelayQueue } from '../../src/relay/postgres.relay-queue';
 import { PostgresReconciliations } from '../../src/store/postgres.reconciliations';
 import { PostgresStore } from '../../src/store/postgres.store';
 import { PostgresBudgetLedger } from '../../src/upstream/postgres.budget';
-import { TEST_CHAIN_KEY } from './chain-key';
+import { TEST_ENTRY_KEY } from './chain-key';
 import { DatabaseCopy, Engine, InsiderSql, TestDatabase } from './engine.types';
 import { describePostgres, freshDatabase, twoRoleDatabase, withClient } from './postgres';
 
@@ -25,7 +25,7 @@ async function openPostgresDatabase(): Promise<TestDatabase> {
     return opened;
   };
   return {
-    store: (settings) => new PostgresStore({ pool: pool(), chainKey: TEST_CHAIN_KEY, ...settings }),
+    store: (settings) => new PostgresStore({ pool: pool(), entryKey: TEST_ENTRY_KEY, ...settings }),
     events: () => {
       const events = new PostgresEvents({ url: database.url, pool: pool() });
       closers.push(() => events.close());

@@ -12,7 +12,7 @@ import { SqliteRelayQueue } from '../../src/relay/sqlite.relay-queue';
 import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
 import { SqliteStore } from '../../src/store/sqlite.store';
 import { SqliteBudgetLedger } from '../../src/upstream/sqlite.budget';
-import { TEST_CHAIN_KEY } from './chain-key';
+import { TEST_ENTRY_KEY } from './chain-key';
 import { Engine, InsiderSql, TestDatabase } from './engine.types';
 
 /** An embedded database file of a test's own, in a new temporary folder; `remove` deletes the folder. */
@@ -33,7 +33,7 @@ async function openSqliteDatabase(): Promise<TestDatabase> {
     store: (settings) =>
       new SqliteStore({
         file: handle,
-        chainKey: TEST_CHAIN_KEY,
+        entryKey: TEST_ENTRY_KEY,
         onChange: (r) => void events.publish(r),
         ...settings,
       }),

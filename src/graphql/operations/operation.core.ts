@@ -144,7 +144,7 @@ export class GraphQLOperations {
 
 /**
  * Calls `end` once, when the principal's credential stops being accepted: its JWT expires, or a
- * reload drops its shared token. Returns the cancel.
+ * reload drops its shared token or its merchant. Returns the cancel.
  */
 export function onCredentialEnd(
   principal: Pick<Principal, 'acceptedUntil' | 'revoked'>,

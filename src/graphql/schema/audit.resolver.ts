@@ -20,6 +20,7 @@ const checkpointView = (c: Checkpoint): AuditCheckpoint => ({
   hash: c.hash,
   at: new Date(c.at),
   signature: c.signature,
+  keyId: c.keyId,
 });
 
 @Resolver(() => AuditConnection)

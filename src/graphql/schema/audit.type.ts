@@ -6,7 +6,7 @@ import { DisbursementStatus } from './disbursement.enums';
 registerEnumType(AuditAction, {
   name: 'AuditAction',
   description:
-    'What an audit entry records: a request, a hold, a payout SCHEDULED for its sendAt, a decision (APPROVED, REJECTED, CANCELLED, EXPIRED), a refusal by a limit, a send, the provider answering, a callback, a status check, a reconciliation, an export, or the operator reloading the merchants (MERCHANTS_RELOADED).',
+    'What an audit entry records: a request, a hold, a payout SCHEDULED for its sendAt, a decision (APPROVED, REJECTED, CANCELLED, EXPIRED), a refusal by a limit, a send, the provider answering, a callback, a status check, a reconciliation, an export, the operator reloading the merchants (MERCHANTS_RELOADED), or the audit key rotated (AUDIT_KEY_CHANGED: the key ids, never a key).',
 });
 
 @ObjectType({
@@ -49,6 +49,13 @@ export class AuditEntry {
 
   @Field(() => String, { description: "The previous entry's hash; 64 zeros for a merchant's first entry." })
   previousHash!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The id of the audit key that keyed it (as `AuditCheckpoint.keyId`); null for entries written before key ids were recorded.',
+  })
+  keyId?: string | null;
 }
 
 @ObjectType({
@@ -67,6 +74,13 @@ export class AuditCheckpoint {
 
   @Field(() => String, { description: 'base64url Ed25519 signature.' })
   signature!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The signing key's id: base64url of sha256 over its public key (SPKI DER), the first 16 characters. Null for checkpoints signed before key ids were recorded.",
+  })
+  keyId?: string | null;
 }
 
 @ObjectType({
@@ -83,7 +97,11 @@ export class AuditVerification {
   @Field(() => Int, { nullable: true, description: 'The sequence where the chain first fails.' })
   brokenAt?: number;
 
-  @Field(() => String, { nullable: true, description: 'Why it fails there.' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Why it fails there; or, when nothing fails but not everything could be checked, what the gateway has no key for (an audit key removed from AUDIT_SIGNING_KEY).',
+  })
   reason?: string;
 
   @Field(() => AuditCheckpoint, { nullable: true, description: 'The newest signed head.' })
