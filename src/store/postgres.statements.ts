@@ -184,8 +184,13 @@ SELECT existing, merchant_minor, actor_minor, reserved, (SELECT count(*) FROM in
 }
 
 /** The write of a record read at `revision`, with its reservation release, log entry, relay job and audit entries. */
+/**
+ * The conditional write of a payout row: only at the revision it was read at and, when `keys.written`
+ * is given (the row as this process last wrote it, not read), only while its record is still exactly
+ * that text: a row changed behind the gateway's back without moving its revision is read again.
+ */
 export function updateStatement(
-  keys: { merchantId: string; referenceId: string; revision: string },
+  keys: { merchantId: string; referenceId: string; revision: string; written?: string },
   record: Disbursement,
   writtenAt: number,
   extra: { release?: Reservation; published: boolean; relay?: RelayJob; audit: readonly KeyedDraft[] },
@@ -194,7 +199,7 @@ export function updateStatement(
   v.add(keys.merchantId);
   v.add(keys.referenceId);
   const c = columnParams(v, record, writtenAt);
-  const revision = v.add(keys.revision);
+  const revision = `${v.add(keys.revision)}${keys.written === undefined ? '' : ` AND record = ${v.add(keys.written)}`}`;
   const release = released(v, extra.release, 'updated');
   const text = `
 WITH updated AS (
@@ -207,7 +212,7 @@ WITH updated AS (
 SELECT count(*)::int AS done${appendedBy(extra.audit)} FROM updated`;
   const shape = `${extra.release ? 'r' : ''}${extra.published ? 'l' : ''}${extra.relay ? 'j' : ''}${
     extra.audit.length > 0 ? 'a' : ''
-  }`;
+  }${keys.written === undefined ? '' : 'w'}`;
   return { name: `update-${shape}`, text, values: v.list };
 }
 

@@ -53,7 +53,11 @@ export class PostgresStore
       const entries = this.keyed(record.merchantId, audit);
       const [{ done }] = await this.send<{ done: number }>(insertStatement(record, this.now(), entries));
       if (done === 1) {
-        this.recent.set(record.merchantId, record.referenceId, { record, revision: '1' });
+        this.recent.set(record.merchantId, record.referenceId, {
+          record,
+          written: JSON.stringify(record),
+          revision: '1',
+        });
         return undefined;
       }
       // Another write holds the referenceId; it may have gone again by now, then try once more.
@@ -74,7 +78,11 @@ export class PostgresStore
       const [row] = await this.send<ReservingRow>(reservingStatement(record, held, caps, this.now(), entries));
       if (row.existing !== null) return { existing: JSON.parse(row.existing) as Disbursement };
       if (row.done === 1) {
-        this.recent.set(record.merchantId, record.referenceId, { record, revision: '1' });
+        this.recent.set(record.merchantId, record.referenceId, {
+          record,
+          written: JSON.stringify(record),
+          revision: '1',
+        });
         return {};
       }
       if (!row.reserved) {
@@ -100,16 +108,16 @@ export class PostgresStore
     // The row as this process last wrote it, if it did: tried first, without reading it.
     let known = this.recent.get(merchantId, referenceId);
     for (;;) {
-      const assumed = known !== undefined;
-      const current = known ?? (await this.current(merchantId, referenceId));
+      const remembered = known;
       known = undefined;
+      const current = remembered ?? (await this.current(merchantId, referenceId));
       if (!current) return undefined;
       const next = change(current.record);
       // Nothing to change in what this process wrote: the row may have moved on since, so it is read.
-      if (!next && assumed) continue;
+      if (!next && remembered) continue;
       if (!next) return current.record;
       const { record, release } = releasing(next);
-      const keys = { merchantId, referenceId, revision: current.revision };
+      const keys = { merchantId, referenceId, revision: current.revision, written: remembered?.written };
       const published = isPublished(current.record, record);
       const relay = relayJobOf(current.record, record);
       const entries = this.keyed(merchantId, audit?.(current.record, record) ?? []);
@@ -117,7 +125,11 @@ export class PostgresStore
         updateStatement(keys, record, this.now(), { release, published, relay, audit: entries }),
       );
       if (done === 1) {
-        this.recent.set(merchantId, referenceId, { record, revision: String(Number(current.revision) + 1) });
+        this.recent.set(merchantId, referenceId, {
+          record,
+          written: JSON.stringify(record),
+          revision: String(Number(current.revision) + 1),
+        });
         return record;
       }
     }

@@ -1,17 +1,19 @@
 import { Disbursement } from '../disbursements/disbursement.model';
 
-/** A payout row as a write of this process left it: its record and the revision that write gave it. */
+/** A payout row as a write of this process left it: its record, the text written, and the revision that write gave it. */
 export interface RecentRow {
   record: Disbursement;
+  written: string;
   revision: string;
 }
 
 /**
  * The payout rows this process wrote last, so its next write of one (a create's answer after its
- * claim, a callback after the answer) can go straight to the conditional write on the revision it
- * knows instead of reading the row first: one round trip instead of two. A row another replica wrote
- * since fails that write (its revision moved on) and is read as before, so a stale entry costs a
- * round trip, never a lost update. Bounded: the oldest entries go first.
+ * claim, a callback after the answer) can go straight to the conditional write on the revision and
+ * the record text it knows instead of reading the row first: one round trip instead of two. A row
+ * another replica wrote since (its revision moved on), or that was changed behind the gateway's back
+ * (its text differs), fails that write and is read as before, so a stale entry costs a round trip,
+ * never a lost update or an unseen change. Bounded: the oldest entries go first.
  */
 export class RecentRows {
   private readonly rows = new Map<string, RecentRow>();

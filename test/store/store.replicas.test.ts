@@ -64,6 +64,20 @@ function replicas(engine: Engine): void {
     expect(seen?.deliveryIds).toEqual(['a1', 'b1', 'a2', 'b2', 'a3']);
   });
 
+  it('changes a row altered behind its back, its revision unmoved, on the row as it now is', async () => {
+    const a = db().store();
+    const r = record({ accountNumber: '260971234567' });
+    await a.insertIfAbsent(r);
+    const altered = JSON.stringify({ ...r, accountNumber: '260979999999' });
+    await db().exec(
+      `UPDATE payouts SET record = '${altered}' WHERE merchant_id = '${r.merchantId}' AND reference_id = '${r.referenceId}'`,
+    );
+    const seen: string[] = [];
+    await a.update(r.merchantId, r.referenceId, (c) => (seen.push(c.accountNumber), { ...c, narration: 'seen' }));
+    expect(seen.at(-1)).toBe('260979999999');
+    expect((await a.get(r.merchantId, r.referenceId))?.accountNumber).toBe('260979999999');
+  });
+
   it('releases a claim through one that the other then sees gone, and lets it claim the key again', async () => {
     const [a, b] = [db().store(), db().store()];
     const r = record({ sending: true, due: { kind: 'RECHECK', at: new Date(Date.now() - 1000).toISOString() } });
