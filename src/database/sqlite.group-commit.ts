@@ -42,6 +42,8 @@ export class GroupCommit {
   private readonly undo: Statement;
   private queue: Pending[] = [];
   private flushQueued = false;
+  /** Work to run in the next group after its writes, by key (see `alongside`). */
+  private readonly besides = new Map<string, () => void>();
 
   constructor(
     private readonly db: Database,
@@ -68,9 +70,20 @@ export class GroupCommit {
     return outcome.value as T;
   }
 
-  /** Commits every write asked for so far, now (before the file is closed). */
+  /**
+   * Runs `work` inside the next group's transaction, after that group's writes; of several under
+   * one key, the latest. Nothing waits for it and it starts no group of its own: for state a
+   * writer keeps in memory whose copy in the file may lag by one group (the provider budget's
+   * tokens). One that throws is rolled back alone and dropped.
+   */
+  alongside(key: string, work: () => void): void {
+    this.besides.set(key, work);
+  }
+
+  /** Commits every write asked for so far, and what runs alongside, now (before the file is closed). */
   drain(): void {
     while (this.queue.length > 0) this.flush();
+    if (this.besides.size > 0) this.flush();
   }
 
   private queueFlush(): void {
@@ -85,7 +98,7 @@ export class GroupCommit {
   private flush(): void {
     const group = this.queue.splice(0, this.limit);
     if (this.queue.length > 0) this.queueFlush();
-    if (group.length === 0) return;
+    if (group.length === 0 && this.besides.size === 0) return;
     const refused = this.refuse?.();
     if (refused) {
       for (const pending of group) pending.settle({ ok: false, error: refused });
@@ -114,6 +127,7 @@ export class GroupCommit {
           this.release.run();
         }
       }
+      this.runBesides();
       this.commit.run();
     } catch (error) {
       this.abandon();
@@ -125,6 +139,22 @@ export class GroupCommit {
     }
     this.onCommit?.(group.length);
     for (const [i, pending] of group.entries()) pending.settle(outcomes[i]);
+  }
+
+  /** What runs alongside, each in its own savepoint: one that throws is undone alone, unless SQLite ended the group. */
+  private runBesides(): void {
+    const works = [...this.besides.values()];
+    this.besides.clear();
+    for (const work of works) {
+      this.savepoint.run();
+      try {
+        work();
+      } catch (error) {
+        if (!this.db.inTransaction) throw error;
+        this.undo.run();
+      }
+      this.release.run();
+    }
   }
 
   /** Rolls back what is left of a failed group; a rollback that fails too leaves SQLite to end it. */

@@ -1,3 +1,4 @@
+import type { Database } from 'better-sqlite3';
 import { SqliteFile } from '../database/sqlite.open';
 import { Bucket, takeFrom } from './budget.bucket';
 import { BUCKET, claim, pause, PUT_BUCKET, sweep } from './budget.statements';
@@ -13,11 +14,28 @@ interface Row {
 /** Claims made before expired ones are swept. */
 const SWEEP_EVERY = 1000;
 
-/** Provider budgets in the embedded file: one process, so a take is one synchronous read and write (in the file's group commit). */
+/** The budgets of one file, as counted in memory: every ledger on the file shares them. */
+interface FileBudgets {
+  /** By key; undefined: read from the file and found absent. */
+  buckets: Map<string, Bucket | undefined>;
+  /** Keys counted since their row was last written. */
+  dirty: Set<string>;
+}
+
+const FILES = new WeakMap<Database, FileBudgets>();
+
+/**
+ * Provider budgets in the embedded file. One process holds the file, so its budgets are counted in
+ * memory, shared by every ledger on the file: a take runs no statement and waits for no commit. The
+ * counts reach the file with the next group commit of anything (GroupCommit.alongside), so after a
+ * crash the file may lack the takes of that last moment; a 429's pause is written at once, before
+ * the call that learnt it goes on, and claims as before.
+ */
 export class SqliteBudgetLedger implements BudgetLedger {
   private readonly q;
   private claims = 0;
   private readonly writes: SqliteFile['writes'];
+  private readonly budgets: FileBudgets;
 
   constructor(
     { db, writes }: SqliteFile,
@@ -31,24 +49,28 @@ export class SqliteBudgetLedger implements BudgetLedger {
       claim: db.prepare(claim('sqlite')),
       sweep: db.prepare(sweep('sqlite')),
     };
+    let budgets = FILES.get(db);
+    if (!budgets) {
+      budgets = { buckets: new Map(), dirty: new Set() };
+      FILES.set(db, budgets);
+    }
+    this.budgets = budgets;
   }
 
   async take(key: string, perMinute: number, read: boolean): Promise<Take> {
-    return this.writes.write(() => this.takeNow(key, perMinute, read));
+    return this.takeNow(key, perMinute, read);
   }
 
   async takePair(key: string, perMinute: number): Promise<{ first: Take; second: boolean }> {
-    return this.writes.write(() => {
-      const first = this.takeNow(key, perMinute, false);
-      return { first, second: first.taken && this.takeNow(key, perMinute, false).taken };
-    });
+    const first = this.takeNow(key, perMinute, false);
+    return { first, second: first.taken && this.takeNow(key, perMinute, false).taken };
   }
 
   async pause(key: string, ms: number): Promise<void> {
-    return this.writes.write(() => {
-      const now = this.now();
-      this.q.pause.run(key, now, now, ms);
-    });
+    const now = this.now();
+    await this.writes.write(() => this.q.pause.run(key, now, now, ms));
+    const bucket = this.bucket(key) ?? { at: now, pausedUntil: 0 };
+    this.budgets.buckets.set(key, { ...bucket, pausedUntil: Math.max(bucket.pausedUntil, now + ms) });
   }
 
   async claim(key: string, ms: number): Promise<boolean> {
@@ -63,7 +85,19 @@ export class SqliteBudgetLedger implements BudgetLedger {
   async close(): Promise<void> {}
 
   private takeNow(key: string, perMinute: number, read: boolean): Take {
-    const now = this.now();
+    const { take, next } = takeFrom(this.bucket(key), perMinute, read, this.now());
+    if (next) {
+      this.budgets.buckets.set(key, next);
+      this.budgets.dirty.add(key);
+      this.writes.alongside('provider budgets', () => this.persist());
+    }
+    return take;
+  }
+
+  /** The key's bucket as counted here; read from the file the first time. */
+  private bucket(key: string): Bucket | undefined {
+    const { buckets } = this.budgets;
+    if (buckets.has(key)) return buckets.get(key);
     const row = this.q.get.get(key) as Row | undefined;
     const bucket: Bucket | undefined = row && {
       all: row.tokens ?? undefined,
@@ -71,8 +105,17 @@ export class SqliteBudgetLedger implements BudgetLedger {
       at: row.counted_at,
       pausedUntil: row.paused_until,
     };
-    const { take, next } = takeFrom(bucket, perMinute, read, now);
-    if (next) this.q.put.run(key, next.all ?? null, next.reads ?? null, next.at, next.pausedUntil);
-    return take;
+    buckets.set(key, bucket);
+    return bucket;
+  }
+
+  /** Writes what was counted since the last time, inside a group commit. */
+  private persist(): void {
+    const { buckets, dirty } = this.budgets;
+    for (const key of dirty) {
+      const b = buckets.get(key);
+      if (b) this.q.put.run(key, b.all ?? null, b.reads ?? null, b.at, b.pausedUntil);
+    }
+    dirty.clear();
   }
 }

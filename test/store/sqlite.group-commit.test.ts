@@ -147,6 +147,35 @@ describe('the group committer of a SQLite file', () => {
     expect(file.values()).toEqual(['a']);
   });
 
+  it('runs work alongside the next group, the latest of a key, starting no group of its own', async () => {
+    file = openFile();
+    file.writes.alongside('k', file.insert('first'));
+    file.writes.alongside('k', file.insert('latest'));
+    await nextTurn();
+    expect(file.values(file.reader)).toEqual([]);
+    await file.writes.write(file.insert('a'));
+    expect(file.values(file.reader)).toEqual(['a', 'latest']);
+    expect(file.commits).toEqual([1]);
+  });
+
+  it('undoes alongside work that throws alone, keeping the group and dropping the work', async () => {
+    file = openFile();
+    file.writes.alongside('k', () => {
+      file.insert('half')();
+      throw new Error('broken');
+    });
+    await file.writes.write(file.insert('a'));
+    await file.writes.write(file.insert('b'));
+    expect(file.values(file.reader)).toEqual(['a', 'b']);
+  });
+
+  it('drain runs alongside work with no write asked for', async () => {
+    file = openFile();
+    file.writes.alongside('k', file.insert('kept'));
+    file.writes.drain();
+    expect(file.values(file.reader)).toEqual(['kept']);
+  });
+
   it('drain commits what was asked for before the file closes', async () => {
     file = openFile();
     const asked = file.writes.write(file.insert('a'));

@@ -67,6 +67,27 @@ describe('BudgetLedger over time (SQLite, whose clock a test moves)', () => {
   });
 });
 
+describe('the embedded ledger counts in memory', () => {
+  it('takes without a write of its own; the counts reach the file with the next group commit', async () => {
+    const handle = openSqlite(':memory:');
+    try {
+      const ledger = new SqliteBudgetLedger(handle, () => T0);
+      const write = jest.spyOn(handle.writes, 'write');
+      expect(await ledger.takePair('k', 10)).toEqual({ first: { taken: true }, second: true });
+      expect(await ledger.take('k', 10, false)).toEqual({ taken: true });
+      expect(write).not.toHaveBeenCalled();
+      const row = () => handle.db.prepare('SELECT tokens FROM provider_budgets WHERE key = ?').get('k');
+      expect(row()).toBeUndefined();
+      await handle.writes.write(() => undefined);
+      expect(row()).toEqual({ tokens: 7 });
+      // Another ledger on the file (as after a restart of the ledger, not the process) counts on.
+      expect(await new SqliteBudgetLedger(handle, () => T0).take('k', 10, false)).toEqual({ taken: true });
+    } finally {
+      handle.close();
+    }
+  });
+});
+
 /** Counts what reached it; answers every call at once. */
 class CountingProvider implements ProviderPort {
   creates = 0;
