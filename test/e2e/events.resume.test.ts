@@ -22,7 +22,10 @@ describeEachEngine(
 
     beforeAll(async () => {
       knownSecrets.add(TOKEN);
-      const shared = await sharedProvider(databaseEnv(), { settleMs: 200, callbackRetryBaseMs: 50 });
+      // Each payout's callback comes a second after its create: long after the create's answer is
+      // written, even on a loaded machine, so its changes are PENDING then final. (A callback that beats
+      // the answer makes it final at once, and the answer then adds to its history: final twice.)
+      const shared = await sharedProvider(databaseEnv(), { settleMs: 1000, callbackRetryBaseMs: 50 });
       sandbox = shared.sandbox;
       const env = { ...shared.env, PORT: '0', CLIENT_RATE_LIMIT_PER_MIN: '0', CLIENT_TOKENS: TOKEN, LOG_LEVEL: 'info' };
       [a, b] = await Promise.all([launchGateway(env), launchGateway(env)]);
