@@ -98,6 +98,18 @@ export const GENESIS_HASH = '0'.repeat(64);
 /** Longest detail kept: a provider's message or a reason is for people, not a place to store data. */
 const DETAIL_LIMIT = 500;
 
+/** A draft's fields in the fixed order both the chain's text and the keyed value's text list them. */
+const contentFields = (draft: AuditDraft) => [
+  draft.at,
+  draft.actor,
+  draft.action,
+  draft.referenceId,
+  draft.status,
+  draft.amount,
+  draft.currency,
+  draft.detail,
+];
+
 /**
  * An entry's content as the chain hashes it: a JSON array of its fields in a fixed order. On
  * PostgreSQL the `audit_log_chain` trigger's function, `audit_chain()` (postgres.migrations.ts),
@@ -105,17 +117,7 @@ const DETAIL_LIMIT = 500;
  * the two must write identical text, or the chain PostgreSQL writes does not verify here.
  */
 export function canonicalContent(sequence: number, draft: AuditDraft): string {
-  return JSON.stringify([
-    sequence,
-    draft.at,
-    draft.actor,
-    draft.action,
-    draft.referenceId,
-    draft.status,
-    draft.amount,
-    draft.currency,
-    draft.detail,
-  ]);
+  return JSON.stringify([sequence, ...contentFields(draft)]);
 }
 
 /** hex sha256 over the previous hash, a newline, and the entry's canonical content. */
@@ -136,18 +138,7 @@ export function entryMac(chainKey: Buffer, hash: string): string {
  * merchant keeps it out of another merchant's chain, the id makes a copy of it a repeat.
  */
 export function contentMac(chainKey: Buffer, merchantId: string, entryId: string, draft: AuditDraft): string {
-  const content = JSON.stringify([
-    merchantId,
-    entryId,
-    draft.at,
-    draft.actor,
-    draft.action,
-    draft.referenceId,
-    draft.status,
-    draft.amount,
-    draft.currency,
-    draft.detail,
-  ]);
+  const content = JSON.stringify([merchantId, entryId, ...contentFields(draft)]);
   return createHmac('sha256', chainKey).update(content).digest('hex');
 }
 
