@@ -31,6 +31,11 @@ export interface Statement {
   values: unknown[];
 }
 
+/** A statement that writes a payout row, with the record text it writes (what a later write may expect there). */
+export interface PayoutWrite extends Statement {
+  written: string;
+}
+
 /** Values in order, each answered with its placeholder. */
 class Values {
   readonly list: unknown[] = [];
@@ -59,11 +64,12 @@ const COLUMN_TYPES: Record<keyof PayoutColumns, string> = {
  * with its type), and the two the change log reuses.
  */
 function columnParams(v: Values, record: Disbursement, writtenAt: number, typed = false) {
-  const placeholders = columnValues(payoutColumns(record, writtenAt)).map(
+  const columns = payoutColumns(record, writtenAt);
+  const placeholders = columnValues(columns).map(
     (value, i) => `${v.add(value)}${typed ? `::${COLUMN_TYPES[WRITTEN_COLUMNS[i]]}` : ''}`,
   );
   const of = (name: (typeof WRITTEN_COLUMNS)[number]) => placeholders[WRITTEN_COLUMNS.indexOf(name)];
-  return { placeholders, written_at: of('written_at'), record: of('record') };
+  return { placeholders, written_at: of('written_at'), record: of('record'), written: columns.record };
 }
 
 /**
@@ -123,7 +129,7 @@ function relayed(v: Values, job: RelayJob, at: string, after: string): string {
   return `, relayed AS (${enqueueRelayJob(after, at, v.add(JSON.stringify(job)))})`;
 }
 
-export function insertStatement(record: Disbursement, writtenAt: number, audit: readonly KeyedDraft[]): Statement {
+export function insertStatement(record: Disbursement, writtenAt: number, audit: readonly KeyedDraft[]): PayoutWrite {
   const v = new Values();
   v.add(record.merchantId);
   v.add(record.referenceId);
@@ -137,7 +143,7 @@ WITH inserted AS (
   RETURNING merchant_id
 )${shown ? logged(c.record, c.written_at, 'inserted') : ''}${audited(v, audit, 'inserted')}
 SELECT count(*)::int AS done${appendedBy(audit)} FROM inserted`;
-  return { name: `insert-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list };
+  return { name: `insert-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list, written: c.written };
 }
 
 /** What the reserving claim answers: the record already stored, or the day's counters and whether it was claimed. */
@@ -160,7 +166,7 @@ export function reservingStatement(
   caps: ReservationCaps,
   writtenAt: number,
   audit: readonly KeyedDraft[],
-): Statement {
+): PayoutWrite {
   const v = new Values();
   v.add(record.merchantId);
   v.add(record.referenceId);
@@ -180,7 +186,12 @@ inserted AS (
 SELECT existing, merchant_minor, actor_minor, reserved, (SELECT count(*) FROM inserted)::int AS done${appendedBy(
     audit,
   )} FROM reserve`;
-  return { name: `reserve-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list };
+  return {
+    name: `reserve-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`,
+    text,
+    values: v.list,
+    written: c.written,
+  };
 }
 
 /** The write of a record read at `revision`, with its reservation release, log entry, relay job and audit entries. */
@@ -194,7 +205,7 @@ export function updateStatement(
   record: Disbursement,
   writtenAt: number,
   extra: { release?: Reservation; published: boolean; relay?: RelayJob; audit: readonly KeyedDraft[] },
-): Statement {
+): PayoutWrite {
   const v = new Values();
   v.add(keys.merchantId);
   v.add(keys.referenceId);
@@ -213,7 +224,7 @@ SELECT count(*)::int AS done${appendedBy(extra.audit)} FROM updated`;
   const shape = `${extra.release ? 'r' : ''}${extra.published ? 'l' : ''}${extra.relay ? 'j' : ''}${
     extra.audit.length > 0 ? 'a' : ''
   }${keys.written === undefined ? '' : 'w'}`;
-  return { name: `update-${shape}`, text, values: v.list };
+  return { name: `update-${shape}`, text, values: v.list, written: c.written };
 }
 
 export function removeStatement(

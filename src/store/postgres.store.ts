@@ -50,14 +50,10 @@ export class PostgresStore
 
   async insertIfAbsent(record: Disbursement, audit: readonly AuditDraft[] = []): Promise<Disbursement | undefined> {
     for (;;) {
-      const entries = this.keyed(record.merchantId, audit);
-      const [{ done }] = await this.send<{ done: number }>(insertStatement(record, this.now(), entries));
+      const insert = insertStatement(record, this.now(), this.keyed(record.merchantId, audit));
+      const [{ done }] = await this.send<{ done: number }>(insert);
       if (done === 1) {
-        this.recent.set(record.merchantId, record.referenceId, {
-          record,
-          written: JSON.stringify(record),
-          revision: '1',
-        });
+        this.remember(record, insert.written, '1');
         return undefined;
       }
       // Another write holds the referenceId; it may have gone again by now, then try once more.
@@ -74,15 +70,11 @@ export class PostgresStore
     const held = record.reservation;
     if (!held) return { existing: await this.insertIfAbsent(record, audit) };
     for (;;) {
-      const entries = this.keyed(record.merchantId, audit);
-      const [row] = await this.send<ReservingRow>(reservingStatement(record, held, caps, this.now(), entries));
+      const claim = reservingStatement(record, held, caps, this.now(), this.keyed(record.merchantId, audit));
+      const [row] = await this.send<ReservingRow>(claim);
       if (row.existing !== null) return { existing: JSON.parse(row.existing) as Disbursement };
       if (row.done === 1) {
-        this.recent.set(record.merchantId, record.referenceId, {
-          record,
-          written: JSON.stringify(record),
-          revision: '1',
-        });
+        this.remember(record, claim.written, '1');
         return {};
       }
       if (!row.reserved) {
@@ -121,18 +113,18 @@ export class PostgresStore
       const published = isPublished(current.record, record);
       const relay = relayJobOf(current.record, record);
       const entries = this.keyed(merchantId, audit?.(current.record, record) ?? []);
-      const [{ done }] = await this.send<{ done: number }>(
-        updateStatement(keys, record, this.now(), { release, published, relay, audit: entries }),
-      );
+      const write = updateStatement(keys, record, this.now(), { release, published, relay, audit: entries });
+      const [{ done }] = await this.send<{ done: number }>(write);
       if (done === 1) {
-        this.recent.set(merchantId, referenceId, {
-          record,
-          written: JSON.stringify(record),
-          revision: String(Number(current.revision) + 1),
-        });
+        this.remember(record, write.written, String(Number(current.revision) + 1));
         return record;
       }
     }
+  }
+
+  /** The row as this write left it, so the next write of it need not read it (recent.rows.ts). */
+  private remember(record: Disbursement, written: string, revision: string): void {
+    this.recent.set(record.merchantId, record.referenceId, { record, written, revision });
   }
 
   async remove(
