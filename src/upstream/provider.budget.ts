@@ -62,8 +62,6 @@ export const REFRESH_EVERY_MS = 3000;
  * create follows its check at once (create.send.ts), or not at all (the provider had the payout).
  */
 const PREPAID_MS = 10_000;
-/** Prepaid tokens kept before the unspent expired ones are swept. */
-const PREPAID_SWEEP_AT = 1_000;
 
 /** A provider key (at a provider) as a ledger key part: never the key itself. */
 const keyId = (...parts: string[]) =>
@@ -146,9 +144,15 @@ export class BudgetedProvider implements ProviderPort {
     this.opts.onSpend?.(merchant.id, 'create');
     if (!second) return;
     const now = Date.now();
-    if (this.prepaid.size >= PREPAID_SWEEP_AT)
-      for (const [k, until] of this.prepaid) if (until <= now) this.prepaid.delete(k);
-    this.prepaid.set(`${key}\u0000${referenceId}`, now + PREPAID_MS);
+    // Every entry lives PREPAID_MS from when it was set, so the oldest come first: the sweep stops at
+    // the first one still good, and costs only what it removes.
+    for (const [k, until] of this.prepaid) {
+      if (until > now) break;
+      this.prepaid.delete(k);
+    }
+    const id = `${key}\u0000${referenceId}`;
+    this.prepaid.delete(id);
+    this.prepaid.set(id, now + PREPAID_MS);
   }
 
   /** Spends the create token its check took along, unless it expired or a 429 paused the key since. */
