@@ -1,9 +1,63 @@
 /**
- * What differs between the engines in a statement written once: SQLite takes `?` placeholders,
- * PostgreSQL numbered ones. A statement is written with `?` and, for PostgreSQL, numbered once
- * when its module loads.
+ * The one way SQL takes values: a tagged template. `sql\`... ${value} ...\`` keeps the text's pieces and
+ * the values apart, and each engine compiles that structure once per call into its own placeholders:
+ * `?` for SQLite, `$1, $2, ...` for PostgreSQL. Finished SQL is never rewritten, so an operator that
+ * looks like a placeholder (jsonb's `?`) stays what it is. A value that is itself an Sql is spliced in
+ * with its own values; `raw` is text chosen by the code, never by input.
  */
-export function numbered(sql: string): string {
+export class Sql {
+  constructor(
+    readonly strings: readonly string[],
+    readonly values: readonly unknown[],
+  ) {}
+}
+
+export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
+  const pieces: string[] = [strings[0]];
+  const flat: unknown[] = [];
+  values.forEach((value, i) => {
+    if (value instanceof Sql) {
+      // The fragment's first piece joins the text before it, its last the text after it.
+      pieces[pieces.length - 1] += value.strings[0];
+      for (let j = 0; j < value.values.length; j += 1) {
+        flat.push(value.values[j]);
+        pieces.push(value.strings[j + 1]);
+      }
+      pieces[pieces.length - 1] += strings[i + 1];
+    } else {
+      flat.push(value);
+      pieces.push(strings[i + 1]);
+    }
+  });
+  return new Sql(pieces, flat);
+}
+
+/** Text the code chose (a column list, a fixed clause), spliced in as it is. */
+export const raw = (text: string): Sql => new Sql([text], []);
+
+/** The parts with `separator` between them. */
+export function join(parts: readonly Sql[], separator = ', '): Sql {
+  if (parts.length === 0) return raw('');
+  return parts.slice(1).reduce((all, part) => sql`${all}${raw(separator)}${part}`, parts[0]);
+}
+
+/** A statement as an engine sends it. */
+export interface Compiled {
+  text: string;
+  values: unknown[];
+}
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export function compile(statement: Sql, dialect: Dialect): Compiled {
+  const { strings, values } = statement;
+  let text = strings[0];
+  for (let i = 1; i < strings.length; i += 1) text += (dialect === 'sqlite' ? '?' : `$${i}`) + strings[i];
+  return { text, values: [...values] };
+}
+
+/** The old style, while its last users move to `sql`: numbers every `?` of a finished statement. */
+export function numbered(text: string): string {
   let n = 0;
-  return sql.replace(/\?/g, () => `$${(n += 1)}`);
+  return text.replace(/\?/g, () => `$${(n += 1)}`);
 }
