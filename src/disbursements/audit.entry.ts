@@ -168,21 +168,34 @@ export function chained(
   key: EntryKey,
   merchantId = '',
 ): AuditEntry {
-  const sequence = (previous?.sequence ?? 0) + 1;
-  const previousHash = previous?.hash ?? GENESIS_HASH;
-  const { entryId, mac, keyId } = keyed(merchantId, draft, key);
-  return { ...draft, sequence, previousHash, hash: chainHash(previousHash, sequence, draft), mac, entryId, keyId };
+  return linked(previous, [keyed(merchantId, draft, key)])[0];
 }
 
-/** The entries of `drafts` in order after `previous`, as `chained` makes each: SQLite's in-process chaining. */
+/** The entries of `drafts` in order after `previous`, as `chained` makes each. */
 export function chainedAll(
   previous: { sequence: number; hash: string } | undefined,
   drafts: readonly AuditDraft[],
   key: EntryKey,
   merchantId: string,
 ): AuditEntry[] {
+  return linked(
+    previous,
+    drafts.map((draft) => keyed(merchantId, draft, key)),
+  );
+}
+
+/** Drafts the gateway keyed, numbered and linked in order after `previous`: the embedded file's in-process chaining. */
+export function linked(
+  previous: { sequence: number; hash: string } | undefined,
+  drafts: readonly KeyedDraft[],
+): AuditEntry[] {
   const entries: AuditEntry[] = [];
-  for (const draft of drafts) entries.push(chained(entries.at(-1) ?? previous, draft, key, merchantId));
+  for (const draft of drafts) {
+    const before = entries.at(-1) ?? previous;
+    const sequence = (before?.sequence ?? 0) + 1;
+    const previousHash = before?.hash ?? GENESIS_HASH;
+    entries.push({ ...draft, sequence, previousHash, hash: chainHash(previousHash, sequence, draft) });
+  }
   return entries;
 }
 

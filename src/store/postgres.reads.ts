@@ -31,6 +31,7 @@ import {
 } from './payout.row';
 import { dollar, Statement } from './postgres.statements';
 import { numbered } from '../database/sql.dialect';
+import { PayoutWrites } from './payout.writes';
 import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
 import { beneficiaryPage, GET } from './postgres.beneficiaries';
 import {
@@ -75,7 +76,7 @@ export interface PostgresStoreOptions {
  * What PostgresStore reads, and how it sends a statement: each statement, BEGIN and COMMIT is one
  * round trip, counted in `databaseCalls`; what PostgreSQL cannot answer is a StoreUnavailableError.
  */
-export class PostgresReads implements RecordsReader {
+export abstract class PostgresReads extends PayoutWrites implements RecordsReader {
   protected readonly pool: Pool;
   protected readonly now: () => number;
   protected readonly retentionMs: number;
@@ -85,6 +86,7 @@ export class PostgresReads implements RecordsReader {
   databaseCalls = 0;
 
   constructor(protected readonly opts: PostgresStoreOptions) {
+    super();
     this.pool = opts.pool;
     this.now = opts.now ?? Date.now;
     this.retentionMs = opts.retentionMs ?? 0;

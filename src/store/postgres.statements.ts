@@ -1,7 +1,5 @@
 import { KeyedDraft } from '../disbursements/audit.entry';
-import { Disbursement, Reservation } from '../disbursements/disbursement.model';
-import { ReservationCaps } from '../disbursements/payout.controls';
-import { shownOnInsert } from '../disbursements/disbursement.record';
+import { Reservation } from '../disbursements/disbursement.model';
 import { RelayJob } from '../disbursements/relay.job';
 import { enqueueRelayJob } from '../database/relay-jobs.statements';
 import {
@@ -9,10 +7,10 @@ import {
   createdAtOf,
   insertPayoutSql,
   PayoutColumns,
-  payoutColumns,
   updatePayoutSet,
   WRITTEN_COLUMNS,
 } from './payout.row';
+import { ClaimStep, EraseStep, RewriteStep } from './payout.steps';
 
 // PostgreSQL's writes, each one statement in autocommit, so one round trip: the row, its reservation
 // (taken or released), its change-log entry, its relay job and its audit entries commit together or
@@ -29,11 +27,6 @@ export interface Statement {
   name: string;
   text: string;
   values: unknown[];
-}
-
-/** A statement that writes a payout row, with the record text it writes (what a later write may expect there). */
-export interface PayoutWrite extends Statement {
-  written: string;
 }
 
 /** Values in order, each answered with its placeholder. */
@@ -63,13 +56,12 @@ const COLUMN_TYPES: Record<keyof PayoutColumns, string> = {
  * The written columns' placeholders after the keys ($1, $2), in WRITTEN_COLUMNS order (`typed`: each
  * with its type), and the two the change log reuses.
  */
-function columnParams(v: Values, record: Disbursement, writtenAt: number, typed = false) {
-  const columns = payoutColumns(record, writtenAt);
+function columnParams(v: Values, columns: PayoutColumns, typed = false) {
   const placeholders = columnValues(columns).map(
     (value, i) => `${v.add(value)}${typed ? `::${COLUMN_TYPES[WRITTEN_COLUMNS[i]]}` : ''}`,
   );
   const of = (name: (typeof WRITTEN_COLUMNS)[number]) => placeholders[WRITTEN_COLUMNS.indexOf(name)];
-  return { placeholders, written_at: of('written_at'), record: of('record'), written: columns.record };
+  return { placeholders, written_at: of('written_at'), record: of('record') };
 }
 
 /**
@@ -129,119 +121,101 @@ function relayed(v: Values, job: RelayJob, at: string, after: string): string {
   return `, relayed AS (${enqueueRelayJob(after, at, v.add(JSON.stringify(job)))})`;
 }
 
-export function insertStatement(record: Disbursement, writtenAt: number, audit: readonly KeyedDraft[]): PayoutWrite {
-  const v = new Values();
-  v.add(record.merchantId);
-  v.add(record.referenceId);
-  const c = columnParams(v, record, writtenAt);
-  const createdAt = v.add(createdAtOf(record));
-  const shown = shownOnInsert(record);
-  const text = `
-WITH inserted AS (
-  ${insertPayoutSql(['$1', '$2'], createdAt, c.placeholders)}
-  ON CONFLICT (merchant_id, reference_id) DO NOTHING
-  RETURNING merchant_id
-)${shown ? logged(c.record, c.written_at, 'inserted') : ''}${audited(v, audit, 'inserted')}
-SELECT count(*)::int AS done${appendedBy(audit)} FROM inserted`;
-  return { name: `insert-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list, written: c.written };
-}
-
-/** What the reserving claim answers: the record already stored, or the day's counters and whether it was claimed. */
-export interface ReservingRow {
-  existing: string | null;
-  merchant_minor: string;
-  actor_minor: string;
-  reserved: boolean;
+/** What a claim answers: whether it inserted, the record already stored, and a refused hold's counters. */
+export interface ClaimRow {
   done: number;
+  existing: string | null;
+  reserved: boolean | null;
+  merchant_minor: string | null;
+  actor_minor: string | null;
 }
 
 /**
- * The claim of a new payout with its daily reservation (payout_reserve, postgres.migrations.ts
- * version 10): the counters locked and checked against the caps, the row inserted only if the hold
- * was taken, with its change-log entry and audit entries.
+ * The claim of a new payout: with a hold, the day's counters locked and checked against the caps
+ * first (payout_reserve, postgres.migrations.ts version 10), the row inserted only if the hold was
+ * taken; its change-log entry and audit entries with it. The record already stored is read in the
+ * same statement (its snapshot: one claimed by a write that committed since answers neither).
  */
-export function reservingStatement(
-  record: Disbursement,
-  held: Reservation,
-  caps: ReservationCaps,
-  writtenAt: number,
-  audit: readonly KeyedDraft[],
-): PayoutWrite {
+export function claimStatement({ record, columns, hold, logged: shown, audit }: ClaimStep): Statement {
   const v = new Values();
   v.add(record.merchantId);
   v.add(record.referenceId);
-  const c = columnParams(v, record, writtenAt, true);
+  const c = columnParams(v, columns, true);
   const createdAt = `${v.add(createdAtOf(record))}::bigint`;
-  const reserve = [held.day, held.currency, held.actorId, held.minor, caps.dailyMinor ?? null, caps.userMinor ?? null]
-    .map((value) => v.add(value))
-    .join(', ');
-  const shown = shownOnInsert(record);
+  const reserve = hold
+    ? [
+        hold.held.day,
+        hold.held.currency,
+        hold.held.actorId,
+        hold.held.minor,
+        hold.caps.dailyMinor ?? null,
+        hold.caps.userMinor ?? null,
+      ]
+        .map((value) => v.add(value))
+        .join(', ')
+    : '';
   const text = `
-WITH reserve AS (SELECT * FROM payout_reserve($1, $2, ${reserve})),
+WITH ${hold ? `reserve AS (SELECT * FROM payout_reserve($1, $2, ${reserve})),` : ''}
 inserted AS (
-  ${insertPayoutSql(['$1::text', '$2::text'], createdAt, c.placeholders, 'reserve WHERE reserve.reserved')}
+  ${insertPayoutSql(['$1::text', '$2::text'], createdAt, c.placeholders, hold ? 'reserve WHERE reserve.reserved' : undefined)}
   ON CONFLICT (merchant_id, reference_id) DO NOTHING
   RETURNING merchant_id
 )${shown ? logged(c.record, c.written_at, 'inserted') : ''}${audited(v, audit, 'inserted')}
-SELECT existing, merchant_minor, actor_minor, reserved, (SELECT count(*) FROM inserted)::int AS done${appendedBy(
-    audit,
-  )} FROM reserve`;
-  return {
-    name: `reserve-${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`,
-    text,
-    values: v.list,
-    written: c.written,
-  };
+SELECT (SELECT count(*) FROM inserted)::int AS done${appendedBy(audit)}, ${
+    hold
+      ? 'reserve.existing, reserve.reserved, reserve.merchant_minor, reserve.actor_minor FROM reserve'
+      : '(SELECT record FROM payouts WHERE merchant_id = $1 AND reference_id = $2) AS existing'
+  }`;
+  return { name: `claim-${hold ? 'r' : ''}${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list };
 }
 
-/** The write of a record read at `revision`, with its reservation release, log entry, relay job and audit entries. */
 /**
- * The conditional write of a payout row: only at the revision it was read at and, when `keys.written`
+ * The conditional write of a payout row: only at the revision it was read at and, when `at.written`
  * is given (the row as this process last wrote it, not read), only while its record is still exactly
- * that text: a row changed behind the gateway's back without moving its revision is read again.
+ * that text: a row changed behind the gateway's back without moving its revision is read again. Its
+ * reservation release, log entry, relay job and audit entries commit with it.
  */
-export function updateStatement(
-  keys: { merchantId: string; referenceId: string; revision: string; written?: string },
-  record: Disbursement,
-  writtenAt: number,
-  extra: { release?: Reservation; published: boolean; relay?: RelayJob; audit: readonly KeyedDraft[] },
-): PayoutWrite {
+export function rewriteStatement({
+  at,
+  columns,
+  release: held,
+  logged: published,
+  relay,
+  audit,
+}: RewriteStep): Statement {
   const v = new Values();
-  v.add(keys.merchantId);
-  v.add(keys.referenceId);
-  const c = columnParams(v, record, writtenAt);
-  const revision = `${v.add(keys.revision)}${keys.written === undefined ? '' : ` AND record = ${v.add(keys.written)}`}`;
-  const release = released(v, extra.release, 'updated');
+  v.add(at.merchantId);
+  v.add(at.referenceId);
+  const c = columnParams(v, columns);
+  const revision = `${v.add(at.revision)}${at.written === undefined ? '' : ` AND record = ${v.add(at.written)}`}`;
+  const release = released(v, held, 'updated');
   const text = `
 WITH updated AS (
   UPDATE payouts SET ${updatePayoutSet(c.placeholders)}
   WHERE merchant_id = $1 AND reference_id = $2 AND revision = ${revision}
   RETURNING merchant_id, reference_id
-)${release.sql}${extra.published ? logged(c.record, c.written_at, release.after) : ''}${
-    extra.relay ? relayed(v, extra.relay, c.written_at, 'updated') : ''
-  }${audited(v, extra.audit, release.after)}
-SELECT count(*)::int AS done${appendedBy(extra.audit)} FROM updated`;
-  const shape = `${extra.release ? 'r' : ''}${extra.published ? 'l' : ''}${extra.relay ? 'j' : ''}${
-    extra.audit.length > 0 ? 'a' : ''
-  }${keys.written === undefined ? '' : 'w'}`;
-  return { name: `update-${shape}`, text, values: v.list, written: c.written };
+)${release.sql}${published ? logged(c.record, c.written_at, release.after) : ''}${
+    relay ? relayed(v, relay, c.written_at, 'updated') : ''
+  }${audited(v, audit, release.after)}
+SELECT count(*)::int AS done${appendedBy(audit)} FROM updated`;
+  const shape = `${held ? 'r' : ''}${published ? 'l' : ''}${relay ? 'j' : ''}${
+    audit.length > 0 ? 'a' : ''
+  }${at.written === undefined ? '' : 'w'}`;
+  return { name: `update-${shape}`, text, values: v.list };
 }
 
-export function removeStatement(
-  keys: { merchantId: string; referenceId: string; revision: string },
-  extra: { release?: Reservation; audit: readonly KeyedDraft[] },
-): Statement {
+export function eraseStatement({ at, release: held, audit }: EraseStep): Statement {
   const v = new Values();
-  v.add(keys.merchantId);
-  v.add(keys.referenceId);
-  const revision = v.add(keys.revision);
-  const release = released(v, extra.release, 'removed');
+  v.add(at.merchantId);
+  v.add(at.referenceId);
+  const revision = v.add(at.revision);
+  const release = released(v, held, 'removed');
   const text = `
 WITH removed AS (
   DELETE FROM payouts WHERE merchant_id = $1 AND reference_id = $2 AND revision = ${revision} RETURNING merchant_id
-)${release.sql}${audited(v, extra.audit, release.after)}
-SELECT count(*)::int AS done${appendedBy(extra.audit)} FROM removed`;
-  return { name: `remove-${extra.release ? 'r' : ''}${extra.audit.length > 0 ? 'a' : ''}`, text, values: v.list };
+)${release.sql}${audited(v, audit, release.after)}
+SELECT count(*)::int AS done${appendedBy(audit)} FROM removed`;
+  return { name: `remove-${held ? 'r' : ''}${audit.length > 0 ? 'a' : ''}`, text, values: v.list };
 }
 
 export function appendStatement(merchantId: string, drafts: readonly KeyedDraft[]): Statement {

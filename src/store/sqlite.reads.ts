@@ -31,6 +31,7 @@ import {
   HistoryRow,
 } from './payout.row';
 import { sqliteStatements, SqliteStatements } from './sqlite.statements';
+import { PayoutWrites } from './payout.writes';
 import { auditPageSql, historyCountSql } from './shared.statements';
 import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
 import { beneficiaryPage, readBeneficiary } from './sqlite.beneficiaries';
@@ -65,7 +66,7 @@ export type Row = { record: string };
  * What SqliteStore reads, each read synchronous and counted in `databaseCalls`: SQLite's refusals are
  * a StoreUnavailableError. A scan reads a page at a time, the event loop turning between pages.
  */
-export class SqliteReads implements RecordsReader {
+export abstract class SqliteReads extends PayoutWrites implements RecordsReader {
   protected readonly db: Database;
 
   protected readonly now: () => number;
@@ -79,6 +80,7 @@ export class SqliteReads implements RecordsReader {
   databaseCalls = 0;
 
   constructor(protected readonly opts: SqliteStoreOptions) {
+    super();
     this.db = opts.file.db;
     this.now = opts.now ?? Date.now;
     this.retentionMs = opts.retentionMs ?? 0;

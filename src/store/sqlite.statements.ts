@@ -25,15 +25,18 @@ export function sqliteStatements(db: Database) {
   return {
     ping: prepare('SELECT 1'),
     get: prepare(GET_RECORD),
+    getRow: prepare('SELECT revision, record FROM payouts WHERE merchant_id = ? AND reference_id = ?'),
     getMany: prepare(
       'SELECT reference_id, record FROM payouts WHERE merchant_id = ? AND reference_id IN (SELECT value FROM json_each(?))',
     ),
     // Values: the keys, created_at, then the written columns in WRITTEN_COLUMNS order.
-    insert: prepare(insertPayoutSql(['?', '?'], '?', WRITTEN)),
-    // Values: the written columns in WRITTEN_COLUMNS order, then the keys.
-    update: prepare(`UPDATE payouts SET ${updatePayoutSet(WRITTEN)} WHERE merchant_id = ? AND reference_id = ?`),
+    insert: prepare(`${insertPayoutSql(['?', '?'], '?', WRITTEN)} ON CONFLICT (merchant_id, reference_id) DO NOTHING`),
+    // Values: the written columns in WRITTEN_COLUMNS order, the keys, the revision the row must be at,
+    // and the record text it must still hold (null: any).
+    update: prepare(`UPDATE payouts SET ${updatePayoutSet(WRITTEN)}
+      WHERE merchant_id = ? AND reference_id = ? AND revision = ? AND record = coalesce(?, record)`),
     enqueueRelay: prepare(ENQUEUE),
-    remove: prepare('DELETE FROM payouts WHERE merchant_id = ? AND reference_id = ?'),
+    remove: prepare('DELETE FROM payouts WHERE merchant_id = ? AND reference_id = ? AND revision = ?'),
     due: prepare(
       `SELECT record FROM payouts WHERE due_at IS NOT NULL AND due_at <= @now
         AND (leased_until IS NULL OR leased_until <= @now) ORDER BY due_at LIMIT @limit`,

@@ -3,18 +3,11 @@ import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AuditDraft } from '../disbursements/audit.entry';
 import { AuditCheckpoint } from '../disbursements/audit.keys';
-import { Disbursement, Reservation } from '../disbursements/disbursement.model';
-import { isPublished, shownOnInsert } from '../disbursements/disbursement.record';
-import { relayJobOf } from '../disbursements/relay.job';
-import { dailyLimitRefusal } from '../disbursements/daily-limit.refusal';
-import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
-import { columnValues, createdAtOf, payoutColumns, PayoutColumns } from './payout.row';
+import { Disbursement } from '../disbursements/disbursement.model';
 import { appendAuditChain } from './sqlite.audit-chain';
-import { removedByRetention } from '../disbursements/audit.rules';
 import { Beneficiary } from '../disbursements/beneficiary.model';
 import {
   AuditCheckpointStore,
-  AuditRule,
   BeneficiaryStore,
   BeneficiaryWrite,
   DisbursementStore,
@@ -22,6 +15,10 @@ import {
 } from '../disbursements/disbursement.ports';
 import { insertBeneficiaryRow, updateBeneficiaryRow } from './sqlite.beneficiaries';
 import { codeOf, SqliteReads, SqliteStoreOptions, unavailable } from './sqlite.reads';
+import { SqliteSteps } from './sqlite.steps';
+
+type FinalRow = { merchant_id: string; reference_id: string };
+const finalOf = (row: FinalRow) => ({ merchantId: row.merchant_id, referenceId: row.reference_id });
 
 /** A write the disk refused: full, or an I/O error. */
 const DISK_REFUSED = /^SQLITE_(FULL|IOERR)/;
@@ -30,9 +27,10 @@ const FREE_TO_RESUME_BYTES = 1024 * 1024;
 
 /**
  * The embedded store: one process on one SQLite file (better-sqlite3). A read runs synchronously; a
- * write runs synchronously too, in its own savepoint of the file's next group commit, so a
- * read-modify-write is atomic without locks: nothing else of this process runs in between, and no
- * other process opens the file. A write's promise settles once its group is committed.
+ * write runs synchronously too, in its own savepoint of the file's next group commit (nothing else of
+ * this process runs in between, and no other process opens the file), and its promise settles once
+ * its group is committed. The payout writes are every engine's (payout.writes.ts); this file gives
+ * them the steps that run them here (sqlite.steps.ts).
  */
 export class SqliteStore
   extends SqliteReads
@@ -48,79 +46,13 @@ export class SqliteStore
     this.writes = opts.file.writes;
   }
 
-  async insertIfAbsent(record: Disbursement, audit: readonly AuditDraft[] = []): Promise<Disbursement | undefined> {
-    return this.write(() => {
-      const existing = this.read(record.merchantId, record.referenceId);
-      if (existing) return { result: existing };
-      return { result: undefined, logged: this.insertRow(record, audit) };
-    });
-  }
+  protected readonly entryKey = this.opts.entryKey;
 
-  async insertReserving(
-    record: Disbursement,
-    caps: ReservationCaps,
-    audit: readonly AuditDraft[] = [],
-  ): Promise<{ existing?: Disbursement; refused?: LimitRefusal }> {
-    return this.write<{ existing?: Disbursement; refused?: LimitRefusal }>(() => {
-      const existing = this.read(record.merchantId, record.referenceId);
-      if (existing) return { result: { existing } };
-      const held = record.reservation;
-      if (held) {
-        const counters = this.held(record.merchantId, held.day, held.currency, held.actorId);
-        const refused = dailyLimitRefusal(caps, counters, held.minor);
-        if (refused) return { result: { refused } };
-        this.count(record.merchantId, held, 1);
-      }
-      return { result: {}, logged: this.insertRow(record, audit) };
-    });
-  }
-
-  async update(
-    merchantId: string,
-    referenceId: string,
-    change: (current: Disbursement) => Disbursement | undefined,
-    audit?: AuditRule,
-  ): Promise<Disbursement | undefined> {
-    return this.write(() => {
-      const current = this.read(merchantId, referenceId);
-      if (!current) return { result: undefined };
-      const next = change(current);
-      if (!next) return { result: current };
-      const { record, release } = releasing(next);
-      const columns = payoutColumns(record, this.now());
-      this.q.update.run(...columnValues(columns), merchantId, referenceId);
-      if (release) this.count(merchantId, release, -1);
-      // The payout's relay commits with the write that made it final, or neither does.
-      const job = relayJobOf(current, record);
-      if (job) this.q.enqueueRelay.run(columns.written_at, JSON.stringify(job), merchantId, referenceId);
-      appendAuditChain(this.q, this.opts.entryKey, merchantId, audit?.(current, record) ?? []);
-      return { result: record, logged: isPublished(current, record) ? this.log(record, columns) : undefined };
-    });
-  }
-
-  async remove(
-    merchantId: string,
-    referenceId: string,
-    expected: (current: Disbursement) => boolean,
-    audit?: (current: Disbursement) => readonly AuditDraft[],
-  ): Promise<void> {
-    return this.write(() => {
-      const current = this.read(merchantId, referenceId);
-      if (!current || !expected(current)) return { result: undefined };
-      this.q.remove.run(merchantId, referenceId);
-      appendAuditChain(this.q, this.opts.entryKey, merchantId, audit?.(current) ?? []);
-      const release = releasedByRemoval(current);
-      if (release) this.count(merchantId, release, -1);
-      return { result: undefined };
-    });
-  }
-
-  async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
-    return this.write(() => {
-      appendAuditChain(this.q, this.opts.entryKey, merchantId, entries);
-      return { result: undefined };
-    });
-  }
+  protected readonly steps = new SqliteSteps(
+    this.q,
+    (work) => this.write(work),
+    async (work) => this.guarded(work),
+  );
 
   async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
     return this.write(() => ({ result: { duplicate: insertBeneficiaryRow(this.db, write, this.appendTo) } }));
@@ -136,7 +68,7 @@ export class SqliteStore
 
   /** Appends to the merchant's chain inside the write under way. */
   private readonly appendTo = (merchantId: string, drafts: readonly AuditDraft[]) =>
-    appendAuditChain(this.q, this.opts.entryKey, merchantId, drafts);
+    appendAuditChain(this.q, merchantId, this.keyed(merchantId, drafts));
 
   async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
     return this.write(() => {
@@ -152,24 +84,10 @@ export class SqliteStore
    * Returns how many rows went.
    */
   async prune(now = this.now()): Promise<number> {
-    return this.write(() => {
-      let removed = this.q.pruneChanges.run(now - this.eventRetentionMs).changes;
-      if (this.retentionMs > 0) {
-        const audit = removedByRetention(new Date(now).toISOString(), this.retentionMs / 1000);
-        const finals = this.q.finalBefore.all(now - this.retentionMs) as {
-          merchant_id: string;
-          reference_id: string;
-        }[];
-        for (const { merchant_id: merchantId, reference_id: referenceId } of finals) {
-          const current = this.read(merchantId, referenceId);
-          if (!current) continue;
-          this.q.remove.run(merchantId, referenceId);
-          appendAuditChain(this.q, this.opts.entryKey, merchantId, audit(current));
-          removed += 1;
-        }
-      }
-      return { result: removed };
-    });
+    const changes = await this.write(() => ({ result: this.q.pruneChanges.run(now - this.eventRetentionMs).changes }));
+    if (this.retentionMs === 0) return changes;
+    const finals = this.guarded(() => this.q.finalBefore.all(now - this.retentionMs) as FinalRow[]);
+    return changes + (await this.removeFinals(finals.map(finalOf), now, this.retentionMs));
   }
 
   /**
@@ -200,32 +118,6 @@ export class SqliteStore
   }
 
   async close(): Promise<void> {}
-
-  /** Inserts a new record and its audit entries; one a client sees at once (held for approval) is also logged. */
-  private insertRow(record: Disbursement, audit: readonly AuditDraft[]): Disbursement | undefined {
-    const columns = payoutColumns(record, this.now());
-    this.q.insert.run(record.merchantId, record.referenceId, createdAtOf(record), ...columnValues(columns));
-    appendAuditChain(this.q, this.opts.entryKey, record.merchantId, audit);
-    return shownOnInsert(record) ? this.log(record, columns) : undefined;
-  }
-
-  /**
-   * Appends to the merchant's change log at the next position, with the JSON and time of the row just
-   * written (as PostgreSQL's statements do); returns the record to tell of after commit.
-   */
-  private log(record: Disbursement, columns: PayoutColumns): Disbursement {
-    const { change_position } = this.q.nextPosition.get(record.merchantId) as { change_position: number };
-    this.q.appendChange.run(record.merchantId, change_position, columns.written_at, columns.record);
-    return record;
-  }
-
-  /** Adds (1) or gives back (-1) a reservation; a counter back at zero goes, so past days leave nothing. */
-  private count(merchantId: string, held: Reservation, sign: 1 | -1): void {
-    for (const actor of ['', held.actorId]) {
-      this.q.reserve.run(merchantId, held.day, held.currency, actor, sign * held.minor);
-    }
-    this.q.dropEmptyReservations.run(merchantId, held.day, held.currency);
-  }
 
   /** A write in the file's next group commit; the change it logged is told once that is committed. */
   private async write<T>(work: () => { result: T; logged?: Disbursement }): Promise<T> {

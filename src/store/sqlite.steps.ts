@@ -1,0 +1,115 @@
+import { KeyedDraft } from '../disbursements/audit.entry';
+import { dailyLimitRefusal } from '../disbursements/daily-limit.refusal';
+import { Disbursement, Reservation } from '../disbursements/disbursement.model';
+import { columnValues, createdAtOf, PayoutColumns } from './payout.row';
+import { ClaimAnswer, ClaimStep, EraseStep, PayoutSteps, RewriteStep, RowVersion, StoredRow } from './payout.steps';
+import { appendAuditChain } from './sqlite.audit-chain';
+import { SqliteStatements } from './sqlite.statements';
+
+/** A write in the file's next group commit: its result, and the record it logged, told of after commit. */
+export type GroupWrite = <T>(work: () => { result: T; logged?: Disbursement }) => Promise<T>;
+
+/**
+ * The payout steps on the embedded file: each runs synchronously in one savepoint of the next group
+ * commit, so nothing else of this process runs between its statements. A claim is its insert (and
+ * its hold's counters), its audit entries and, for a payout a client sees at once, its change-log
+ * entry; a rewrite or an erase runs only while the row is at the version read, as on PostgreSQL.
+ */
+export class SqliteSteps implements PayoutSteps {
+  constructor(
+    private readonly q: SqliteStatements,
+    private readonly write: GroupWrite,
+    private readonly read: <T>(work: () => T) => Promise<T>,
+  ) {}
+
+  row(merchantId: string, referenceId: string): Promise<StoredRow | undefined> {
+    return this.read(() => {
+      const row = this.q.getRow.get(merchantId, referenceId) as { revision: number; record: string } | undefined;
+      return (
+        row && { record: JSON.parse(row.record) as Disbursement, written: row.record, revision: String(row.revision) }
+      );
+    });
+  }
+
+  claim({ record, columns, hold, logged, audit }: ClaimStep): Promise<ClaimAnswer> {
+    const { merchantId, referenceId } = record;
+    return this.write<ClaimAnswer>(() => {
+      const inserted = this.q.insert.run(merchantId, referenceId, createdAtOf(record), ...columnValues(columns));
+      if (inserted.changes === 0) {
+        const existing = this.q.get.get(merchantId, referenceId) as { record: string };
+        return { result: { claimed: false, existing: JSON.parse(existing.record) as Disbursement } };
+      }
+      if (hold) {
+        const counters = this.held(merchantId, hold.held);
+        if (dailyLimitRefusal(hold.caps, counters, hold.held.minor)) {
+          // Refused: the row just inserted goes again, inside this step, so nobody ever saw it.
+          this.removed({ merchantId, referenceId, revision: '1' });
+          return { result: { claimed: false, refusedAt: counters } };
+        }
+        this.count(merchantId, hold.held, 1);
+      }
+      appendAuditChain(this.q, merchantId, audit);
+      return { result: { claimed: true }, logged: logged ? this.log(record, columns) : undefined };
+    });
+  }
+
+  rewrite({ at, record, columns, release, logged, relay, audit }: RewriteStep): Promise<boolean> {
+    return this.write(() => {
+      const { merchantId, referenceId } = at;
+      const updated = this.q.update.run(
+        ...columnValues(columns),
+        merchantId,
+        referenceId,
+        at.revision,
+        at.written ?? null,
+      );
+      if (updated.changes === 0) return { result: false };
+      if (release) this.count(merchantId, release, -1);
+      if (relay) this.q.enqueueRelay.run(columns.written_at, JSON.stringify(relay), merchantId, referenceId);
+      appendAuditChain(this.q, merchantId, audit);
+      return { result: true, logged: logged ? this.log(record, columns) : undefined };
+    });
+  }
+
+  erase({ at, release, audit }: EraseStep): Promise<boolean> {
+    return this.write(() => {
+      if (!this.removed(at)) return { result: false };
+      if (release) this.count(at.merchantId, release, -1);
+      appendAuditChain(this.q, at.merchantId, audit);
+      return { result: true };
+    });
+  }
+
+  append(merchantId: string, audit: readonly KeyedDraft[]): Promise<void> {
+    return this.write(() => {
+      appendAuditChain(this.q, merchantId, audit);
+      return { result: undefined };
+    });
+  }
+
+  private removed(at: RowVersion): boolean {
+    return this.q.remove.run(at.merchantId, at.referenceId, at.revision).changes === 1;
+  }
+
+  /** The day's counters a hold adds to: the merchant's and its actor's. */
+  private held(merchantId: string, held: Reservation): { merchant: number; actor: number } {
+    const minor = (actor: string) =>
+      (this.q.reserved.get(merchantId, held.day, held.currency, actor) as { minor: number } | undefined)?.minor ?? 0;
+    return { merchant: minor(''), actor: minor(held.actorId) };
+  }
+
+  /** Adds (1) or gives back (-1) a reservation; a counter back at zero goes, so past days leave nothing. */
+  private count(merchantId: string, held: Reservation, sign: 1 | -1): void {
+    for (const actor of ['', held.actorId]) {
+      this.q.reserve.run(merchantId, held.day, held.currency, actor, sign * held.minor);
+    }
+    if (sign < 0) this.q.dropEmptyReservations.run(merchantId, held.day, held.currency);
+  }
+
+  /** Appends to the merchant's change log at the next position, with the JSON and time of the row just written. */
+  private log(record: Disbursement, columns: PayoutColumns): Disbursement {
+    const { change_position } = this.q.nextPosition.get(record.merchantId) as { change_position: number };
+    this.q.appendChange.run(record.merchantId, change_position, columns.written_at, columns.record);
+    return record;
+  }
+}
