@@ -42,8 +42,6 @@ export function sqliteStatements(db: Database) {
         AND (leased_until IS NULL OR leased_until <= @now) ORDER BY due_at LIMIT @limit`,
     ),
     scheduledWaiting: prepare(SCHEDULED_WAITING),
-    nextPosition: prepare(`INSERT INTO merchant_heads (merchant_id, change_position) VALUES (?, 1)
-      ON CONFLICT (merchant_id) DO UPDATE SET change_position = change_position + 1 RETURNING change_position`),
     appendChange: prepare('INSERT INTO payout_changes (merchant_id, position, at, record) VALUES (?, ?, ?, ?)'),
     changesAfter: prepare(CHANGES_AFTER),
     hasChange: prepare(HAS_CHANGE),
@@ -60,9 +58,10 @@ export function sqliteStatements(db: Database) {
     auditHead: prepare(AUDIT_HEAD),
     appendAudit: prepare(`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
       currency, detail, hash, previous_hash, mac, entry_id, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    setAuditHead: prepare(`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
-      VALUES (?, 0, ?, ?) ON CONFLICT (merchant_id) DO UPDATE SET audit_sequence = excluded.audit_sequence,
-      audit_hash = excluded.audit_hash`),
+    headRow: prepare('SELECT change_position, audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = ?'),
+    setHead: prepare(`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
+      VALUES (?, ?, ?, ?) ON CONFLICT (merchant_id) DO UPDATE SET change_position = excluded.change_position,
+      audit_sequence = excluded.audit_sequence, audit_hash = excluded.audit_hash`),
     unsignedHeads: prepare(UNSIGNED_HEADS),
     addCheckpoint: prepare(`INSERT INTO audit_checkpoints (merchant_id, sequence, hash, at, signature, key_id)
       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (merchant_id, sequence) DO NOTHING`),

@@ -3,7 +3,7 @@ import { dailyLimitRefusal } from '../disbursements/daily-limit.refusal';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import { columnValues, createdAtOf, PayoutColumns } from './payout.row';
 import { ClaimAnswer, ClaimStep, EraseStep, PayoutSteps, RewriteStep, RowVersion, StoredRow } from './payout.steps';
-import { appendAuditChain } from './sqlite.audit-chain';
+import { MerchantHeads } from './sqlite.heads';
 import { SqliteStatements } from './sqlite.statements';
 
 /** A write in the file's next group commit: its result, and the record it logged, told of after commit. */
@@ -18,6 +18,7 @@ export type GroupWrite = <T>(work: () => { result: T; logged?: Disbursement }) =
 export class SqliteSteps implements PayoutSteps {
   constructor(
     private readonly q: SqliteStatements,
+    private readonly heads: MerchantHeads,
     private readonly write: GroupWrite,
     private readonly read: <T>(work: () => T) => Promise<T>,
   ) {}
@@ -48,8 +49,10 @@ export class SqliteSteps implements PayoutSteps {
         }
         this.count(merchantId, hold.held, 1);
       }
-      appendAuditChain(this.q, merchantId, audit);
-      return { result: { claimed: true }, logged: logged ? this.log(record, columns) : undefined };
+      return {
+        result: { claimed: true },
+        logged: this.appended(merchantId, audit, logged ? [record, columns] : undefined),
+      };
     });
   }
 
@@ -66,8 +69,7 @@ export class SqliteSteps implements PayoutSteps {
       if (updated.changes === 0) return { result: false };
       if (release) this.count(merchantId, release, -1);
       if (relay) this.q.enqueueRelay.run(columns.written_at, JSON.stringify(relay), merchantId, referenceId);
-      appendAuditChain(this.q, merchantId, audit);
-      return { result: true, logged: logged ? this.log(record, columns) : undefined };
+      return { result: true, logged: this.appended(merchantId, audit, logged ? [record, columns] : undefined) };
     });
   }
 
@@ -75,14 +77,14 @@ export class SqliteSteps implements PayoutSteps {
     return this.write(() => {
       if (!this.removed(at)) return { result: false };
       if (release) this.count(at.merchantId, release, -1);
-      appendAuditChain(this.q, at.merchantId, audit);
+      this.appended(at.merchantId, audit);
       return { result: true };
     });
   }
 
   append(merchantId: string, audit: readonly KeyedDraft[]): Promise<void> {
     return this.write(() => {
-      appendAuditChain(this.q, merchantId, audit);
+      this.appended(merchantId, audit);
       return { result: undefined };
     });
   }
@@ -106,10 +108,19 @@ export class SqliteSteps implements PayoutSteps {
     if (sign < 0) this.q.dropEmptyReservations.run(merchantId, held.day, held.currency);
   }
 
-  /** Appends to the merchant's change log at the next position, with the JSON and time of the row just written. */
-  private log(record: Disbursement, columns: PayoutColumns): Disbursement {
-    const { change_position } = this.q.nextPosition.get(record.merchantId) as { change_position: number };
-    this.q.appendChange.run(record.merchantId, change_position, columns.written_at, columns.record);
-    return record;
+  /**
+   * The step's audit entries and, with `change`, the record's change-log entry, appended from the
+   * merchant's head, and the head row written once; answers the logged record, told of after commit.
+   */
+  private appended(
+    merchantId: string,
+    audit: readonly KeyedDraft[],
+    change?: [Disbursement, PayoutColumns],
+  ): Disbursement | undefined {
+    const head = this.heads.open(merchantId);
+    const logged = change && head.log(...change);
+    head.audit(audit);
+    head.close();
+    return logged;
   }
 }

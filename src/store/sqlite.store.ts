@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { AuditDraft } from '../disbursements/audit.entry';
 import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { Disbursement } from '../disbursements/disbursement.model';
-import { appendAuditChain } from './sqlite.audit-chain';
+import { MerchantHeads } from './sqlite.heads';
 import { Beneficiary } from '../disbursements/beneficiary.model';
 import {
   AuditCheckpointStore,
@@ -48,8 +48,11 @@ export class SqliteStore
 
   protected readonly entryKey = this.opts.entryKey;
 
+  private readonly heads = new MerchantHeads(this.db, this.q);
+
   protected readonly steps = new SqliteSteps(
     this.q,
+    this.heads,
     (work) => this.write(work),
     async (work) => this.guarded(work),
   );
@@ -67,8 +70,11 @@ export class SqliteStore
   }
 
   /** Appends to the merchant's chain inside the write under way. */
-  private readonly appendTo = (merchantId: string, drafts: readonly AuditDraft[]) =>
-    appendAuditChain(this.q, merchantId, this.keyed(merchantId, drafts));
+  private readonly appendTo = (merchantId: string, drafts: readonly AuditDraft[]) => {
+    const head = this.heads.open(merchantId);
+    head.audit(this.keyed(merchantId, drafts));
+    head.close();
+  };
 
   async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
     return this.write(() => {
@@ -124,9 +130,19 @@ export class SqliteStore
     let done: { result: T; logged?: Disbursement };
     this.databaseCalls += 1;
     try {
-      done = await this.writes.write(work);
+      done = await this.writes.write(() => {
+        try {
+          return work();
+        } catch (error) {
+          // Rolled back alone: the head rows it may have moved in memory are not in the file.
+          this.heads.forget();
+          throw error;
+        }
+      });
       this.writesRefused = false;
     } catch (error) {
+      // Rolled back with its group, or alone: the heads in memory may be ahead of the file.
+      this.heads.forget();
       if (DISK_REFUSED.test(codeOf(error))) this.writesRefused = true;
       throw unavailable(error);
     }

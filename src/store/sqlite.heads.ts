@@ -1,0 +1,111 @@
+import type { Database } from 'better-sqlite3';
+import { GENESIS_HASH, KeyedDraft, linked } from '../disbursements/audit.entry';
+import { Disbursement } from '../disbursements/disbursement.model';
+import { PayoutColumns } from './payout.row';
+import { SqliteStatements } from './sqlite.statements';
+
+/** A merchant's head row: where its change log and its audit chain end. */
+interface Head {
+  changePosition: number;
+  auditSequence: number;
+  auditHash: string;
+}
+
+/** The head rows of each open file as last written, by merchant (see MerchantHeads). */
+const FILES = new WeakMap<Database, Map<string, Head>>();
+
+/**
+ * The merchants' head rows of one file, kept in memory as this process last wrote them: a write
+ * appends its change-log entry and audit entries from the head it holds and writes the head row back
+ * once, with no read before. This process is the file's only writer, so what it wrote last is what
+ * is there, unless the write that wrote it was rolled back: every failed write forgets them all
+ * (`forget`), and the next write of each merchant reads its row again.
+ */
+export class MerchantHeads {
+  private readonly heads: Map<string, Head>;
+
+  constructor(
+    db: Database,
+    private readonly q: SqliteStatements,
+  ) {
+    const known = FILES.get(db) ?? new Map<string, Head>();
+    FILES.set(db, known);
+    this.heads = known;
+  }
+
+  /** The merchant's head for a write under way, to append to and then `close`. */
+  open(merchantId: string): HeadWrite {
+    const head = this.heads.get(merchantId) ?? this.read(merchantId);
+    return new HeadWrite(this.q, merchantId, { ...head }, (next) => this.heads.set(merchantId, next));
+  }
+
+  /** After a write that failed: what is in memory may be what it rolled back. */
+  forget(): void {
+    this.heads.clear();
+  }
+
+  private read(merchantId: string): Head {
+    const row = this.q.headRow.get(merchantId) as
+      { change_position: number; audit_sequence: number; audit_hash: string } | undefined;
+    return row
+      ? { changePosition: row.change_position, auditSequence: row.audit_sequence, auditHash: row.audit_hash }
+      : { changePosition: 0, auditSequence: 0, auditHash: GENESIS_HASH };
+  }
+}
+
+/** One write's appends to a merchant's change log and audit chain, its head row written once at `close`. */
+export class HeadWrite {
+  private moved = false;
+
+  constructor(
+    private readonly q: SqliteStatements,
+    private readonly merchantId: string,
+    private readonly head: Head,
+    private readonly kept: (head: Head) => void,
+  ) {}
+
+  /** Numbers and links entries the gateway keyed after the chain's last, and appends them. */
+  audit(drafts: readonly KeyedDraft[]): void {
+    if (drafts.length === 0) return;
+    const { auditSequence, auditHash } = this.head;
+    const previous = auditSequence > 0 ? { sequence: auditSequence, hash: auditHash } : undefined;
+    for (const entry of linked(previous, drafts)) {
+      this.q.appendAudit.run(
+        this.merchantId,
+        entry.sequence,
+        entry.at,
+        entry.actor,
+        entry.action,
+        entry.referenceId,
+        entry.status,
+        entry.amount,
+        entry.currency,
+        entry.detail,
+        entry.hash,
+        entry.previousHash,
+        entry.mac,
+        entry.entryId,
+        entry.keyId,
+      );
+      this.head.auditSequence = entry.sequence;
+      this.head.auditHash = entry.hash;
+    }
+    this.moved = true;
+  }
+
+  /** Appends the record to the change log at the next position, with the JSON and time of the row just written. */
+  log(record: Disbursement, columns: PayoutColumns): Disbursement {
+    this.head.changePosition += 1;
+    this.q.appendChange.run(this.merchantId, this.head.changePosition, columns.written_at, columns.record);
+    this.moved = true;
+    return record;
+  }
+
+  /** Writes the head row, if anything moved it. */
+  close(): void {
+    if (!this.moved) return;
+    const { changePosition, auditSequence, auditHash } = this.head;
+    this.q.setHead.run(this.merchantId, changePosition, auditSequence, auditHash);
+    this.kept({ ...this.head });
+  }
+}
