@@ -1,19 +1,5 @@
-import { AuditCheckpoint } from '../disbursements/audit.keys';
-import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
-import { Disbursement } from '../disbursements/disbursement.model';
-import {
-  AuditPage,
-  AuditQuery,
-  HistoryEntry,
-  HistoryPage,
-  HistoryPosition,
-  HistoryQuery,
-  LoggedChange,
-  MerchantChainHead,
-  RecordsReader,
-  ScheduledWaiting,
-  StatementLine,
-} from '../disbursements/disbursement.ports';
+import { BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
+import { AuditQuery, HistoryPosition, HistoryQuery, RecordsReader } from '../disbursements/disbursement.ports';
 import * as reads from './shared.statements';
 import { Read } from './store.read';
 
@@ -51,11 +37,11 @@ export abstract class StoreReads implements RecordsReader {
 
   abstract beneficiaries(merchantId: string, query: BeneficiaryQuery): Promise<BeneficiaryPage>;
 
-  async get(merchantId: string, referenceId: string): Promise<Disbursement | undefined> {
+  async get(merchantId: string, referenceId: string) {
     return (await this.run(reads.current(merchantId, referenceId)))?.record;
   }
 
-  getMany(merchantId: string, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]> {
+  getMany(merchantId: string, referenceIds: readonly string[]) {
     return this.run(reads.many(merchantId, referenceIds));
   }
 
@@ -63,27 +49,27 @@ export abstract class StoreReads implements RecordsReader {
     return this.run(reads.reserved(merchantId, day, currency, actorId));
   }
 
-  beneficiary(merchantId: string, id: string): Promise<Beneficiary | undefined> {
+  beneficiary(merchantId: string, id: string) {
     return this.run(reads.beneficiary(merchantId, id));
   }
 
-  unsignedHeads(): Promise<MerchantChainHead[]> {
+  unsignedHeads() {
     return this.run(reads.unsignedHeads());
   }
 
-  auditHead(merchantId: string): Promise<{ sequence: number; hash: string } | undefined> {
+  auditHead(merchantId: string) {
     return this.run(reads.auditHead(merchantId));
   }
 
-  latestCheckpoints(merchantId: string, limit: number): Promise<AuditCheckpoint[]> {
+  latestCheckpoints(merchantId: string, limit: number) {
     return this.run(reads.latestCheckpoints(merchantId, limit));
   }
 
-  auditPage(merchantId: string, query: AuditQuery): Promise<AuditPage> {
+  auditPage(merchantId: string, query: AuditQuery) {
     return this.run(reads.auditPage(merchantId, query));
   }
 
-  statement(merchantId: string, from: number, to: number): Promise<StatementLine[]> {
+  statement(merchantId: string, from: number, to: number) {
     return this.run(reads.statement(merchantId, from, to));
   }
 
@@ -92,41 +78,36 @@ export abstract class StoreReads implements RecordsReader {
     window: { from: number; to: number },
     after: HistoryPosition | undefined,
     limit: number,
-  ): Promise<HistoryEntry[]> {
+  ) {
     return this.run(reads.createdBetween(merchantId, window, after, limit));
   }
 
-  writtenSince(
-    merchantId: string,
-    since: number,
-    after: HistoryPosition | undefined,
-    limit: number,
-  ): Promise<HistoryEntry[]> {
+  writtenSince(merchantId: string, since: number, after: HistoryPosition | undefined, limit: number) {
     return this.run(reads.writtenSince(merchantId, since, after, limit));
   }
 
-  due(now: Date, limit: number): Promise<Disbursement[]> {
+  due(now: Date, limit: number) {
     return this.run(reads.due(now.getTime(), limit));
   }
 
-  scheduledWaiting(): Promise<ScheduledWaiting> {
+  scheduledWaiting() {
     return this.run(reads.scheduledWaiting());
   }
 
-  history(merchantId: string, query: HistoryQuery): Promise<HistoryPage> {
+  history(merchantId: string, query: HistoryQuery) {
     return this.run(reads.history(merchantId, query));
   }
 
-  changesAfter(merchantId: string, position: string, limit: number): Promise<LoggedChange[]> {
+  changesAfter(merchantId: string, position: string, limit: number) {
     return this.run(reads.changesAfter(merchantId, position, limit));
   }
 
   /** A change past the retention is gone for its reader, whether or not the prune has removed it yet. */
-  hasChange(merchantId: string, position: string): Promise<boolean> {
+  hasChange(merchantId: string, position: string) {
     return this.run(reads.hasChange(merchantId, position, this.now() - this.eventRetentionMs));
   }
 
-  latestChange(merchantId: string): Promise<string> {
+  latestChange(merchantId: string) {
     return this.run(reads.latestChange(merchantId));
   }
 }
