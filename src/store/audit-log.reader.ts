@@ -5,7 +5,9 @@ import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { LastEntry, StoredPayout } from '../disbursements/audit.verify';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { AuditRow, checkpointOf, CheckpointRow, entryOf } from './payout.row';
-import { dollar } from './postgres.statements';
+import { compile, join, raw, Sql, sql } from '../database/sql.dialect';
+import { sqliteRunner } from './sqlite.runner';
+import { Rows } from './store.read';
 
 /** Where a merchant's chain ends, as its head row records it. */
 export interface ChainHead {
@@ -43,23 +45,28 @@ export interface AuditLogReader {
   close(): Promise<void>;
 }
 
-const MERCHANT_AFTER = (p: string) =>
-  `SELECT min(id) AS id FROM (${['audit_log', 'merchant_heads', 'audit_checkpoints', 'payouts']
-    .map((table) => `SELECT min(merchant_id) AS id FROM ${table} WHERE merchant_id > ${p}`)
-    .join(' UNION ALL ')}) AS known`;
-const HEAD = 'SELECT audit_sequence AS sequence, audit_hash AS hash FROM merchant_heads WHERE merchant_id = ';
-const PAGE = (p: (index: number) => string) =>
-  `SELECT * FROM audit_log WHERE merchant_id = ${p(1)} AND sequence > ${p(2)} ORDER BY sequence LIMIT ${p(3)}`;
-const CHECKPOINTS = 'SELECT * FROM audit_checkpoints WHERE merchant_id = ';
-const PAYOUTS = (p: (index: number) => string) =>
-  `SELECT p.reference_id, p.status, p.currency, p.amount_minor, p.record, a.sequence AS last_sequence,
+const merchantAfter = (after: string) =>
+  sql`SELECT min(id) AS id FROM (${join(
+    ['audit_log', 'merchant_heads', 'audit_checkpoints', 'payouts'].map(
+      (table) => sql`SELECT min(merchant_id) AS id FROM ${raw(table)} WHERE merchant_id > ${after}`,
+    ),
+    ' UNION ALL ',
+  )}) AS known`;
+const head = (merchantId: string) =>
+  sql`SELECT audit_sequence AS sequence, audit_hash AS hash FROM merchant_heads WHERE merchant_id = ${merchantId}`;
+const page = (merchantId: string, sequence: number, limit: number) =>
+  sql`SELECT * FROM audit_log WHERE merchant_id = ${merchantId} AND sequence > ${sequence} ORDER BY sequence LIMIT ${limit}`;
+const checkpoints = (merchantId: string) =>
+  sql`SELECT * FROM audit_checkpoints WHERE merchant_id = ${merchantId} ORDER BY sequence`;
+const payouts = (merchantId: string, after: string, limit: number) =>
+  sql`SELECT p.reference_id, p.status, p.currency, p.amount_minor, p.record, a.sequence AS last_sequence,
      a.status AS last_status, a.amount AS last_amount, a.currency AS last_currency,
      (SELECT r.detail FROM audit_log r WHERE r.merchant_id = p.merchant_id AND r.reference_id = p.reference_id
         AND r.action = 'CREATE_REQUESTED' ORDER BY r.sequence LIMIT 1) AS requested_detail
    FROM payouts p LEFT JOIN audit_log a ON a.merchant_id = p.merchant_id AND a.sequence = (
      SELECT max(l.sequence) FROM audit_log l
      WHERE l.merchant_id = p.merchant_id AND l.reference_id = p.reference_id AND l.status IS NOT NULL)
-   WHERE p.merchant_id = ${p(1)} AND p.reference_id > ${p(2)} ORDER BY p.reference_id LIMIT ${p(3)}`;
+   WHERE p.merchant_id = ${merchantId} AND p.reference_id > ${after} ORDER BY p.reference_id LIMIT ${limit}`;
 
 /** A payout the trail says exists, and the entry that says so last. */
 export interface RowlessPayout {
@@ -68,13 +75,13 @@ export interface RowlessPayout {
   status: string;
 }
 
-const ROWLESS = (p: (index: number) => string) =>
-  `SELECT a.reference_id, a.sequence, a.status FROM audit_log a
-   WHERE a.merchant_id = ${p(1)} AND a.reference_id > ${p(2)} AND a.status IS NOT NULL
+const rowless = (merchantId: string, after: string, limit: number) =>
+  sql`SELECT a.reference_id, a.sequence, a.status FROM audit_log a
+   WHERE a.merchant_id = ${merchantId} AND a.reference_id > ${after} AND a.status IS NOT NULL
      AND a.sequence = (SELECT max(l.sequence) FROM audit_log l
        WHERE l.merchant_id = a.merchant_id AND l.reference_id = a.reference_id)
      AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.merchant_id = a.merchant_id AND p.reference_id = a.reference_id)
-   ORDER BY a.reference_id LIMIT ${p(3)}`;
+   ORDER BY a.reference_id LIMIT ${limit}`;
 
 interface RowlessRow {
   reference_id: string;
@@ -121,52 +128,48 @@ const payoutOf = (row: PayoutRow): { payout: StoredPayout; last?: LastEntry } =>
         },
 });
 
-/** The embedded file, opened read-only: the gateway may keep running and writing beside it. */
-export function sqliteAuditLog(db: Database.Database): AuditLogReader {
-  const merchant = db.prepare(MERCHANT_AFTER('@after'));
-  const head = db.prepare(`${HEAD}?`);
-  const page = db.prepare(PAGE(() => '?'));
-  const checkpoints = db.prepare(`${CHECKPOINTS}? ORDER BY sequence`);
-  const payouts = db.prepare(PAYOUTS(() => '?'));
-  const rowless = db.prepare(ROWLESS(() => '?'));
+/**
+ * The reader over any engine, given how to run one statement there; PostgreSQL answers BIGINT as text,
+ * so every number is read with Number.
+ */
+function auditLogReader(all: (statement: Sql) => Promise<Rows>, close: () => Promise<void>): AuditLogReader {
+  const rows = async <R>(statement: Sql) => (await all(statement)) as R[];
   return {
-    merchantAfter: async (after) => (merchant.get({ after: after ?? '' }) as { id: string | null }).id ?? undefined,
-    head: async (merchantId) => head.get(merchantId) as ChainHead | undefined,
-    entries: async (merchantId, sequence, limit) => (page.all(merchantId, sequence, limit) as AuditRow[]).map(entryOf),
-    checkpoints: async (merchantId) => (checkpoints.all(merchantId) as CheckpointRow[]).map(checkpointOf),
-    payouts: async (merchantId, after, limit) => (payouts.all(merchantId, after, limit) as PayoutRow[]).map(payoutOf),
-    rowless: async (merchantId, after, limit) => (rowless.all(merchantId, after, limit) as RowlessRow[]).map(rowlessOf),
-    close: async () => void db.close(),
+    async merchantAfter(after) {
+      const [row] = await rows<{ id: string | null }>(merchantAfter(after ?? ''));
+      return row.id ?? undefined;
+    },
+    async head(merchantId) {
+      const [row] = await rows<{ sequence: number | string; hash: string }>(head(merchantId));
+      return row && { sequence: Number(row.sequence), hash: row.hash };
+    },
+    entries: async (merchantId, sequence, limit) =>
+      (await rows<AuditRow>(page(merchantId, sequence, limit))).map(entryOf),
+    checkpoints: async (merchantId) => (await rows<CheckpointRow>(checkpoints(merchantId))).map(checkpointOf),
+    payouts: async (merchantId, after, limit) =>
+      (await rows<PayoutRow>(payouts(merchantId, after, limit))).map(payoutOf),
+    rowless: async (merchantId, after, limit) =>
+      (await rows<RowlessRow>(rowless(merchantId, after, limit))).map(rowlessOf),
+    close,
   };
 }
 
-/** PostgreSQL: plain reads on a pool of its own (BIGINT comes back as text). */
+/** The embedded file, opened read-only: the gateway may keep running and writing beside it. */
+export function sqliteAuditLog(db: Database.Database): AuditLogReader {
+  const all = sqliteRunner(db);
+  return auditLogReader(
+    async (statement) => all(statement),
+    async () => void db.close(),
+  );
+}
+
+/** PostgreSQL: plain reads on a pool of its own. */
 export function postgresAuditLog(pool: Pool): AuditLogReader {
-  return {
-    async merchantAfter(after) {
-      const { rows } = await pool.query<{ id: string | null }>(MERCHANT_AFTER('$1'), [after ?? '']);
-      return rows[0].id ?? undefined;
+  return auditLogReader(
+    async (statement) => {
+      const { text, values } = compile(statement, 'postgres');
+      return (await pool.query(text, values)).rows as Rows;
     },
-    async head(merchantId) {
-      const { rows } = await pool.query<{ sequence: string; hash: string }>(`${HEAD}$1`, [merchantId]);
-      return rows[0] && { sequence: Number(rows[0].sequence), hash: rows[0].hash };
-    },
-    async entries(merchantId, sequence, limit) {
-      const { rows } = await pool.query<AuditRow>(PAGE(dollar), [merchantId, sequence, limit]);
-      return rows.map(entryOf);
-    },
-    async checkpoints(merchantId) {
-      const { rows } = await pool.query<CheckpointRow>(`${CHECKPOINTS}$1 ORDER BY sequence`, [merchantId]);
-      return rows.map(checkpointOf);
-    },
-    async payouts(merchantId, after, limit) {
-      const { rows } = await pool.query<PayoutRow>(PAYOUTS(dollar), [merchantId, after, limit]);
-      return rows.map(payoutOf);
-    },
-    async rowless(merchantId, after, limit) {
-      const { rows } = await pool.query<RowlessRow>(ROWLESS(dollar), [merchantId, after, limit]);
-      return rows.map(rowlessOf);
-    },
-    close: () => pool.end(),
-  };
+    () => pool.end(),
+  );
 }

@@ -10,6 +10,7 @@ import {
 } from '../disbursements/disbursement.ports';
 import { toMinor } from '../disbursements/payout.controls';
 import { PAYOUTS_TABLE_COLUMNS } from '../database/schema.declared';
+import { join, Sql, sql } from '../database/sql.dialect';
 
 type ColumnValue = string | number | null;
 
@@ -99,49 +100,32 @@ export function historyEntryOf(row: HistoryRow): HistoryEntry {
   return { at: Number(row.created_at), referenceId: row.reference_id, record: JSON.parse(row.record) as Disbursement };
 }
 
-/** A SQL condition and its values, with placeholders written by `param` (`?` or `$n`). */
-export interface Condition {
-  sql: string;
-  values: unknown[];
-}
-
 /**
  * The history filter (and, for a page, the cursor) as SQL on `payouts`. A prefix compares the
  * text's start exactly (LIKE would fold case in SQLite and treat `%` and `_` as wildcards).
  */
-export function historyCondition(
-  merchantId: string,
-  filter: HistoryFilter,
-  after: HistoryPosition | undefined,
-  param: (index: number) => string,
-): Condition {
-  const values: unknown[] = [merchantId];
-  const next = (value: unknown) => {
-    values.push(value);
-    return param(values.length);
-  };
-  const parts = [`merchant_id = ${param(1)}`];
-  if (after) parts.push(`(created_at, reference_id) < (${next(after.at)}, ${next(after.referenceId)})`);
-  if (filter.createdFrom !== undefined) parts.push(`created_at >= ${next(filter.createdFrom)}`);
-  if (filter.createdTo !== undefined) parts.push(`created_at <= ${next(filter.createdTo)}`);
-  if (filter.statuses && filter.statuses.length > 0)
-    parts.push(`status IN (${filter.statuses.map((s) => next(s)).join(', ')})`);
-  if (filter.channel) parts.push(`channel = ${next(filter.channel)}`);
+export function historyCondition(merchantId: string, filter: HistoryFilter, after: HistoryPosition | undefined): Sql {
+  const parts = [sql`merchant_id = ${merchantId}`];
+  if (after) parts.push(sql`(created_at, reference_id) < (${after.at}, ${after.referenceId})`);
+  if (filter.createdFrom !== undefined) parts.push(sql`created_at >= ${filter.createdFrom}`);
+  if (filter.createdTo !== undefined) parts.push(sql`created_at <= ${filter.createdTo}`);
+  if (filter.statuses && filter.statuses.length > 0) parts.push(sql`status IN (${listOf(filter.statuses)})`);
+  if (filter.channel) parts.push(sql`channel = ${filter.channel}`);
   if (filter.referenceIdPrefix) {
     const prefix = filter.referenceIdPrefix;
-    parts.push(`substr(reference_id, 1, ${next(prefix.length)}) = ${next(prefix)}`);
+    parts.push(sql`substr(reference_id, 1, ${prefix.length}) = ${prefix}`);
   }
-  return { sql: parts.join(' AND '), values };
+  return join(parts, ' AND ');
 }
 
-/** A page's SELECT: one more row than asked, to know whether more follow. */
-export function historyPageSql(where: Condition, query: HistoryQuery, param: (index: number) => string): Condition {
-  const limit = param(where.values.length + 1);
-  return {
-    sql: `SELECT created_at, reference_id, record FROM payouts WHERE ${where.sql} ORDER BY created_at DESC, reference_id DESC LIMIT ${limit}`,
-    values: [...where.values, query.limit + 1],
-  };
+/** A history page's SELECT: one more row than asked, to know whether more follow. */
+export function historyPageSql(where: Sql, query: HistoryQuery): Sql {
+  return sql`SELECT created_at, reference_id, record FROM payouts WHERE ${where}
+  ORDER BY created_at DESC, reference_id DESC LIMIT ${query.limit + 1}`;
 }
+
+/** Values as a list of placeholders, for IN (...). */
+const listOf = (values: readonly unknown[]): Sql => join(values.map((value) => sql`${value}`));
 
 /** An audit_log row as both engines return it (PostgreSQL gives BIGINT as text). */
 export interface AuditRow {
@@ -205,21 +189,15 @@ export function entryOf(row: AuditRow): AuditEntry {
   };
 }
 
-/** An audit page's filter and cursor as SQL on `audit_log`, placeholders by `param`. */
-export function auditCondition(merchantId: string, query: AuditQuery, param: (index: number) => string): Condition {
-  const values: unknown[] = [merchantId];
-  const next = (value: unknown) => {
-    values.push(value);
-    return param(values.length);
-  };
-  const parts = [`merchant_id = ${param(1)}`];
+/** An audit page's filter and cursor as SQL on `audit_log`. */
+export function auditCondition(merchantId: string, query: AuditQuery): Sql {
+  const parts = [sql`merchant_id = ${merchantId}`];
   const { filter } = query;
-  if (query.after !== undefined) parts.push(`sequence > ${next(query.after)}`);
-  if (filter.referenceId !== undefined) parts.push(`reference_id = ${next(filter.referenceId)}`);
-  if (filter.actor !== undefined) parts.push(`actor = ${next(filter.actor)}`);
-  if (filter.actions && filter.actions.length > 0)
-    parts.push(`action IN (${filter.actions.map((a) => next(a)).join(', ')})`);
-  if (filter.from !== undefined) parts.push(`at >= ${next(filter.from)}`);
-  if (filter.to !== undefined) parts.push(`at <= ${next(filter.to)}`);
-  return { sql: parts.join(' AND '), values };
+  if (query.after !== undefined) parts.push(sql`sequence > ${query.after}`);
+  if (filter.referenceId !== undefined) parts.push(sql`reference_id = ${filter.referenceId}`);
+  if (filter.actor !== undefined) parts.push(sql`actor = ${filter.actor}`);
+  if (filter.actions && filter.actions.length > 0) parts.push(sql`action IN (${listOf(filter.actions)})`);
+  if (filter.from !== undefined) parts.push(sql`at >= ${filter.from}`);
+  if (filter.to !== undefined) parts.push(sql`at <= ${filter.to}`);
+  return join(parts, ' AND ');
 }

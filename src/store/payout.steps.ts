@@ -67,7 +67,6 @@ export interface StoredRow {
 
 /** How an engine executes the steps; each answers whether it happened (its condition held). */
 export interface PayoutSteps {
-  row(merchantId: string, referenceId: string): Promise<StoredRow | undefined>;
   claim(step: ClaimStep): Promise<ClaimAnswer>;
   rewrite(step: RewriteStep): Promise<boolean>;
   erase(step: EraseStep): Promise<boolean>;

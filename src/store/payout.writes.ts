@@ -24,6 +24,7 @@ import { RecentRows } from './recent.rows';
 export abstract class PayoutWrites {
   protected abstract readonly steps: PayoutSteps;
   protected abstract readonly now: () => number;
+  protected abstract row(merchantId: string, referenceId: string): Promise<StoredRow | undefined>;
   protected abstract readonly entryKey: EntryKey;
   private readonly recent = new RecentRows();
 
@@ -76,7 +77,7 @@ export abstract class PayoutWrites {
     for (;;) {
       const remembered = known;
       known = undefined;
-      const current = remembered ?? (await this.steps.row(merchantId, referenceId));
+      const current = remembered ?? (await this.row(merchantId, referenceId));
       if (!current) return undefined;
       const next = change(current.record);
       // Nothing to change in what this process wrote: the row may have moved on since, so it is read.
@@ -121,7 +122,7 @@ export abstract class PayoutWrites {
     release: boolean,
   ): Promise<void> {
     for (;;) {
-      const current = await this.steps.row(merchantId, referenceId);
+      const current = await this.row(merchantId, referenceId);
       if (!current || !expected(current.record)) return;
       const erased = await this.steps.erase({
         at: { merchantId, referenceId, revision: current.revision },

@@ -1,7 +1,7 @@
 import { QueryResultRow } from 'pg';
 import { KeyedDraft } from '../disbursements/audit.entry';
 import { Disbursement } from '../disbursements/disbursement.model';
-import { ClaimAnswer, ClaimStep, EraseStep, PayoutSteps, RewriteStep, StoredRow } from './payout.steps';
+import { ClaimAnswer, ClaimStep, EraseStep, PayoutSteps, RewriteStep } from './payout.steps';
 import {
   appendStatement,
   claimStatement,
@@ -17,15 +17,6 @@ export type Send = <R extends QueryResultRow>(statement: Statement) => Promise<R
 /** The payout steps on PostgreSQL: each one statement in autocommit, one round trip (postgres.statements.ts). */
 export class PostgresSteps implements PayoutSteps {
   constructor(private readonly send: Send) {}
-
-  async row(merchantId: string, referenceId: string): Promise<StoredRow | undefined> {
-    const [row] = await this.send<{ revision: string; record: string }>({
-      name: 'get',
-      text: 'SELECT revision, record FROM payouts WHERE merchant_id = $1 AND reference_id = $2',
-      values: [merchantId, referenceId],
-    });
-    return row && { record: JSON.parse(row.record) as Disbursement, written: row.record, revision: row.revision };
-  }
 
   async claim(step: ClaimStep): Promise<ClaimAnswer> {
     const [row] = await this.send<ClaimRow>(claimStatement(step));

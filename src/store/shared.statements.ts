@@ -1,49 +1,250 @@
+import { AuditCheckpoint } from '../disbursements/audit.keys';
+import { Beneficiary } from '../disbursements/beneficiary.model';
+import { Disbursement } from '../disbursements/disbursement.model';
+import {
+  AuditPage,
+  AuditQuery,
+  HistoryEntry,
+  HistoryPage,
+  HistoryPosition,
+  HistoryQuery,
+  LoggedChange,
+  MerchantChainHead,
+  ScheduledWaiting,
+  START_POSITION,
+  StatementLine,
+} from '../disbursements/disbursement.ports';
+import { sql } from '../database/sql.dialect';
+import {
+  auditCondition,
+  AuditRow,
+  checkpointOf,
+  CheckpointRow,
+  entryOf,
+  historyCondition,
+  historyEntryOf,
+  historyPageSql,
+  HistoryRow,
+} from './payout.row';
+import { read, Read } from './store.read';
+
 /*
- * Reads of payouts, the change log, the chain heads and the checkpoints that both stores make, each written
- * once with `?` placeholders: SQLite uses them as they are, PostgreSQL numbers them when its module
- * loads (sql.dialect.ts).
+ * The reads both stores make, each written once: its statement and how its rows become the answer
+ * (store.read.ts). A name is PostgreSQL's prepared statement for that fixed text. PostgreSQL answers a
+ * BIGINT (and a count) as text, SQLite as a number: every such column is read with Number.
  */
 
-export const CHANGES_AFTER =
-  'SELECT position, record FROM payout_changes WHERE merchant_id = ? AND position > ? ORDER BY position LIMIT ?';
+const parsed = (record: string) => JSON.parse(record) as Disbursement;
 
-export const HAS_CHANGE = 'SELECT 1 FROM payout_changes WHERE merchant_id = ? AND position = ? AND at >= ?';
+/** The payout's record and the revision a conditional write expects. */
+export const current = (merchantId: string, referenceId: string) =>
+  read(
+    'get',
+    sql`SELECT revision, record FROM payouts WHERE merchant_id = ${merchantId} AND reference_id = ${referenceId}`,
+    ([row]: { revision: number | string; record: string }[]) =>
+      row && { revision: String(row.revision), record: parsed(row.record), written: row.record },
+  );
 
-export const CHANGE_HEAD = 'SELECT change_position FROM merchant_heads WHERE merchant_id = ?';
+/** The records asked for, in the order asked, undefined for each missing. */
+export const many = (merchantId: string, referenceIds: readonly string[]) =>
+  read(
+    'get-many',
+    {
+      sqlite: sql`SELECT reference_id, record FROM payouts WHERE merchant_id = ${merchantId}
+        AND reference_id IN (SELECT value FROM json_each(${JSON.stringify(referenceIds)}))`,
+      postgres: sql`SELECT reference_id, record FROM payouts WHERE merchant_id = ${merchantId}
+        AND reference_id = ANY(${referenceIds}::text[])`,
+    },
+    (rows: { reference_id: string; record: string }[]) => {
+      const found = new Map(rows.map((r) => [r.reference_id, r.record]));
+      return referenceIds.map((id) => {
+        const json = found.get(id);
+        return json === undefined ? undefined : parsed(json);
+      });
+    },
+  );
 
-/** The merchant's audit head as its head row records it (sequence 0: no entry yet). */
-export const AUDIT_HEAD = 'SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = ?';
+/** The day's reserved minor units: the merchant's counter (actor '') and the actor's. */
+export const reserved = (merchantId: string, day: string, currency: string, actorId: string) =>
+  read(
+    'reserved',
+    sql`SELECT actor_id, minor FROM daily_reservations
+      WHERE merchant_id = ${merchantId} AND day = ${day} AND currency = ${currency} AND actor_id IN ('', ${actorId})`,
+    (rows: { actor_id: string; minor: number | string }[]) => {
+      const minorOf = (actor: string) => Number(rows.find((r) => r.actor_id === actor)?.minor ?? 0);
+      return { merchant: minorOf(''), actor: minorOf(actorId) };
+    },
+  );
 
-export const LATEST_CHECKPOINTS =
-  'SELECT * FROM audit_checkpoints WHERE merchant_id = ? ORDER BY sequence DESC LIMIT ?';
-
-export const GET_RECORD = 'SELECT record FROM payouts WHERE merchant_id = ? AND reference_id = ?';
+export const beneficiary = (merchantId: string, id: string) =>
+  read(
+    'beneficiary-get',
+    sql`SELECT record FROM beneficiaries WHERE merchant_id = ${merchantId} AND id = ${id}`,
+    ([row]: { record: string }[]) => row && (JSON.parse(row.record) as Beneficiary),
+  );
 
 /** Chain heads past their merchant's last signed checkpoint. */
-export const UNSIGNED_HEADS = `SELECT merchant_id, audit_sequence, audit_hash FROM merchant_heads h
+export const unsignedHeads = () =>
+  read(
+    'unsigned-heads',
+    sql`SELECT merchant_id, audit_sequence, audit_hash FROM merchant_heads h
   WHERE audit_sequence > coalesce((SELECT max(sequence) FROM audit_checkpoints c WHERE c.merchant_id = h.merchant_id), 0)
-  ORDER BY merchant_id`;
+  ORDER BY merchant_id`,
+    (rows: { merchant_id: string; audit_sequence: number | string; audit_hash: string }[]): MerchantChainHead[] =>
+      rows.map((r) => ({ merchantId: r.merchant_id, sequence: Number(r.audit_sequence), hash: r.audit_hash })),
+  );
+
+/** The merchant's audit head as its head row records it (none before its first entry). */
+export const auditHead = (merchantId: string) =>
+  read(
+    'audit-head-read',
+    sql`SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = ${merchantId} AND audit_sequence > 0`,
+    ([head]: { audit_sequence: number | string; audit_hash: string }[]) =>
+      head && { sequence: Number(head.audit_sequence), hash: head.audit_hash },
+  );
+
+export const latestCheckpoints = (merchantId: string, limit: number) =>
+  read(
+    'latest-checkpoints',
+    sql`SELECT * FROM audit_checkpoints WHERE merchant_id = ${merchantId} ORDER BY sequence DESC LIMIT ${limit}`,
+    (rows: CheckpointRow[]): AuditCheckpoint[] => rows.map(checkpointOf),
+  );
+
+export const auditPage = (merchantId: string, query: AuditQuery) =>
+  read(
+    undefined,
+    sql`SELECT * FROM audit_log WHERE ${auditCondition(merchantId, query)} ORDER BY sequence LIMIT ${query.limit + 1}`,
+    (rows: AuditRow[]): AuditPage => ({
+      entries: rows.slice(0, query.limit).map(entryOf),
+      hasMore: rows.length > query.limit,
+    }),
+    true,
+  );
+
+/** Sums by currency and status; `count` and `minor` as the engine answers them. */
+export interface StatementRow {
+  currency: string;
+  status: StatementLine['status'];
+  count: number | string;
+  minor: number | string;
+}
+
+/** A statement's window summed in one statement. */
+export const statement = (merchantId: string, from: number, to: number) =>
+  read(
+    'statement',
+    sql`SELECT currency, status, count(*) AS count, sum(amount_minor) AS minor FROM payouts
+       WHERE merchant_id = ${merchantId} AND created_at >= ${from} AND created_at < ${to}
+       GROUP BY currency, status ORDER BY currency, status`,
+    (rows: StatementRow[]): StatementLine[] =>
+      rows.map((r) => ({
+        currency: r.currency,
+        status: r.status,
+        count: Number(r.count),
+        amountMinor: Number(r.minor),
+      })),
+  );
+
+/**
+ * A keyset page of payouts created in [from, to), after (created_at, reference_id). The range starts
+ * at the page's first possible row: SQLite seeks the index on the created_at range, not on the row
+ * value, so from the window's start each page would first step over every row before it (pages ever
+ * slower, an export's time growing with its square).
+ */
+export const createdBetween = (
+  merchantId: string,
+  window: { from: number; to: number },
+  after: HistoryPosition | undefined,
+  limit: number,
+) =>
+  read(
+    'created-between',
+    sql`SELECT created_at, reference_id, record FROM payouts
+  WHERE merchant_id = ${merchantId} AND created_at >= ${Math.max(window.from, after?.at ?? window.from)}
+  AND created_at < ${window.to} AND (created_at, reference_id) > (${after?.at ?? window.from - 1}, ${after?.referenceId ?? ''})
+  ORDER BY created_at, reference_id LIMIT ${limit}`,
+    (rows: HistoryRow[]): HistoryEntry[] => rows.map(historyEntryOf),
+    true,
+  );
+
+/** A keyset page of payouts written since `since`, after (created_at, reference_id). */
+export const writtenSince = (merchantId: string, since: number, after: HistoryPosition | undefined, limit: number) =>
+  read(
+    'written-since',
+    sql`SELECT created_at, reference_id, record FROM payouts
+  WHERE merchant_id = ${merchantId} AND written_at >= ${since}
+  AND (created_at, reference_id) > (${after?.at ?? -1}, ${after?.referenceId ?? ''})
+  ORDER BY created_at, reference_id LIMIT ${limit}`,
+    (rows: HistoryRow[]): HistoryEntry[] => rows.map(historyEntryOf),
+    true,
+  );
+
+export const due = (now: number, limit: number) =>
+  read(
+    'due',
+    sql`SELECT record FROM payouts WHERE due_at IS NOT NULL AND due_at <= ${now}
+        AND (leased_until IS NULL OR leased_until <= ${now}) ORDER BY due_at LIMIT ${limit}`,
+    (rows: { record: string }[]) => rows.map((r) => parsed(r.record)),
+  );
+
+export const scheduledWaiting = () =>
+  read(
+    'scheduled_waiting',
+    sql`SELECT count(*) AS count, min(due_at) AS earliest FROM payouts
+  WHERE due_at IS NOT NULL AND status = 'SCHEDULED'`,
+    ([row]: { count: number | string; earliest: number | string | null }[]): ScheduledWaiting => ({
+      count: Number(row.count),
+      earliestDueAt: row.earliest === null ? undefined : Number(row.earliest),
+    }),
+  );
+
+/** A history page and how many payouts its filter matches in all: two statements. */
+export function history(merchantId: string, query: HistoryQuery): Read<HistoryPage> {
+  const page = historyPageSql(historyCondition(merchantId, query.filter, query.after), query);
+  const all = historyCondition(merchantId, query.filter, undefined);
+  return {
+    statements: [{ sql: page }, { sql: sql`SELECT count(*) AS count FROM payouts WHERE ${all}` }],
+    answer: ([rows, counted]) => {
+      const entries = (rows as readonly HistoryRow[]).slice(0, query.limit).map(historyEntryOf);
+      const last = entries.at(-1);
+      return {
+        entries,
+        hasMore: rows.length > query.limit,
+        endPosition: last ? { at: last.at, referenceId: last.referenceId } : query.after,
+        totalCount: Number((counted as readonly { count: number | string }[])[0].count),
+      };
+    },
+  };
+}
+
+export const changesAfter = (merchantId: string, position: string, limit: number) =>
+  read(
+    'changes-after',
+    sql`SELECT position, record FROM payout_changes WHERE merchant_id = ${merchantId} AND position > ${position}
+      ORDER BY position LIMIT ${limit}`,
+    (rows: { position: number | string; record: string }[]): LoggedChange[] =>
+      rows.map((r) => ({ position: String(r.position), record: parsed(r.record) })),
+  );
+
+/** Whether the change is kept: logged at or after `kept`. */
+export const hasChange = (merchantId: string, position: string, kept: number) =>
+  read(
+    'has-change',
+    sql`SELECT 1 FROM payout_changes WHERE merchant_id = ${merchantId} AND position = ${position} AND at >= ${kept}`,
+    (rows) => rows.length > 0,
+  );
+
+export const latestChange = (merchantId: string) =>
+  read(
+    'latest-change',
+    sql`SELECT change_position FROM merchant_heads WHERE merchant_id = ${merchantId}`,
+    ([head]: { change_position: number | string }[]) => (head ? String(head.change_position) : START_POSITION),
+  );
+
+/*
+ * Statements the writes use, with `?` placeholders (PostgreSQL's retention numbers its own).
+ */
 
 /** A batch of final payouts not written since a time: what RECORD_RETENTION_SECONDS removes, one audited removal each. */
 export const FINAL_BEFORE =
   'SELECT merchant_id, reference_id FROM payouts WHERE final = 1 AND written_at < ? ORDER BY written_at LIMIT 1000';
-
-export const SCHEDULED_WAITING = `SELECT count(*) AS count, min(due_at) AS earliest FROM payouts
-  WHERE due_at IS NOT NULL AND status = 'SCHEDULED'`;
-
-/** A keyset page of payouts created in [?, ?), after (created_at, reference_id). */
-export const CREATED_BETWEEN = `SELECT created_at, reference_id, record FROM payouts
-  WHERE merchant_id = ? AND created_at >= ? AND created_at < ? AND (created_at, reference_id) > (?, ?)
-  ORDER BY created_at, reference_id LIMIT ?`;
-
-/** A keyset page of payouts written since ?, after (created_at, reference_id). */
-export const WRITTEN_SINCE = `SELECT created_at, reference_id, record FROM payouts
-  WHERE merchant_id = ? AND written_at >= ? AND (created_at, reference_id) > (?, ?)
-  ORDER BY created_at, reference_id LIMIT ?`;
-
-/** An audit page under a condition built by the caller, with its LIMIT placeholder. */
-export const auditPageSql = (where: string, limit: string) =>
-  `SELECT * FROM audit_log WHERE ${where} ORDER BY sequence LIMIT ${limit}`;
-
-/** How many payouts a history filter matches (PostgreSQL answers a BIGINT as text: read it with Number). */
-export const historyCountSql = (where: string) => `SELECT count(*) AS count FROM payouts WHERE ${where}`;

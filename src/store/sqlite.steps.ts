@@ -2,7 +2,7 @@ import { KeyedDraft } from '../disbursements/audit.entry';
 import { dailyLimitRefusal } from '../disbursements/daily-limit.refusal';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import { columnValues, createdAtOf, PayoutColumns } from './payout.row';
-import { ClaimAnswer, ClaimStep, EraseStep, PayoutSteps, RewriteStep, RowVersion, StoredRow } from './payout.steps';
+import { ClaimAnswer, ClaimStep, EraseStep, PayoutSteps, RewriteStep, RowVersion } from './payout.steps';
 import { MerchantHeads } from './sqlite.heads';
 import { SqliteStatements } from './sqlite.statements';
 
@@ -20,17 +20,9 @@ export class SqliteSteps implements PayoutSteps {
     private readonly q: SqliteStatements,
     private readonly heads: MerchantHeads,
     private readonly write: GroupWrite,
-    private readonly read: <T>(work: () => T) => Promise<T>,
+    /** The day's counters a hold adds to, the merchant's and its actor's, read inside the write. */
+    private readonly held: (merchantId: string, held: Reservation) => { merchant: number; actor: number },
   ) {}
-
-  row(merchantId: string, referenceId: string): Promise<StoredRow | undefined> {
-    return this.read(() => {
-      const row = this.q.getRow.get(merchantId, referenceId) as { revision: number; record: string } | undefined;
-      return (
-        row && { record: JSON.parse(row.record) as Disbursement, written: row.record, revision: String(row.revision) }
-      );
-    });
-  }
 
   claim({ record, columns, hold, logged, audit }: ClaimStep): Promise<ClaimAnswer> {
     const { merchantId, referenceId } = record;
@@ -91,13 +83,6 @@ export class SqliteSteps implements PayoutSteps {
 
   private removed(at: RowVersion): boolean {
     return this.q.remove.run(at.merchantId, at.referenceId, at.revision).changes === 1;
-  }
-
-  /** The day's counters a hold adds to: the merchant's and its actor's. */
-  private held(merchantId: string, held: Reservation): { merchant: number; actor: number } {
-    const minor = (actor: string) =>
-      (this.q.reserved.get(merchantId, held.day, held.currency, actor) as { minor: number } | undefined)?.minor ?? 0;
-    return { merchant: minor(''), actor: minor(held.actorId) };
   }
 
   /** Adds (1) or gives back (-1) a reservation; a counter back at zero goes, so past days leave nothing. */

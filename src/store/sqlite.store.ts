@@ -54,7 +54,7 @@ export class SqliteStore
     this.q,
     this.heads,
     (work) => this.write(work),
-    async (work) => this.guarded(work),
+    (merchantId, held) => this.held(merchantId, held.day, held.currency, held.actorId),
   );
 
   async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
