@@ -4,6 +4,7 @@ import { ReservationCaps } from '../disbursements/payout.controls';
 import { shownOnInsert } from '../disbursements/disbursement.record';
 import { RelayJob } from '../disbursements/relay.job';
 import { enqueueRelayJob } from '../database/relay-jobs.statements';
+import { compile, raw } from '../database/sql.dialect';
 import {
   columnValues,
   createdAtOf,
@@ -126,7 +127,8 @@ function logged(record: string, at: string, after: string): string {
 
 /** Queues the payout's relay job, due at `at`, when the write `after` named happened. */
 function relayed(v: Values, job: RelayJob, at: string, after: string): string {
-  return `, relayed AS (${enqueueRelayJob(after, at, v.add(JSON.stringify(job)))})`;
+  const insert = enqueueRelayJob(raw(after), raw(at), raw(v.add(JSON.stringify(job))));
+  return `, relayed AS (${compile(insert, 'postgres').text})`;
 }
 
 export function insertStatement(record: Disbursement, writtenAt: number, audit: readonly KeyedDraft[]): PayoutWrite {
