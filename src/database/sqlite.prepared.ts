@@ -8,7 +8,7 @@ export interface SqliteRunner {
   all<T>(statement: Sql): T[];
 }
 
-/** Prepared statements by text, per file: a closed file's go with it. */
+/** Prepared statements by text, per file; they go when the file's Database object does. */
 const PREPARED = new WeakMap<Database, Map<string, Statement>>();
 
 export function sqliteRunner(db: Database): SqliteRunner {
