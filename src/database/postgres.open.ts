@@ -1,6 +1,8 @@
 import { Pool } from 'pg';
+import { pgQuery } from './postgres.query';
 import { migratePostgres } from './schema.migrate';
 import { MIGRATIONS } from './schema.migrations';
+import { sql } from './sql.dialect';
 
 export interface PostgresOptions {
   /** Connections this process holds at most. */
@@ -49,7 +51,7 @@ async function migrateAsOwner(ownerUrl: string, gateway: Pool): Promise<void> {
   const { rows } = await gateway.query<{ role: string }>('SELECT current_user AS role');
   const owner = postgresPool(ownerUrl, { maxConnections: 1 });
   try {
-    const { rows: same } = await owner.query<{ same: boolean }>('SELECT current_user = $1 AS same', [rows[0].role]);
+    const { rows: same } = await pgQuery<{ same: boolean }>(owner, sql`SELECT current_user = ${rows[0].role} AS same`);
     await migratePostgres(owner, MIGRATIONS, same[0].same ? undefined : rows[0].role);
   } finally {
     await owner.end();

@@ -2,9 +2,12 @@ import type { Database as SqliteDatabase } from 'better-sqlite3';
 import type { Pool } from 'pg';
 import { gatewayGrants } from './postgres.grants';
 import { POSTGRES_SCHEMA } from './postgres.migrations';
+import { pgQuery } from './postgres.query';
 import { Migration, migrationText } from './schema.engine';
 import { MIGRATIONS } from './schema.migrations';
+import { sql } from './sql.dialect';
 import { SQLITE_SCHEMA } from './sqlite.migrations';
+import { sqliteRunner } from './sqlite.prepared';
 
 /** The database holds a schema newer than this build knows: running on it could corrupt records. */
 export class SchemaTooNewError extends Error {
@@ -22,6 +25,10 @@ const LEDGER = `CREATE TABLE IF NOT EXISTS schema_migrations (
   applied_at BIGINT NOT NULL
 )`;
 
+const APPLIED = sql`SELECT max(version) AS v FROM schema_migrations`;
+const recordApplied = (m: Migration, at: number) =>
+  sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${m.version}, ${m.name}, ${at})`;
+
 /** One key for the advisory lock that makes replicas starting together migrate one after another. */
 const MIGRATION_LOCK = 7_301_944_112;
 
@@ -36,12 +43,11 @@ export function migrateSqlite(db: SqliteDatabase, migrations: readonly Migration
   return db
     .transaction(() => {
       db.exec(LEDGER);
-      const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
-      const todo = pending(row.v ?? 0, migrations);
-      const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+      const q = sqliteRunner(db);
+      const todo = pending(q.get<{ v: number | null }>(APPLIED)?.v ?? 0, migrations);
       for (const m of todo) {
         db.exec(migrationText(m, SQLITE_SCHEMA));
-        record.run(m.version, m.name, Date.now());
+        q.run(recordApplied(m, Date.now()));
       }
       return todo.map((m) => m.version);
     })
@@ -62,17 +68,13 @@ export async function migratePostgres(
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await pgQuery(client, sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
     await client.query(LEDGER);
-    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+    const { rows } = await pgQuery<{ v: number | null }>(client, APPLIED);
     const todo = pending(rows[0].v ?? 0, migrations);
     for (const m of todo) {
       await client.query(migrationText(m, POSTGRES_SCHEMA));
-      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
-        m.version,
-        m.name,
-        Date.now(),
-      ]);
+      await pgQuery(client, recordApplied(m, Date.now()));
     }
     if (grantTo !== undefined) await client.query(gatewayGrants(grantTo));
     await client.query('COMMIT');

@@ -1,4 +1,6 @@
 import { Client, Notification, Pool } from 'pg';
+import { pgQuery } from '../database/postgres.query';
+import { sql } from '../database/sql.dialect';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { DisbursementEvents } from '../disbursements/disbursement.ports';
 import { PubSubEvents } from './pubsub.events';
@@ -127,9 +129,9 @@ export class PostgresEvents implements DisbursementEvents {
   }
 
   private async read(merchantId: string, position: string): Promise<Disbursement | undefined> {
-    const { rows } = await this.opts.pool.query<{ record: string }>(
-      'SELECT record FROM payout_changes WHERE merchant_id = $1 AND position = $2',
-      [merchantId, position],
+    const { rows } = await pgQuery<{ record: string }>(
+      this.opts.pool,
+      sql`SELECT record FROM payout_changes WHERE merchant_id = ${merchantId} AND position = ${position}`,
     );
     return rows[0] && (JSON.parse(rows[0].record) as Disbursement);
   }

@@ -1,16 +1,9 @@
 import type { Pool } from 'pg';
 import { randomUUID } from 'node:crypto';
-import { numbered } from '../database/sql.dialect';
+import { pgQuery } from '../database/postgres.query';
 import { RelayJob } from '../disbursements/relay.job';
 import { chooseDue, LeasedRelayJob, LeaseFairness, RelayQueue } from './relay.queue';
-import { DUE, FINISH, RETRY, TAKE_CHOSEN } from './relay-queue.statements';
-
-const Q = {
-  due: numbered(DUE),
-  take: numbered(TAKE_CHOSEN),
-  retry: numbered(RETRY),
-  finish: numbered(FINISH),
-};
+import { due, finish, retry, takeChosen } from './relay-queue.statements';
 
 interface Row {
   merchant_id: string;
@@ -31,7 +24,7 @@ export class PostgresRelayQueue implements RelayQueue {
   constructor(private readonly pool: Pool) {}
 
   async lease(now: Date, limit: number, leaseUntil: Date, fairness?: LeaseFairness): Promise<LeasedRelayJob[]> {
-    const { rows } = await this.pool.query<Row>(Q.due, [now.getTime(), limit]);
+    const { rows } = await pgQuery<Row>(this.pool, due(now.getTime(), limit));
     const chosen = chooseDue(
       rows.map((row) => ({
         ...row,
@@ -43,14 +36,15 @@ export class PostgresRelayQueue implements RelayQueue {
       fairness,
     );
     if (chosen.length === 0) return [];
-    const token = randomUUID();
-    const taken = await this.pool.query<{ merchant_id: string; reference_id: string; lease: string }>(Q.take, [
-      chosen.map((j) => j.merchant_id),
-      chosen.map((j) => j.reference_id),
-      now.getTime(),
-      token,
-      leaseUntil.getTime(),
-    ]);
+    const taken = await pgQuery<{ merchant_id: string; reference_id: string; lease: string }>(
+      this.pool,
+      takeChosen(
+        { merchantIds: chosen.map((j) => j.merchant_id), referenceIds: chosen.map((j) => j.reference_id) },
+        now.getTime(),
+        randomUUID(),
+        leaseUntil.getTime(),
+      ),
+    );
     const leases = new Map(taken.rows.map((r) => [`${r.merchant_id}\u0000${r.reference_id}`, r.lease]));
     return chosen.flatMap((row) => {
       const lease = leases.get(`${row.merchant_id}\u0000${row.reference_id}`);
@@ -59,11 +53,11 @@ export class PostgresRelayQueue implements RelayQueue {
   }
 
   async retry(job: LeasedRelayJob, at: Date): Promise<void> {
-    await this.pool.query(Q.retry, [job.attempts + 1, at.getTime(), job.merchantId, job.referenceId, job.lease]);
+    await pgQuery(this.pool, retry(job, at.getTime()));
   }
 
   async finish(job: LeasedRelayJob): Promise<void> {
-    await this.pool.query(Q.finish, [job.merchantId, job.referenceId, job.lease]);
+    await pgQuery(this.pool, finish(job));
   }
 
   async close(): Promise<void> {}

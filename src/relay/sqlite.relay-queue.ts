@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { RelayJob } from '../disbursements/relay.job';
 import { SqliteFile } from '../database/sqlite.open';
+import { SqliteRunner, sqliteRunner } from '../database/sqlite.prepared';
 import { chooseDue, LeasedRelayJob, LeaseFairness, RelayQueue } from './relay.queue';
-import { DUE, FINISH, RETRY, TAKE_ONE } from './relay-queue.statements';
+import { due, finish, retry, takeOne } from './relay-queue.statements';
 
 interface Row {
   merchant_id: string;
@@ -14,22 +15,17 @@ interface Row {
 
 /** Relay work in the embedded file: one process, so each step is one synchronous write in the file's group commit. */
 export class SqliteRelayQueue implements RelayQueue {
-  private readonly q;
+  private readonly q: SqliteRunner;
   private readonly writes: SqliteFile['writes'];
 
   constructor({ db, writes }: SqliteFile) {
     this.writes = writes;
-    this.q = {
-      due: db.prepare(DUE),
-      take: db.prepare(TAKE_ONE),
-      retry: db.prepare(RETRY),
-      finish: db.prepare(FINISH),
-    };
+    this.q = sqliteRunner(db);
   }
 
   async lease(now: Date, limit: number, leaseUntil: Date, fairness?: LeaseFairness): Promise<LeasedRelayJob[]> {
     return this.writes.write(() => {
-      const rows = (this.q.due.all(now.getTime(), limit) as Row[]).map((row) => ({
+      const rows = this.q.all<Row>(due(now.getTime(), limit)).map((row) => ({
         ...row,
         merchantId: row.merchant_id,
         referenceId: row.reference_id,
@@ -38,7 +34,7 @@ export class SqliteRelayQueue implements RelayQueue {
       const token = randomUUID();
       return chooseDue(rows, limit, fairness).map((row, i) => {
         const lease = `${token}:${i + 1}`;
-        this.q.take.run(lease, leaseUntil.getTime(), row.merchant_id, row.reference_id);
+        this.q.run(takeOne(lease, leaseUntil.getTime(), row.merchant_id, row.reference_id));
         return { ...(JSON.parse(row.job) as RelayJob), attempts: row.attempts, lease };
       });
     });
@@ -46,13 +42,13 @@ export class SqliteRelayQueue implements RelayQueue {
 
   async retry(job: LeasedRelayJob, at: Date): Promise<void> {
     return this.writes.write(() => {
-      this.q.retry.run(job.attempts + 1, at.getTime(), job.merchantId, job.referenceId, job.lease);
+      this.q.run(retry(job, at.getTime()));
     });
   }
 
   async finish(job: LeasedRelayJob): Promise<void> {
     return this.writes.write(() => {
-      this.q.finish.run(job.merchantId, job.referenceId, job.lease);
+      this.q.run(finish(job));
     });
   }
 

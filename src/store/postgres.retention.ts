@@ -1,8 +1,7 @@
 import type { Pool } from 'pg';
-import { numbered } from '../database/sql.dialect';
-import { FINAL_BEFORE } from './shared.statements';
-
-const FINALS = numbered(FINAL_BEFORE);
+import { pgQuery } from '../database/postgres.query';
+import { sql } from '../database/sql.dialect';
+import { finalBefore } from './retention.statements';
 
 /**
  * One bounded batch of what retention lets go: changes older than EVENT_RETENTION_SECONDS and client
@@ -16,14 +15,14 @@ export async function pruneBatch(
   eventRetentionMs: number,
   retentionMs: number,
 ): Promise<{ removed: number; finals: { merchantId: string; referenceId: string }[] }> {
-  const changes = await pool.query(
-    `DELETE FROM payout_changes WHERE (merchant_id, position) IN
-       (SELECT merchant_id, position FROM payout_changes WHERE at < $1 LIMIT 1000)`,
-    [now - eventRetentionMs],
+  const changes = await pgQuery(
+    pool,
+    sql`DELETE FROM payout_changes WHERE (merchant_id, position) IN
+       (SELECT merchant_id, position FROM payout_changes WHERE at < ${now - eventRetentionMs} LIMIT 1000)`,
   );
-  await pool.query('DELETE FROM client_quotas WHERE expire < $1', [now - 3600_000]);
+  await pgQuery(pool, sql`DELETE FROM client_quotas WHERE expire < ${now - 3600_000}`);
   const removed = changes.rowCount ?? 0;
   if (retentionMs <= 0) return { removed, finals: [] };
-  const { rows } = await pool.query<{ merchant_id: string; reference_id: string }>(FINALS, [now - retentionMs]);
+  const { rows } = await pgQuery<{ merchant_id: string; reference_id: string }>(pool, finalBefore(now - retentionMs));
   return { removed, finals: rows.map((row) => ({ merchantId: row.merchant_id, referenceId: row.reference_id })) };
 }

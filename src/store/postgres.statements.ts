@@ -2,6 +2,7 @@ import { KeyedDraft } from '../disbursements/audit.entry';
 import { Reservation } from '../disbursements/disbursement.model';
 import { RelayJob } from '../disbursements/relay.job';
 import { enqueueRelayJob } from '../database/relay-jobs.statements';
+import { compile, raw } from '../database/sql.dialect';
 import {
   columnValues,
   createdAtOf,
@@ -118,7 +119,8 @@ function logged(record: string, at: string, after: string): string {
 
 /** Queues the payout's relay job, due at `at`, when the write `after` named happened. */
 function relayed(v: Values, job: RelayJob, at: string, after: string): string {
-  return `, relayed AS (${enqueueRelayJob(after, at, v.add(JSON.stringify(job)))})`;
+  const insert = enqueueRelayJob(raw(after), raw(at), raw(v.add(JSON.stringify(job))));
+  return `, relayed AS (${compile(insert, 'postgres').text})`;
 }
 
 /** What a claim answers: whether it inserted, the record already stored, and a refused hold's counters. */

@@ -1,15 +1,7 @@
 import type { Pool } from 'pg';
-import { numbered } from '../database/sql.dialect';
-import { claim, pause, sweep, TAKE, TAKE_PAIR } from './budget.statements';
+import { pgQuery } from '../database/postgres.query';
+import { claim, pause, POSTGRES_CLOCK, sweep, take, takePair } from './budget.statements';
 import { BudgetLedger, Take } from './provider.budget';
-
-const Q = {
-  take: numbered(TAKE),
-  takePair: numbered(TAKE_PAIR),
-  pause: numbered(pause('postgres')),
-  claim: numbered(claim('postgres')),
-  sweep: numbered(sweep('postgres')),
-};
 
 /** Claims made before expired ones are swept. */
 const SWEEP_EVERY = 1000;
@@ -25,35 +17,35 @@ export class PostgresBudgetLedger implements BudgetLedger {
   constructor(private readonly pool: Pool) {}
 
   async take(key: string, perMinute: number, read: boolean): Promise<Take> {
-    const { rows } = await this.pool.query<{ taken: boolean; wait_ms: string; paused: boolean }>({
-      name: 'budget-take',
-      text: Q.take,
-      values: [key, perMinute, read],
-    });
+    const { rows } = await pgQuery<{ taken: boolean; wait_ms: string; paused: boolean }>(
+      this.pool,
+      take(key, perMinute, read),
+      'budget-take',
+    );
     const [row] = rows;
     return row.taken ? { taken: true } : { taken: false, waitMs: Number(row.wait_ms), paused: row.paused };
   }
 
   async takePair(key: string, perMinute: number): Promise<{ first: Take; second: boolean }> {
-    const { rows } = await this.pool.query<{ taken: boolean; wait_ms: string; paused: boolean; second: boolean }>({
-      name: 'budget-take-pair',
-      text: Q.takePair,
-      values: [key, perMinute, key, perMinute],
-    });
+    const { rows } = await pgQuery<{ taken: boolean; wait_ms: string; paused: boolean; second: boolean }>(
+      this.pool,
+      takePair(key, perMinute),
+      'budget-take-pair',
+    );
     const [row] = rows;
     const first: Take = row.taken ? { taken: true } : { taken: false, waitMs: Number(row.wait_ms), paused: row.paused };
     return { first, second: row.second };
   }
 
   async pause(key: string, ms: number): Promise<void> {
-    await this.pool.query(Q.pause, [key, Math.ceil(ms)]);
+    await pgQuery(this.pool, pause(POSTGRES_CLOCK, key, Math.ceil(ms)));
   }
 
   async claim(key: string, ms: number): Promise<boolean> {
     this.claims += 1;
     // Expired claims are swept now and then; one that lingers only costs its row.
-    if (this.claims % SWEEP_EVERY === 0) await this.pool.query(Q.sweep);
-    const { rowCount } = await this.pool.query(Q.claim, [key, ms]);
+    if (this.claims % SWEEP_EVERY === 0) await pgQuery(this.pool, sweep(POSTGRES_CLOCK));
+    const { rowCount } = await pgQuery(this.pool, claim(POSTGRES_CLOCK, key, ms));
     return rowCount === 1;
   }
 

@@ -1,15 +1,9 @@
 import type { Database } from 'better-sqlite3';
 import { SqliteFile } from '../database/sqlite.open';
+import { SqliteRunner, sqliteRunner } from '../database/sqlite.prepared';
 import { Bucket, takeFrom } from './budget.bucket';
-import { BUCKET, claim, pause, PUT_BUCKET, sweep } from './budget.statements';
+import { BucketRow, claim, getBucket, pause, putBucket, sweep } from './budget.statements';
 import { BudgetLedger, Take } from './provider.budget';
-
-interface Row {
-  tokens: number | null;
-  read_tokens: number | null;
-  counted_at: number;
-  paused_until: number;
-}
 
 /** Claims made before expired ones are swept. */
 const SWEEP_EVERY = 1000;
@@ -32,7 +26,7 @@ const FILES = new WeakMap<Database, FileBudgets>();
  * the call that learnt it goes on, and claims as before.
  */
 export class SqliteBudgetLedger implements BudgetLedger {
-  private readonly q;
+  private readonly q: SqliteRunner;
   private claims = 0;
   private readonly writes: SqliteFile['writes'];
   private readonly budgets: FileBudgets;
@@ -42,13 +36,7 @@ export class SqliteBudgetLedger implements BudgetLedger {
     private readonly now: () => number = Date.now,
   ) {
     this.writes = writes;
-    this.q = {
-      get: db.prepare(BUCKET),
-      put: db.prepare(PUT_BUCKET),
-      pause: db.prepare(pause('sqlite')),
-      claim: db.prepare(claim('sqlite')),
-      sweep: db.prepare(sweep('sqlite')),
-    };
+    this.q = sqliteRunner(db);
     let budgets = FILES.get(db);
     if (!budgets) {
       budgets = { buckets: new Map(), dirty: new Set() };
@@ -68,17 +56,17 @@ export class SqliteBudgetLedger implements BudgetLedger {
 
   async pause(key: string, ms: number): Promise<void> {
     const now = this.now();
-    await this.writes.write(() => this.q.pause.run(key, now, now, ms));
+    await this.writes.write(() => this.q.run(pause({ engine: 'sqlite', ms: now }, key, ms)));
     const bucket = this.bucket(key) ?? { at: now, pausedUntil: 0 };
     this.budgets.buckets.set(key, { ...bucket, pausedUntil: Math.max(bucket.pausedUntil, now + ms) });
   }
 
   async claim(key: string, ms: number): Promise<boolean> {
     return this.writes.write(() => {
-      const now = this.now();
+      const clock = { engine: 'sqlite', ms: this.now() } as const;
       this.claims += 1;
-      if (this.claims % SWEEP_EVERY === 0) this.q.sweep.run(now);
-      return this.q.claim.run(key, now, ms, now).changes === 1;
+      if (this.claims % SWEEP_EVERY === 0) this.q.run(sweep(clock));
+      return this.q.run(claim(clock, key, ms)).changes === 1;
     });
   }
 
@@ -98,7 +86,7 @@ export class SqliteBudgetLedger implements BudgetLedger {
   private bucket(key: string): Bucket | undefined {
     const { buckets } = this.budgets;
     if (buckets.has(key)) return buckets.get(key);
-    const row = this.q.get.get(key) as Row | undefined;
+    const row = this.q.get<BucketRow>(getBucket(key));
     const bucket: Bucket | undefined = row && {
       all: row.tokens ?? undefined,
       reads: row.read_tokens ?? undefined,
@@ -114,7 +102,7 @@ export class SqliteBudgetLedger implements BudgetLedger {
     const { buckets, dirty } = this.budgets;
     for (const key of dirty) {
       const b = buckets.get(key);
-      if (b) this.q.put.run(key, b.all ?? null, b.reads ?? null, b.at, b.pausedUntil);
+      if (b) this.q.run(putBucket(key, b));
     }
     dirty.clear();
   }

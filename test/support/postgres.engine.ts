@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { escapeIdentifier, type Pool } from 'pg';
 import { ClientRateLimit } from '../../src/auth/client.rate-limit';
 import { openPostgres, postgresPool } from '../../src/database/postgres.open';
-import { ENQUEUE } from '../../src/database/relay-jobs.statements';
+import { pgQuery } from '../../src/database/postgres.query';
+import { enqueueOne } from '../../src/database/relay-jobs.statements';
 import { migratePostgres } from '../../src/database/schema.migrate';
-import { numbered } from '../../src/database/sql.dialect';
 import { PostgresEvents } from '../../src/events/postgres.events';
 import { PostgresRelayQueue } from '../../src/relay/postgres.relay-queue';
 import { PostgresReconciliations } from '../../src/store/postgres.reconciliations';
@@ -33,12 +33,7 @@ async function openPostgresDatabase(): Promise<TestDatabase> {
     },
     relayQueue: () => new PostgresRelayQueue(pool()),
     queueRelay: async (job, at) =>
-      void (await pools[0].query(numbered(ENQUEUE), [
-        at.getTime(),
-        JSON.stringify(job),
-        job.merchantId,
-        job.referenceId,
-      ])),
+      void (await pgQuery(pools[0], enqueueOne(at.getTime(), JSON.stringify(job), job.merchantId, job.referenceId))),
     budget: () => new PostgresBudgetLedger(pool()),
     rateLimit: (perMinute) => ClientRateLimit.inPostgres(pool(), perMinute),
     runs: () => new PostgresReconciliations(pool()),

@@ -4,7 +4,8 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientRateLimit } from '../../src/auth/client.rate-limit';
-import { ENQUEUE } from '../../src/database/relay-jobs.statements';
+import { enqueueOne } from '../../src/database/relay-jobs.statements';
+import { sqliteRunner } from '../../src/database/sqlite.prepared';
 import { migrateSqlite } from '../../src/database/schema.migrate';
 import { openSqlite } from '../../src/database/sqlite.open';
 import { PubSubEvents } from '../../src/events/pubsub.events';
@@ -41,7 +42,7 @@ async function openSqliteDatabase(): Promise<TestDatabase> {
     relayQueue: () => new SqliteRelayQueue(handle),
     queueRelay: (job, at) =>
       handle.writes.write(() => {
-        handle.db.prepare(ENQUEUE).run(at.getTime(), JSON.stringify(job), job.merchantId, job.referenceId);
+        sqliteRunner(handle.db).run(enqueueOne(at.getTime(), JSON.stringify(job), job.merchantId, job.referenceId));
       }),
     budget: () => new SqliteBudgetLedger(handle),
     rateLimit: (perMinute) => ClientRateLimit.inMemory(perMinute),
