@@ -20,7 +20,8 @@ import {
   DisbursementStore,
   RecordsReader,
 } from '../disbursements/disbursement.ports';
-import { insertBeneficiaryRow, updateBeneficiaryRow } from './sqlite.beneficiaries';
+import { sqliteBook } from './sqlite.beneficiaries';
+import { insertBeneficiary, updateBeneficiary } from './beneficiary.write';
 import { codeOf, SqliteReads, SqliteStoreOptions, unavailable } from './sqlite.reads';
 
 /** A write the disk refused: full, or an I/O error. */
@@ -123,7 +124,7 @@ export class SqliteStore
   }
 
   async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
-    return this.write(() => ({ result: { duplicate: insertBeneficiaryRow(this.db, write, this.appendTo) } }));
+    return insertBeneficiary(this.book, write);
   }
 
   async updateBeneficiary(
@@ -131,12 +132,16 @@ export class SqliteStore
     id: string,
     change: (current: Beneficiary) => BeneficiaryWrite | undefined,
   ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
-    return this.write(() => ({ result: updateBeneficiaryRow(this.db, merchantId, id, change, this.appendTo) }));
+    return updateBeneficiary(this.book, merchantId, id, change);
   }
 
-  /** Appends to the merchant's chain inside the write under way. */
-  private readonly appendTo = (merchantId: string, drafts: readonly AuditDraft[]) =>
-    appendAuditChain(this.q, this.opts.entryKey, merchantId, drafts);
+  /** The beneficiary book's statements on this file (sqlite.beneficiaries.ts). */
+  private readonly book = sqliteBook({
+    db: this.db,
+    read: (work) => this.guarded(work),
+    write: (work) => this.write(() => ({ result: work() })),
+    append: (merchantId, drafts) => appendAuditChain(this.q, this.opts.entryKey, merchantId, drafts),
+  });
 
   async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
     return this.write(() => {
