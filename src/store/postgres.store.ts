@@ -40,7 +40,7 @@ import { RecentRows } from './recent.rows';
  * `keyed`); the database numbers and links it from the merchant's head row, whose lock is held only
  * inside the server until that statement commits. The change log's positions and notifications and
  * the chain's links come from triggers (postgres.migrations.ts), so they commit with the change or
- * not at all. `databaseCalls` counts round trips: each statement, BEGIN and COMMIT.
+ * not at all. `databaseCalls` counts round trips: each statement.
  */
 export class PostgresStore
   extends PostgresReads
