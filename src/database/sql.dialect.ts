@@ -55,9 +55,3 @@ export function compile(statement: Sql, dialect: Dialect): Compiled {
   for (let i = 1; i < strings.length; i += 1) text += (dialect === 'sqlite' ? '?' : `$${i}`) + strings[i];
   return { text, values: [...values] };
 }
-
-/** The old style, while its last users move to `sql`: numbers every `?` of a finished statement. */
-export function numbered(text: string): string {
-  let n = 0;
-  return text.replace(/\?/g, () => `$${(n += 1)}`);
-}

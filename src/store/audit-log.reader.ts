@@ -6,7 +6,7 @@ import { LastEntry, StoredPayout } from '../disbursements/audit.verify';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { AuditRow, checkpointOf, CheckpointRow, entryOf } from './payout.row';
 import { compile, join, raw, Sql, sql } from '../database/sql.dialect';
-import { sqliteRunner } from './sqlite.runner';
+import { sqliteRunner } from '../database/sqlite.prepared';
 import { Rows } from './store.read';
 
 /** Where a merchant's chain ends, as its head row records it. */
@@ -156,9 +156,9 @@ function auditLogReader(all: (statement: Sql) => Promise<Rows>, close: () => Pro
 
 /** The embedded file, opened read-only: the gateway may keep running and writing beside it. */
 export function sqliteAuditLog(db: Database.Database): AuditLogReader {
-  const all = sqliteRunner(db);
+  const q = sqliteRunner(db);
   return auditLogReader(
-    async (statement) => all(statement),
+    async (statement) => q.all(statement),
     async () => void db.close(),
   );
 }

@@ -1,85 +1,88 @@
 import type { QueryResultRow } from 'pg';
-import { AuditDraft } from '../disbursements/audit.entry';
-import { accountKey, Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
-import { BeneficiaryWrite } from '../disbursements/disbursement.ports';
-import { numbered } from '../database/sql.dialect';
-import {
-  ACTIVE_DUPLICATE,
-  bookQuery,
-  GET_BENEFICIARY,
-  INSERT_BENEFICIARY,
-  insertValues,
-  UPDATE_BENEFICIARY,
-  updateValues,
-} from './beneficiary.statements';
+import { AuditDraft, KeyedDraft } from '../disbursements/audit.entry';
+import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
+import { compile, Compiled, raw, sql, Sql } from '../database/sql.dialect';
+import { bookQuery, recordOf } from './beneficiary.statements';
+import { BookStatements, BookWrite, Written } from './beneficiary.write';
 
 /*
- * The beneficiary book on PostgreSQL. PostgresStore runs each write in one transaction holding the
- * merchant's book lock (taken first), so the duplicate check, the write and its audit entries are
- * one step against any replica's write of the same book; the entries are appended last, so the
- * merchant's audit head row is locked only for the transaction's COMMIT.
+ * The beneficiary book on PostgreSQL. Each write (beneficiary.write.ts) is one statement in
+ * autocommit, one round trip: the conditional write, the duplicate that stopped it and its audit
+ * entries, appended through audit_append only when the write happened. The merchant's audit head row
+ * is locked by that append, inside the server, until the statement commits; nothing else is locked.
  */
 
-export const GET = numbered(GET_BENEFICIARY);
-const FOR_UPDATE = `${GET} FOR UPDATE`;
-const DUPLICATE = numbered(ACTIVE_DUPLICATE);
-const INSERT = numbered(INSERT_BENEFICIARY);
-const UPDATE = numbered(UPDATE_BENEFICIARY);
+/** One compiled statement, prepared under `name` (one text per name), answered with its rows. */
+export type Run = <R extends QueryResultRow>(name: string, statement: Compiled) => Promise<R[]>;
 
-/** What a beneficiary's change threw (a refusal), carried past the store's outage mapping as it is. */
-export class ChangeRefused extends Error {
-  constructor(readonly refusal: unknown) {
-    super('the change refused the write');
-  }
+/** The text of recordOf, for the reads. */
+export const GET = compile(recordOf('', ''), 'postgres').text;
+
+/** The index that keeps one active beneficiary per account key (schema version 6). */
+const ACTIVE_ACCOUNT = 'beneficiaries_active_account';
+
+/**
+ * The book's statements run one round trip each; `keyed` keys the audit entries as the gateway does
+ * for every write (audit.entry.ts `keyed`), so the database only numbers and links them.
+ */
+export function postgresBook(
+  run: Run,
+  keyed: (merchantId: string, drafts: readonly AuditDraft[]) => KeyedDraft[],
+): BookStatements {
+  return {
+    async read(merchantId, id) {
+      const [row] = await run<{ record: string }>('beneficiary-get', compile(recordOf(merchantId, id), 'postgres'));
+      return row?.record;
+    },
+    async write(step) {
+      const entries = keyed(step.merchantId, step.audit);
+      const name = `beneficiary-${step.shape}${entries.length > 0 ? '-a' : ''}`;
+      try {
+        const [row] = await run<{ done: number; duplicate: string | null }>(
+          name,
+          compile(statement(step, entries), 'postgres'),
+        );
+        return { done: row.done === 1, duplicate: row.duplicate ?? undefined } satisfies Written;
+      } catch (error) {
+        // An update that gave a row a key another write took after this statement's snapshot was
+        // refused by the index, all of it: nothing was written, and a new try sees that one.
+        if ((error as { constraint?: unknown }).constraint === ACTIVE_ACCOUNT) return { done: false };
+        throw error;
+      }
+    },
+  };
 }
 
-type Append = (drafts: readonly AuditDraft[]) => Promise<void>;
-
-/** One statement in the write's transaction, answered with its rows. */
-export type Sql = <R extends QueryResultRow>(text: string, values: unknown[]) => Promise<R[]>;
-
-const parsed = (row: { record: string } | undefined) => (row ? (JSON.parse(row.record) as Beneficiary) : undefined);
-
-async function duplicateOf(sql: Sql, b: Beneficiary): Promise<Beneficiary | undefined> {
-  const rows = await sql<{ record: string }>(DUPLICATE, [b.merchantId, accountKey(b.details), b.id]);
-  return parsed(rows[0]);
+/** The write, its audit entries appended when it happened, and the duplicate when one stopped it. */
+function statement(step: BookWrite, entries: readonly KeyedDraft[]): Sql {
+  const duplicate = step.duplicate ? sql`(${step.duplicate})` : raw('NULL');
+  if (entries.length === 0)
+    return sql`WITH written AS (${step.write})
+SELECT (SELECT count(*) FROM written)::int AS done, ${duplicate} AS duplicate`;
+  // A SELECT in a WITH runs only when read: the answer's `appended` reads it.
+  return sql`WITH written AS (${step.write}),
+audited AS (SELECT audit_append(${step.merchantId}, ${auditRows(entries)}::json) AS appended FROM written)
+SELECT (SELECT count(*) FROM written)::int AS done, ${duplicate} AS duplicate,
+  (SELECT coalesce(sum(appended), 0) FROM audited)::int AS appended`;
 }
 
-export async function insertBeneficiaryRow(
-  sql: Sql,
-  write: BeneficiaryWrite,
-  append: Append,
-): Promise<Beneficiary | undefined> {
-  const duplicate = await duplicateOf(sql, write.beneficiary);
-  if (duplicate) return duplicate;
-  await sql(INSERT, insertValues(write.beneficiary));
-  await append(write.audit);
-  return undefined;
-}
-
-export async function updateBeneficiaryRow(
-  sql: Sql,
-  merchantId: string,
-  id: string,
-  change: (current: Beneficiary) => BeneficiaryWrite | undefined,
-  append: Append,
-): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
-  const rows = await sql<{ record: string }>(FOR_UPDATE, [merchantId, id]);
-  const current = parsed(rows[0]);
-  if (!current) return {};
-  let write: BeneficiaryWrite | undefined;
-  try {
-    write = change(current);
-  } catch (refusal) {
-    throw new ChangeRefused(refusal);
-  }
-  if (!write) return { stored: current };
-  const { beneficiary } = write;
-  const duplicate = beneficiary.status === 'ARCHIVED' ? undefined : await duplicateOf(sql, beneficiary);
-  if (duplicate) return { duplicate };
-  await sql(UPDATE, updateValues(beneficiary));
-  await append(write.audit);
-  return { stored: beneficiary };
+/** The entries as audit_append takes them. */
+function auditRows(entries: readonly KeyedDraft[]): string {
+  return JSON.stringify(
+    entries.map((d) => ({
+      at: d.at,
+      actor: d.actor,
+      action: d.action,
+      reference_id: d.referenceId,
+      status: d.status,
+      amount: d.amount,
+      currency: d.currency,
+      detail: d.detail,
+      mac: d.mac,
+      entry_id: d.entryId,
+      key_id: d.keyId,
+    })),
+  );
 }
 
 export async function beneficiaryPage(
@@ -88,10 +91,14 @@ export async function beneficiaryPage(
   book: BeneficiaryQuery,
 ): Promise<BeneficiaryPage> {
   const { page, count } = bookQuery(merchantId, book);
-  const rows = (await query(numbered(page.sql), page.values)) as { record: string }[];
-  const [{ count: total }] = (await query(numbered(count.sql), count.values)) as { count: string }[];
+  const ask = (statement: Sql) => {
+    const { text, values } = compile(statement, 'postgres');
+    return query(text, values);
+  };
+  const rows = (await ask(page)) as { record: string }[];
+  const [{ count: total }] = (await ask(count)) as { count: string }[];
   return {
-    beneficiaries: rows.slice(0, book.limit).map((row) => parsed(row) as Beneficiary),
+    beneficiaries: rows.slice(0, book.limit).map((row) => JSON.parse(row.record) as Beneficiary),
     hasMore: rows.length > book.limit,
     totalCount: Number(total),
   };

@@ -1,5 +1,3 @@
-import type { QueryResultRow } from 'pg';
-import { AuditDraft } from '../disbursements/audit.entry';
 import { AuditCheckpoint } from '../disbursements/audit.keys';
 import {
   AuditCheckpointStore,
@@ -8,10 +6,10 @@ import {
   DisbursementStore,
   RecordsReader,
 } from '../disbursements/disbursement.ports';
-import { appendStatement } from './postgres.statements';
 import { pruneBatch } from './postgres.retention';
 import { Beneficiary } from '../disbursements/beneficiary.model';
-import { ChangeRefused, insertBeneficiaryRow, Sql, updateBeneficiaryRow } from './postgres.beneficiaries';
+import { postgresBook } from './postgres.beneficiaries';
+import { insertBeneficiary, updateBeneficiary } from './beneficiary.write';
 import { PostgresReads } from './postgres.reads';
 import { PostgresSteps } from './postgres.steps';
 
@@ -23,7 +21,7 @@ import { PostgresSteps } from './postgres.steps';
  * merchant's head row, whose lock is held only inside the server until that statement commits. The
  * change log's positions and notifications and the chain's links come from triggers
  * (postgres.migrations.ts), so they commit with the change or not at all. `databaseCalls` counts
- * round trips: each statement, BEGIN and COMMIT.
+ * round trips: each statement.
  */
 export class PostgresStore
   extends PostgresReads
@@ -34,10 +32,7 @@ export class PostgresStore
   protected readonly steps = new PostgresSteps((statement) => this.send(statement));
 
   async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
-    const { merchantId } = write.beneficiary;
-    return this.inBookLock(merchantId, async (sql, append) => ({
-      duplicate: await insertBeneficiaryRow(sql, write, append),
-    }));
+    return insertBeneficiary(this.book, write);
   }
 
   async updateBeneficiary(
@@ -45,44 +40,14 @@ export class PostgresStore
     id: string,
     change: (current: Beneficiary) => BeneficiaryWrite | undefined,
   ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
-    return this.inBookLock(merchantId, (sql, append) => updateBeneficiaryRow(sql, merchantId, id, change, append));
+    return updateBeneficiary(this.book, merchantId, id, change);
   }
 
-  /**
-   * `work` in one transaction that holds the merchant's book lock from its start, given how to run a
-   * statement in it and how to append audit entries (one statement, the work's last, so the
-   * merchant's audit head row is locked only for the COMMIT). BEGIN, each statement and COMMIT are
-   * round trips: a beneficiary write takes 5 or 6.
-   */
-  private async inBookLock<T>(
-    merchantId: string,
-    work: (sql: Sql, append: (drafts: readonly AuditDraft[]) => Promise<void>) => Promise<T>,
-  ): Promise<T> {
-    const client = await this.connect();
-    const sql: Sql = async <R extends QueryResultRow>(text: string, values: unknown[]) => {
-      this.databaseCalls += 1;
-      return (await client.query<R>(text, values)).rows;
-    };
-    try {
-      await sql('BEGIN', []);
-      await sql('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [JSON.stringify(['book', merchantId])]);
-      const append = async (drafts: readonly AuditDraft[]) => {
-        if (drafts.length > 0) {
-          const { text, values } = appendStatement(merchantId, this.keyed(merchantId, drafts));
-          await sql(text, values);
-        }
-      };
-      const result = await work(sql, append);
-      await sql('COMMIT', []);
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      // What the change itself threw is the caller's answer, never an outage.
-      throw error instanceof ChangeRefused ? error.refusal : this.failure(error);
-    } finally {
-      client.release();
-    }
-  }
+  /** The beneficiary book's statements, one round trip each (postgres.beneficiaries.ts). */
+  private readonly book = postgresBook(
+    (name, { text, values }) => this.query(name, text, values),
+    (merchantId, drafts) => this.keyed(merchantId, drafts),
+  );
 
   async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
     if (checkpoints.length === 0) return;

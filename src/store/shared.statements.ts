@@ -41,7 +41,7 @@ export const current = (merchantId: string, referenceId: string) =>
   read(
     'get',
     sql`SELECT revision, record FROM payouts WHERE merchant_id = ${merchantId} AND reference_id = ${referenceId}`,
-    ([row]: { revision: number | string; record: string }[]) =>
+    ([row]: ({ revision: number | string; record: string } | undefined)[]) =>
       row && { revision: String(row.revision), record: parsed(row.record), written: row.record },
   );
 
@@ -80,7 +80,7 @@ export const beneficiary = (merchantId: string, id: string) =>
   read(
     'beneficiary-get',
     sql`SELECT record FROM beneficiaries WHERE merchant_id = ${merchantId} AND id = ${id}`,
-    ([row]: { record: string }[]) => row && (JSON.parse(row.record) as Beneficiary),
+    ([row]: ({ record: string } | undefined)[]) => row && (JSON.parse(row.record) as Beneficiary),
   );
 
 /** Chain heads past their merchant's last signed checkpoint. */
@@ -99,7 +99,7 @@ export const auditHead = (merchantId: string) =>
   read(
     'audit-head-read',
     sql`SELECT audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = ${merchantId} AND audit_sequence > 0`,
-    ([head]: { audit_sequence: number | string; audit_hash: string }[]) =>
+    ([head]: ({ audit_sequence: number | string; audit_hash: string } | undefined)[]) =>
       head && { sequence: Number(head.audit_sequence), hash: head.audit_hash },
   );
 
@@ -238,7 +238,8 @@ export const latestChange = (merchantId: string) =>
   read(
     'latest-change',
     sql`SELECT change_position FROM merchant_heads WHERE merchant_id = ${merchantId}`,
-    ([head]: { change_position: number | string }[]) => (head ? String(head.change_position) : START_POSITION),
+    ([head]: ({ change_position: number | string } | undefined)[]) =>
+      head ? String(head.change_position) : START_POSITION,
   );
 
 /*

@@ -11,7 +11,7 @@ import { beneficiaryPage } from './sqlite.beneficiaries';
 import { current, reserved, StatementRow } from './shared.statements';
 import { read, Read, Rows, sqlFor } from './store.read';
 import { ReadOptions, StoreReads } from './store.reads';
-import { sqliteRunner } from './sqlite.runner';
+import { SqliteRunner, sqliteRunner } from '../database/sqlite.prepared';
 
 export interface SqliteStoreOptions extends ReadOptions {
   /** The file: read directly, written through its committer. */
@@ -46,7 +46,8 @@ const sliceEnd = (merchantId: string, start: number, to: number, after: Keyset) 
       WHERE merchant_id = ${merchantId} AND created_at >= ${start} AND created_at < ${to}
       AND (created_at, reference_id) > (${after[0]}, ${after[1]})
       ORDER BY created_at, reference_id LIMIT 1 OFFSET ${STATEMENT_SLICE - 1}`,
-    ([end]: { created_at: number; reference_id: string }[]) => end && ([end.created_at, end.reference_id] as Keyset),
+    ([end]: ({ created_at: number; reference_id: string } | undefined)[]) =>
+      end && ([end.created_at, end.reference_id] as Keyset),
   );
 const sliceSums = (merchantId: string, start: number, last: number, after: Keyset, until: Keyset) =>
   read(
@@ -67,7 +68,7 @@ export abstract class SqliteReads extends StoreReads {
 
   protected readonly q: SqliteStatements;
 
-  private readonly all: ReturnType<typeof sqliteRunner>;
+  private readonly all: SqliteRunner;
 
   constructor(protected readonly opts: SqliteStoreOptions) {
     super(opts);
@@ -119,7 +120,7 @@ export abstract class SqliteReads extends StoreReads {
 
   /** The read's statements, run now (inside a write's transaction too), uncounted. */
   protected sync<T>(reading: Read<T>): T {
-    return reading.answer(reading.statements.map((s): Rows => this.all(sqlFor(s.sql, 'sqlite'))));
+    return reading.answer(reading.statements.map((s): Rows => this.all.all<object>(sqlFor(s.sql, 'sqlite'))));
   }
 
   protected read(merchantId: string, referenceId: string): Disbursement | undefined {

@@ -1,7 +1,6 @@
 import { GroupCommit } from '../database/sqlite.group-commit';
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { AuditDraft } from '../disbursements/audit.entry';
 import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { MerchantHeads } from './sqlite.heads';
@@ -13,7 +12,8 @@ import {
   DisbursementStore,
   RecordsReader,
 } from '../disbursements/disbursement.ports';
-import { insertBeneficiaryRow, updateBeneficiaryRow } from './sqlite.beneficiaries';
+import { sqliteBook } from './sqlite.beneficiaries';
+import { insertBeneficiary, updateBeneficiary } from './beneficiary.write';
 import { codeOf, SqliteReads, SqliteStoreOptions, unavailable } from './sqlite.reads';
 import { SqliteSteps } from './sqlite.steps';
 
@@ -58,7 +58,7 @@ export class SqliteStore
   );
 
   async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
-    return this.write(() => ({ result: { duplicate: insertBeneficiaryRow(this.db, write, this.appendTo) } }));
+    return insertBeneficiary(this.book, write);
   }
 
   async updateBeneficiary(
@@ -66,15 +66,20 @@ export class SqliteStore
     id: string,
     change: (current: Beneficiary) => BeneficiaryWrite | undefined,
   ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
-    return this.write(() => ({ result: updateBeneficiaryRow(this.db, merchantId, id, change, this.appendTo) }));
+    return updateBeneficiary(this.book, merchantId, id, change);
   }
 
-  /** Appends to the merchant's chain inside the write under way. */
-  private readonly appendTo = (merchantId: string, drafts: readonly AuditDraft[]) => {
-    const head = this.heads.open(merchantId);
-    head.audit(this.keyed(merchantId, drafts));
-    head.close();
-  };
+  /** The beneficiary book's statements on this file (sqlite.beneficiaries.ts). */
+  private readonly book = sqliteBook({
+    db: this.db,
+    read: (work) => this.guarded(work),
+    write: (work) => this.write(() => ({ result: work() })),
+    append: (merchantId, drafts) => {
+      const head = this.heads.open(merchantId);
+      head.audit(this.keyed(merchantId, drafts));
+      head.close();
+    },
+  });
 
   async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
     return this.write(() => {

@@ -107,6 +107,46 @@ describeEngines('BeneficiaryStore', (engine) => {
     expect(await chain()).toHaveLength(2);
   });
 
+  it('of concurrent changes onto the same account details, stores one; the others get it as the duplicate, with no entry', async () => {
+    const same = { channel: 'MOBILE_MONEY' as const, accountNumber: '260977654321' };
+    const book = Array.from({ length: 6 }, () => beneficiary());
+    for (const b of book) await store.insertBeneficiary(written(b));
+    const answers = await Promise.all(
+      book.map((b) =>
+        store.updateBeneficiary('merchant-1', b.id, (current) =>
+          written({ ...current, details: same }, 'BENEFICIARY_CHANGED'),
+        ),
+      ),
+    );
+    const changed = answers.filter((a) => a.duplicate === undefined);
+    expect(changed).toHaveLength(1);
+    const winner = changed[0].stored as Beneficiary;
+    expect(winner.details).toEqual(same);
+    for (const a of answers) if (a.duplicate) expect(a.duplicate.id).toBe(winner.id);
+    for (const b of book) if (b.id !== winner.id) expect(await store.beneficiary('merchant-1', b.id)).toEqual(b);
+    expect((await chain()).map((e) => e.action)).toEqual([
+      ...book.map(() => 'BENEFICIARY_CREATED'),
+      'BENEFICIARY_CHANGED',
+    ]);
+  });
+
+  it('sends an insert as one request and an update as a read and one write (on PostgreSQL one round trip each)', async () => {
+    const calls = async (write: () => Promise<unknown>) => {
+      const before = store.databaseCalls;
+      await write();
+      return store.databaseCalls - before;
+    };
+    const [a, b] = [beneficiary(), beneficiary()];
+    expect(await calls(() => store.insertBeneficiary(written(a)))).toBe(1);
+    expect(await calls(() => store.insertBeneficiary(written(beneficiary({ details: a.details }))))).toBe(1);
+    const rename = (current: Beneficiary) => written({ ...current, name: 'Renamed' }, 'BENEFICIARY_CHANGED');
+    expect(await calls(() => store.updateBeneficiary('merchant-1', a.id, rename))).toBe(2);
+    await store.insertBeneficiary(written(b));
+    const onto = (current: Beneficiary) => written({ ...current, details: a.details }, 'BENEFICIARY_CHANGED');
+    expect(await calls(() => store.updateBeneficiary('merchant-1', b.id, onto))).toBe(2);
+    expect((await chain()).map((e) => e.sequence)).toEqual([1, 2, 3]);
+  });
+
   it('pages the book oldest first with an exact totalCount under each filter', async () => {
     const book = [
       beneficiary({ name: 'Alpha 100%' }),
