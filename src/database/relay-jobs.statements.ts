@@ -1,4 +1,4 @@
-import { compile, Sql, sql } from './sql.dialect';
+import { Sql, sql } from './sql.dialect';
 
 /**
  * The one insert of a relay job, written once for both engines and every caller: for each row of
@@ -18,9 +18,3 @@ export function enqueueOne(dueAt: number, job: string, merchantId: string, refer
   const payout = sql`(SELECT ${merchantId} AS merchant_id, ${referenceId} AS reference_id) AS payout`;
   return enqueueRelayJob(payout, sql`${dueAt}`, sql`${job}`);
 }
-
-/**
- * enqueueOne's SQLite text, which the embedded store prepares once when it opens; its values in
- * enqueueOne's order: due at (ms), the job's JSON, merchant id, reference id.
- */
-export const ENQUEUE = compile(enqueueOne(0, '', '', ''), 'sqlite').text;

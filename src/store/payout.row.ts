@@ -10,7 +10,8 @@ import {
 } from '../disbursements/disbursement.ports';
 import { toMinor } from '../disbursements/payout.controls';
 import { PAYOUTS_TABLE_COLUMNS } from '../database/schema.declared';
-import { join, Sql, sql } from '../database/sql.dialect';
+import { join, raw, sql, Sql } from '../database/sql.dialect';
+import { RowVersion } from './payout.steps';
 
 type ColumnValue = string | number | null;
 
@@ -62,29 +63,54 @@ export function payoutColumns(record: Disbursement, writtenAt: number): PayoutCo
   return columns as PayoutColumns;
 }
 
-/** The written columns' values in WRITTEN_COLUMNS order. */
-export const columnValues = (columns: PayoutColumns): ColumnValue[] => WRITTEN_COLUMNS.map((name) => columns[name]);
+/** Each written column's type, for a value outside a VALUES list (where no column gives it one). */
+const COLUMN_TYPES: Record<keyof PayoutColumns, string> = {
+  written_at: 'bigint',
+  status: 'text',
+  channel: 'text',
+  currency: 'text',
+  amount_minor: 'bigint',
+  final: 'integer',
+  due_at: 'bigint',
+  due_kind: 'text',
+  leased_until: 'bigint',
+  record: 'text',
+};
+
+const typedAs = (value: unknown, type: string) => sql`CAST(${value} AS ${raw(type)})`;
 
 /**
- * The insert of a new row: its keys, `created_at` and the written columns' placeholders (in
- * WRITTEN_COLUMNS order), at revision 1; with `source`, one row per row of `source` (the
- * placeholders then need their types, which a VALUES list takes from the columns).
+ * The claim of a new row, at revision 1, unless one holds its key: its keys, `created_at` and the
+ * written columns; with `source`, one row per row of `source` (the values then cast to their
+ * columns' types, which a VALUES list would give them). Both engines run this statement.
  */
-export function insertPayoutSql(
-  keys: readonly [string, string],
-  createdAt: string,
-  written: readonly string[],
-  source?: string,
-): string {
-  const values = [...keys, createdAt, ...written].join(', ');
-  return `INSERT INTO payouts (merchant_id, reference_id, created_at, ${WRITTEN_COLUMNS.join(', ')}, revision)
-  ${source ? `SELECT ${values}, 1 FROM ${source}` : `VALUES (${values}, 1)`}`;
+export function claimRow(record: Disbursement, columns: PayoutColumns, source?: Sql): Sql {
+  const value = (v: unknown, type: string) => (source ? typedAs(v, type) : sql`${v}`);
+  const values = join([
+    value(record.merchantId, 'text'),
+    value(record.referenceId, 'text'),
+    value(createdAtOf(record), 'bigint'),
+    ...WRITTEN_COLUMNS.map((name) => value(columns[name], COLUMN_TYPES[name])),
+  ]);
+  const names = raw(`merchant_id, reference_id, created_at, ${WRITTEN_COLUMNS.join(', ')}, revision`);
+  const rows = source ? sql`SELECT ${values}, 1 FROM ${source}` : sql`VALUES (${values}, 1)`;
+  return sql`INSERT INTO payouts (${names}) ${rows} ON CONFLICT (merchant_id, reference_id) DO NOTHING`;
 }
 
-/** The SET list of an update: every written column from its placeholder, and the revision grown by one. */
-export function updatePayoutSet(written: readonly string[]): string {
-  return `${WRITTEN_COLUMNS.map((name, i) => `${name} = ${written[i]}`).join(', ')}, revision = revision + 1`;
+/** The row's key and the revision it must be at, and the record text it must still hold when given. */
+function version(at: RowVersion): Sql {
+  const text = at.written === undefined ? raw('') : sql` AND record = ${at.written}`;
+  return sql`merchant_id = ${at.merchantId} AND reference_id = ${at.referenceId} AND revision = ${at.revision}${text}`;
 }
+
+/** The row written again at the version it was read at, its revision grown by one. Both engines run this statement. */
+export function rewriteRow(at: RowVersion, columns: PayoutColumns): Sql {
+  const set = join(WRITTEN_COLUMNS.map((name) => sql`${raw(name)} = ${columns[name]}`));
+  return sql`UPDATE payouts SET ${set}, revision = revision + 1 WHERE ${version(at)}`;
+}
+
+/** The row removed at the version it was read at. Both engines run this statement. */
+export const eraseRow = (at: RowVersion): Sql => sql`DELETE FROM payouts WHERE ${version(at)}`;
 
 /** Where a new record sits in its merchant's history: when it was first stored. */
 export const createdAtOf = (record: Disbursement): number => Date.parse(record.updatedAt);

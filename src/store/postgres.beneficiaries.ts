@@ -1,8 +1,8 @@
 import type { QueryResultRow } from 'pg';
 import { AuditDraft, KeyedDraft } from '../disbursements/audit.entry';
-import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
-import { compile, Compiled, raw, sql, Sql } from '../database/sql.dialect';
-import { bookQuery, recordOf } from './beneficiary.statements';
+import { raw, sql, Sql } from '../database/sql.dialect';
+import { recordOf } from './beneficiary.statements';
+import { auditRows } from './postgres.statements';
 import { BookStatements, BookWrite, Written } from './beneficiary.write';
 
 /*
@@ -13,10 +13,7 @@ import { BookStatements, BookWrite, Written } from './beneficiary.write';
  */
 
 /** One compiled statement, prepared under `name` (one text per name), answered with its rows. */
-export type Run = <R extends QueryResultRow>(name: string, statement: Compiled) => Promise<R[]>;
-
-/** The text of recordOf, for the reads. */
-export const GET = compile(recordOf('', ''), 'postgres').text;
+export type Run = <R extends QueryResultRow>(name: string | undefined, statement: Sql) => Promise<R[]>;
 
 /** The index that keeps one active beneficiary per account key (schema version 6). */
 const ACTIVE_ACCOUNT = 'beneficiaries_active_account';
@@ -31,17 +28,14 @@ export function postgresBook(
 ): BookStatements {
   return {
     async read(merchantId, id) {
-      const [row] = await run<{ record: string }>('beneficiary-get', compile(recordOf(merchantId, id), 'postgres'));
+      const [row] = await run<{ record: string }>('beneficiary-get', recordOf(merchantId, id));
       return row?.record;
     },
     async write(step) {
       const entries = keyed(step.merchantId, step.audit);
       const name = `beneficiary-${step.shape}${entries.length > 0 ? '-a' : ''}`;
       try {
-        const [row] = await run<{ done: number; duplicate: string | null }>(
-          name,
-          compile(statement(step, entries), 'postgres'),
-        );
+        const [row] = await run<{ done: number; duplicate: string | null }>(name, statement(step, entries));
         return { done: row.done === 1, duplicate: row.duplicate ?? undefined } satisfies Written;
       } catch (error) {
         // An update that gave a row a key another write took after this statement's snapshot was
@@ -64,42 +58,4 @@ SELECT (SELECT count(*) FROM written)::int AS done, ${duplicate} AS duplicate`;
 audited AS (SELECT audit_append(${step.merchantId}, ${auditRows(entries)}::json) AS appended FROM written)
 SELECT (SELECT count(*) FROM written)::int AS done, ${duplicate} AS duplicate,
   (SELECT coalesce(sum(appended), 0) FROM audited)::int AS appended`;
-}
-
-/** The entries as audit_append takes them. */
-function auditRows(entries: readonly KeyedDraft[]): string {
-  return JSON.stringify(
-    entries.map((d) => ({
-      at: d.at,
-      actor: d.actor,
-      action: d.action,
-      reference_id: d.referenceId,
-      status: d.status,
-      amount: d.amount,
-      currency: d.currency,
-      detail: d.detail,
-      mac: d.mac,
-      entry_id: d.entryId,
-      key_id: d.keyId,
-    })),
-  );
-}
-
-export async function beneficiaryPage(
-  query: (sql: string, values: unknown[]) => Promise<Record<string, unknown>[]>,
-  merchantId: string,
-  book: BeneficiaryQuery,
-): Promise<BeneficiaryPage> {
-  const { page, count } = bookQuery(merchantId, book);
-  const ask = (statement: Sql) => {
-    const { text, values } = compile(statement, 'postgres');
-    return query(text, values);
-  };
-  const rows = (await ask(page)) as { record: string }[];
-  const [{ count: total }] = (await ask(count)) as { count: string }[];
-  return {
-    beneficiaries: rows.slice(0, book.limit).map((row) => JSON.parse(row.record) as Beneficiary),
-    hasMore: rows.length > book.limit,
-    totalCount: Number(total),
-  };
 }

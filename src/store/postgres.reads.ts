@@ -1,13 +1,9 @@
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { compile } from '../database/sql.dialect';
+import type { Pool, QueryResultRow } from 'pg';
+import { compile, Sql } from '../database/sql.dialect';
 import { EntryKey } from '../disbursements/audit.entry';
-import { Disbursement } from '../disbursements/disbursement.model';
 import { StoreUnavailableError } from '../disbursements/disbursement.ports';
-import { BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
 import { isOutage } from '../database/postgres.failures';
 import { Statement } from './postgres.statements';
-import { beneficiaryPage } from './postgres.beneficiaries';
-import { current } from './shared.statements';
 import { Read, sqlFor } from './store.read';
 import { ReadOptions, StoreReads } from './store.reads';
 
@@ -26,8 +22,6 @@ export interface PostgresStoreOptions extends ReadOptions {
  */
 export abstract class PostgresReads extends StoreReads {
   protected readonly pool: Pool;
-  /** Pool clients given an error listener of their own (see connect). */
-  private readonly heard = new WeakSet<PoolClient>();
 
   constructor(protected readonly opts: PostgresStoreOptions) {
     super(opts);
@@ -36,17 +30,8 @@ export abstract class PostgresReads extends StoreReads {
 
   /** The read's statements side by side, each one round trip. */
   protected async run<T>(reading: Read<T>): Promise<T> {
-    const results = await Promise.all(
-      reading.statements.map((s) => {
-        const { text, values } = compile(sqlFor(s.sql, 'postgres'), 'postgres');
-        return this.query(s.name, text, values);
-      }),
-    );
+    const results = await Promise.all(reading.statements.map((s) => this.query(s.name, sqlFor(s.sql, 'postgres'))));
     return reading.answer(results);
-  }
-
-  async beneficiaries(merchantId: string, query: BeneficiaryQuery): Promise<BeneficiaryPage> {
-    return beneficiaryPage((sql, values) => this.query(undefined, sql, values), merchantId, query);
   }
 
   async healthy(): Promise<boolean> {
@@ -60,46 +45,19 @@ export abstract class PostgresReads extends StoreReads {
 
   async close(): Promise<void> {}
 
-  protected current(
-    merchantId: string,
-    referenceId: string,
-  ): Promise<{ record: Disbursement; revision: string } | undefined> {
-    return this.run(current(merchantId, referenceId));
-  }
-
   protected send<R extends QueryResultRow>(statement: Statement): Promise<R[]> {
-    return this.query<R>(statement.name, statement.text, statement.values);
+    return this.query<R>(statement.name, statement.sql);
   }
 
   /** One statement, prepared once per connection under `name` when it has one. */
-  protected async query<R extends QueryResultRow>(
-    name: string | undefined,
-    text: string,
-    values: unknown[],
-  ): Promise<R[]> {
+  protected async query<R extends QueryResultRow>(name: string | undefined, statement: Sql): Promise<R[]> {
+    const { text, values } = compile(statement, 'postgres');
     this.databaseCalls += 1;
     try {
       return (await this.pool.query<R>(name ? { name, text, values } : { text, values })).rows;
     } catch (error) {
       throw this.failure(error);
     }
-  }
-
-  /** A client for one transaction; taking an idle one is no round trip, its statements are. */
-  protected async connect() {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw this.failure(error);
-    }
-    // The pool hears a connection's error only while it is idle: one broken while checked out would
-    // emit it unheard and end the process. The query under way fails on its own.
-    if (!this.heard.has(client)) {
-      client.on('error', (error) => void this.failure(error));
-      this.heard.add(client);
-    }
-    return client;
   }
 
   protected failure(error: unknown): unknown {

@@ -1,4 +1,5 @@
 import { AuditCheckpoint } from '../disbursements/audit.keys';
+import { sql } from '../database/sql.dialect';
 import {
   AuditCheckpointStore,
   BeneficiaryStore,
@@ -45,29 +46,22 @@ export class PostgresStore
 
   /** The beneficiary book's statements, one round trip each (postgres.beneficiaries.ts). */
   private readonly book = postgresBook(
-    (name, { text, values }) => this.query(name, text, values),
+    (name, statement) => this.query(name, statement),
     (merchantId, drafts) => this.keyed(merchantId, drafts),
   );
 
   async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
     if (checkpoints.length === 0) return;
-    await this.query(
-      undefined,
-      // The gateway's role may not INSERT there (postgres.migrations.ts, version 7).
-      'SELECT audit_checkpoint_add($1::json)',
-      [
-        JSON.stringify(
-          checkpoints.map((c) => ({
-            merchant_id: c.merchantId,
-            sequence: c.sequence,
-            hash: c.hash,
-            at: c.at,
-            signature: c.signature,
-            key_id: c.keyId,
-          })),
-        ),
-      ],
-    );
+    const rows = checkpoints.map((c) => ({
+      merchant_id: c.merchantId,
+      sequence: c.sequence,
+      hash: c.hash,
+      at: c.at,
+      signature: c.signature,
+      key_id: c.keyId,
+    }));
+    // The gateway's role may not INSERT there (postgres.migrations.ts, version 7).
+    await this.query(undefined, sql`SELECT audit_checkpoint_add(${JSON.stringify(rows)}::json)`);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { AuditCheckpoint } from '../disbursements/audit.keys';
-import { Beneficiary } from '../disbursements/beneficiary.model';
+import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
+import { bookQuery } from './beneficiary.statements';
 import { Disbursement } from '../disbursements/disbursement.model';
 import {
   AuditPage,
@@ -75,6 +76,23 @@ export const reserved = (merchantId: string, day: string, currency: string, acto
       return { merchant: minorOf(''), actor: minorOf(actorId) };
     },
   );
+
+/** A page of the merchant's beneficiary book and how many the filter matches (PostgreSQL answers a count as text). */
+export const beneficiaryPage = (merchantId: string, query: BeneficiaryQuery): Read<BeneficiaryPage> => {
+  const { page, count } = bookQuery(merchantId, query);
+  return {
+    statements: [{ sql: page }, { sql: count }],
+    answer: ([rows, counted]) => {
+      const records = rows as { record: string }[];
+      const [{ count: total }] = counted as { count: number | string }[];
+      return {
+        beneficiaries: records.slice(0, query.limit).map((row) => JSON.parse(row.record) as Beneficiary),
+        hasMore: records.length > query.limit,
+        totalCount: Number(total),
+      };
+    },
+  };
+};
 
 export const beneficiary = (merchantId: string, id: string) =>
   read(
@@ -241,11 +259,3 @@ export const latestChange = (merchantId: string) =>
     ([head]: ({ change_position: number | string } | undefined)[]) =>
       head ? String(head.change_position) : START_POSITION,
   );
-
-/*
- * Statements the writes use, with `?` placeholders (PostgreSQL's retention numbers its own).
- */
-
-/** A batch of final payouts not written since a time: what RECORD_RETENTION_SECONDS removes, one audited removal each. */
-export const FINAL_BEFORE =
-  'SELECT merchant_id, reference_id FROM payouts WHERE final = 1 AND written_at < ? ORDER BY written_at LIMIT 1000';

@@ -1,9 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import { AuditDraft } from '../disbursements/audit.entry';
-import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
 import { Sql } from '../database/sql.dialect';
 import { sqliteRunner } from '../database/sqlite.prepared';
-import { bookQuery, recordOf } from './beneficiary.statements';
+import { recordOf } from './beneficiary.statements';
 import { BookStatements } from './beneficiary.write';
 
 function first<R>(db: Database, statement: Sql): R | undefined {
@@ -34,16 +33,5 @@ export function sqliteBook(host: SqliteBookHost): BookStatements {
         }
         return { done: false, duplicate: step.duplicate && first<{ record: string }>(db, step.duplicate)?.record };
       }),
-  };
-}
-
-export function beneficiaryPage(db: Database, merchantId: string, query: BeneficiaryQuery): BeneficiaryPage {
-  const { page, count } = bookQuery(merchantId, query);
-  const rows = sqliteRunner(db).all<{ record: string }>(page);
-  const { count: totalCount } = first<{ count: number }>(db, count) as { count: number };
-  return {
-    beneficiaries: rows.slice(0, query.limit).map((row) => JSON.parse(row.record) as Beneficiary),
-    hasMore: rows.length > query.limit,
-    totalCount,
   };
 }

@@ -2,7 +2,8 @@ import type { Database } from 'better-sqlite3';
 import { GENESIS_HASH, KeyedDraft, linked } from '../disbursements/audit.entry';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { PayoutColumns } from './payout.row';
-import { SqliteStatements } from './sqlite.statements';
+import { sql } from '../database/sql.dialect';
+import { SqliteRunner, sqliteRunner } from '../database/sqlite.prepared';
 
 /** A merchant's head row: where its change log and its audit chain end. */
 interface Head {
@@ -24,10 +25,10 @@ const FILES = new WeakMap<Database, Map<string, Head>>();
 export class MerchantHeads {
   private readonly heads: Map<string, Head>;
 
-  constructor(
-    db: Database,
-    private readonly q: SqliteStatements,
-  ) {
+  private readonly q: SqliteRunner;
+
+  constructor(db: Database) {
+    this.q = sqliteRunner(db);
     const known = FILES.get(db) ?? new Map<string, Head>();
     FILES.set(db, known);
     this.heads = known;
@@ -45,8 +46,9 @@ export class MerchantHeads {
   }
 
   private read(merchantId: string): Head {
-    const row = this.q.headRow.get(merchantId) as
-      { change_position: number; audit_sequence: number; audit_hash: string } | undefined;
+    const row = this.q.get<{ change_position: number; audit_sequence: number; audit_hash: string }>(
+      sql`SELECT change_position, audit_sequence, audit_hash FROM merchant_heads WHERE merchant_id = ${merchantId}`,
+    );
     return row
       ? { changePosition: row.change_position, auditSequence: row.audit_sequence, auditHash: row.audit_hash }
       : { changePosition: 0, auditSequence: 0, auditHash: GENESIS_HASH };
@@ -58,7 +60,7 @@ export class HeadWrite {
   private moved = false;
 
   constructor(
-    private readonly q: SqliteStatements,
+    private readonly q: SqliteRunner,
     private readonly merchantId: string,
     private readonly head: Head,
     private readonly kept: (head: Head) => void,
@@ -70,23 +72,11 @@ export class HeadWrite {
     const { auditSequence, auditHash } = this.head;
     const previous = auditSequence > 0 ? { sequence: auditSequence, hash: auditHash } : undefined;
     for (const entry of linked(previous, drafts)) {
-      this.q.appendAudit.run(
-        this.merchantId,
-        entry.sequence,
-        entry.at,
-        entry.actor,
-        entry.action,
-        entry.referenceId,
-        entry.status,
-        entry.amount,
-        entry.currency,
-        entry.detail,
-        entry.hash,
-        entry.previousHash,
-        entry.mac,
-        entry.entryId,
-        entry.keyId,
-      );
+      this.q.run(sql`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
+        currency, detail, hash, previous_hash, mac, entry_id, key_id) VALUES (${this.merchantId}, ${entry.sequence},
+        ${entry.at}, ${entry.actor}, ${entry.action}, ${entry.referenceId}, ${entry.status}, ${entry.amount},
+        ${entry.currency}, ${entry.detail}, ${entry.hash}, ${entry.previousHash}, ${entry.mac}, ${entry.entryId},
+        ${entry.keyId})`);
       this.head.auditSequence = entry.sequence;
       this.head.auditHash = entry.hash;
     }
@@ -96,7 +86,8 @@ export class HeadWrite {
   /** Appends the record to the change log at the next position, with the JSON and time of the row just written. */
   log(record: Disbursement, columns: PayoutColumns): Disbursement {
     this.head.changePosition += 1;
-    this.q.appendChange.run(this.merchantId, this.head.changePosition, columns.written_at, columns.record);
+    this.q.run(sql`INSERT INTO payout_changes (merchant_id, position, at, record)
+      VALUES (${this.merchantId}, ${this.head.changePosition}, ${columns.written_at}, ${columns.record})`);
     this.moved = true;
     return record;
   }
@@ -105,7 +96,10 @@ export class HeadWrite {
   close(): void {
     if (!this.moved) return;
     const { changePosition, auditSequence, auditHash } = this.head;
-    this.q.setHead.run(this.merchantId, changePosition, auditSequence, auditHash);
+    this.q.run(sql`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
+      VALUES (${this.merchantId}, ${changePosition}, ${auditSequence}, ${auditHash}) ON CONFLICT (merchant_id)
+      DO UPDATE SET change_position = excluded.change_position, audit_sequence = excluded.audit_sequence,
+      audit_hash = excluded.audit_hash`);
     this.kept({ ...this.head });
   }
 }

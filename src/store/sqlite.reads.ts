@@ -5,10 +5,7 @@ import { sql } from '../database/sql.dialect';
 import { EntryKey } from '../disbursements/audit.entry';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { StatementLine, StoreUnavailableError } from '../disbursements/disbursement.ports';
-import { BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
-import { sqliteStatements, SqliteStatements } from './sqlite.statements';
-import { beneficiaryPage } from './sqlite.beneficiaries';
-import { current, reserved, StatementRow } from './shared.statements';
+import { reserved, StatementRow } from './shared.statements';
 import { read, Read, Rows, sqlFor } from './store.read';
 import { ReadOptions, StoreReads } from './store.reads';
 import { SqliteRunner, sqliteRunner } from '../database/sqlite.prepared';
@@ -66,24 +63,17 @@ const sliceSums = (merchantId: string, start: number, last: number, after: Keyse
 export abstract class SqliteReads extends StoreReads {
   protected readonly db: Database;
 
-  protected readonly q: SqliteStatements;
-
   private readonly all: SqliteRunner;
 
   constructor(protected readonly opts: SqliteStoreOptions) {
     super(opts);
     this.db = opts.file.db;
-    this.q = sqliteStatements(this.db);
     this.all = sqliteRunner(this.db);
   }
 
   protected async run<T>(reading: Read<T>): Promise<T> {
     const work = () => this.sync(reading);
     return reading.scan ? this.page(work) : this.guarded(work);
-  }
-
-  async beneficiaries(merchantId: string, query: BeneficiaryQuery): Promise<BeneficiaryPage> {
-    return this.guarded(() => beneficiaryPage(this.db, merchantId, query));
   }
 
   /**
@@ -121,10 +111,6 @@ export abstract class SqliteReads extends StoreReads {
   /** The read's statements, run now (inside a write's transaction too), uncounted. */
   protected sync<T>(reading: Read<T>): T {
     return reading.answer(reading.statements.map((s): Rows => this.all.all<object>(sqlFor(s.sql, 'sqlite'))));
-  }
-
-  protected read(merchantId: string, referenceId: string): Disbursement | undefined {
-    return this.sync(current(merchantId, referenceId))?.record;
   }
 
   protected held(merchantId: string, day: string, currency: string, actorId: string) {

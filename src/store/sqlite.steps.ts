@@ -1,10 +1,12 @@
 import { KeyedDraft } from '../disbursements/audit.entry';
 import { dailyLimitRefusal } from '../disbursements/daily-limit.refusal';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
-import { columnValues, createdAtOf, PayoutColumns } from './payout.row';
+import { claimRow, eraseRow, PayoutColumns, rewriteRow } from './payout.row';
+import { sql } from '../database/sql.dialect';
+import { SqliteRunner } from '../database/sqlite.prepared';
+import { enqueueOne } from '../database/relay-jobs.statements';
 import { ClaimAnswer, ClaimStep, EraseStep, PayoutSteps, RewriteStep, RowVersion } from './payout.steps';
 import { MerchantHeads } from './sqlite.heads';
-import { SqliteStatements } from './sqlite.statements';
 
 /** A write in the file's next group commit: its result, and the record it logged, told of after commit. */
 export type GroupWrite = <T>(work: () => { result: T; logged?: Disbursement }) => Promise<T>;
@@ -17,7 +19,7 @@ export type GroupWrite = <T>(work: () => { result: T; logged?: Disbursement }) =
  */
 export class SqliteSteps implements PayoutSteps {
   constructor(
-    private readonly q: SqliteStatements,
+    private readonly q: SqliteRunner,
     private readonly heads: MerchantHeads,
     private readonly write: GroupWrite,
     /** The day's counters a hold adds to, the merchant's and its actor's, read inside the write. */
@@ -27,10 +29,11 @@ export class SqliteSteps implements PayoutSteps {
   claim({ record, columns, hold, logged, audit }: ClaimStep): Promise<ClaimAnswer> {
     const { merchantId, referenceId } = record;
     return this.write<ClaimAnswer>(() => {
-      const inserted = this.q.insert.run(merchantId, referenceId, createdAtOf(record), ...columnValues(columns));
-      if (inserted.changes === 0) {
-        const existing = this.q.get.get(merchantId, referenceId) as { record: string };
-        return { result: { claimed: false, existing: JSON.parse(existing.record) as Disbursement } };
+      if (this.q.run(claimRow(record, columns)).changes === 0) {
+        const existing = this.q.get<{ record: string }>(
+          sql`SELECT record FROM payouts WHERE merchant_id = ${merchantId} AND reference_id = ${referenceId}`,
+        );
+        return { result: { claimed: false, existing: existing && (JSON.parse(existing.record) as Disbursement) } };
       }
       if (hold) {
         const counters = this.held(merchantId, hold.held);
@@ -51,16 +54,9 @@ export class SqliteSteps implements PayoutSteps {
   rewrite({ at, record, columns, release, logged, relay, audit }: RewriteStep): Promise<boolean> {
     return this.write(() => {
       const { merchantId, referenceId } = at;
-      const updated = this.q.update.run(
-        ...columnValues(columns),
-        merchantId,
-        referenceId,
-        at.revision,
-        at.written ?? null,
-      );
-      if (updated.changes === 0) return { result: false };
+      if (this.q.run(rewriteRow(at, columns)).changes === 0) return { result: false };
       if (release) this.count(merchantId, release, -1);
-      if (relay) this.q.enqueueRelay.run(columns.written_at, JSON.stringify(relay), merchantId, referenceId);
+      if (relay) this.q.run(enqueueOne(columns.written_at, JSON.stringify(relay), merchantId, referenceId));
       return { result: true, logged: this.appended(merchantId, audit, logged ? [record, columns] : undefined) };
     });
   }
@@ -82,15 +78,19 @@ export class SqliteSteps implements PayoutSteps {
   }
 
   private removed(at: RowVersion): boolean {
-    return this.q.remove.run(at.merchantId, at.referenceId, at.revision).changes === 1;
+    return this.q.run(eraseRow(at)).changes === 1;
   }
 
   /** Adds (1) or gives back (-1) a reservation; a counter back at zero goes, so past days leave nothing. */
   private count(merchantId: string, held: Reservation, sign: 1 | -1): void {
-    for (const actor of ['', held.actorId]) {
-      this.q.reserve.run(merchantId, held.day, held.currency, actor, sign * held.minor);
-    }
-    if (sign < 0) this.q.dropEmptyReservations.run(merchantId, held.day, held.currency);
+    const { day, currency } = held;
+    for (const actor of ['', held.actorId])
+      this.q.run(sql`INSERT INTO daily_reservations (merchant_id, day, currency, actor_id, minor)
+        VALUES (${merchantId}, ${day}, ${currency}, ${actor}, ${sign * held.minor})
+        ON CONFLICT (merchant_id, day, currency, actor_id) DO UPDATE SET minor = minor + excluded.minor`);
+    if (sign < 0)
+      this.q.run(sql`DELETE FROM daily_reservations
+        WHERE merchant_id = ${merchantId} AND day = ${day} AND currency = ${currency} AND minor <= 0`);
   }
 
   /**

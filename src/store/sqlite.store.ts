@@ -16,6 +16,13 @@ import { sqliteBook } from './sqlite.beneficiaries';
 import { insertBeneficiary, updateBeneficiary } from './beneficiary.write';
 import { codeOf, SqliteReads, SqliteStoreOptions, unavailable } from './sqlite.reads';
 import { SqliteSteps } from './sqlite.steps';
+import { sql } from '../database/sql.dialect';
+import { sqliteRunner } from '../database/sqlite.prepared';
+import { finalBefore } from './retention.statements';
+
+/** Changes past the event retention, a bounded batch at a time. */
+const pruneChanges = (before: number) =>
+  sql`DELETE FROM payout_changes WHERE rowid IN (SELECT rowid FROM payout_changes WHERE at < ${before} LIMIT 1000)`;
 
 type FinalRow = { merchant_id: string; reference_id: string };
 const finalOf = (row: FinalRow) => ({ merchantId: row.merchant_id, referenceId: row.reference_id });
@@ -48,7 +55,9 @@ export class SqliteStore
 
   protected readonly entryKey = this.opts.entryKey;
 
-  private readonly heads = new MerchantHeads(this.db, this.q);
+  private readonly heads = new MerchantHeads(this.db);
+
+  private readonly q = sqliteRunner(this.db);
 
   protected readonly steps = new SqliteSteps(
     this.q,
@@ -84,7 +93,9 @@ export class SqliteStore
   async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
     return this.write(() => {
       for (const c of checkpoints)
-        this.q.addCheckpoint.run(c.merchantId, c.sequence, c.hash, c.at, c.signature, c.keyId);
+        this.q.run(sql`INSERT INTO audit_checkpoints (merchant_id, sequence, hash, at, signature, key_id)
+          VALUES (${c.merchantId}, ${c.sequence}, ${c.hash}, ${c.at}, ${c.signature}, ${c.keyId})
+          ON CONFLICT (merchant_id, sequence) DO NOTHING`);
       return { result: undefined };
     });
   }
@@ -95,9 +106,9 @@ export class SqliteStore
    * Returns how many rows went.
    */
   async prune(now = this.now()): Promise<number> {
-    const changes = await this.write(() => ({ result: this.q.pruneChanges.run(now - this.eventRetentionMs).changes }));
+    const changes = await this.write(() => ({ result: this.q.run(pruneChanges(now - this.eventRetentionMs)).changes }));
     if (this.retentionMs === 0) return changes;
-    const finals = this.guarded(() => this.q.finalBefore.all(now - this.retentionMs) as FinalRow[]);
+    const finals = this.guarded(() => this.q.all<FinalRow>(finalBefore(now - this.retentionMs)));
     return changes + (await this.removeFinals(finals.map(finalOf), now, this.retentionMs));
   }
 
@@ -110,7 +121,7 @@ export class SqliteStore
   async healthy(): Promise<boolean> {
     try {
       if (!this.writesRefused) {
-        this.q.ping.get();
+        this.q.get(sql`SELECT 1`);
         return true;
       }
       if (!this.db.memory) {

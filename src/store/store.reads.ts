@@ -38,8 +38,6 @@ export abstract class StoreReads extends PayoutWrites implements RecordsReader {
   /** Sends the read's statements and answers from their rows. */
   protected abstract run<T>(read: Read<T>): Promise<T>;
 
-  abstract beneficiaries(merchantId: string, query: BeneficiaryQuery): Promise<BeneficiaryPage>;
-
   /** The row a change starts from: its record, its text and its revision. */
   protected row(merchantId: string, referenceId: string): Promise<StoredRow | undefined> {
     return this.run(reads.current(merchantId, referenceId));
@@ -55,6 +53,10 @@ export abstract class StoreReads extends PayoutWrites implements RecordsReader {
 
   reserved(merchantId: string, day: string, currency: string, actorId: string) {
     return this.run(reads.reserved(merchantId, day, currency, actorId));
+  }
+
+  beneficiaries(merchantId: string, query: BeneficiaryQuery): Promise<BeneficiaryPage> {
+    return this.run(reads.beneficiaryPage(merchantId, query));
   }
 
   beneficiary(merchantId: string, id: string) {
