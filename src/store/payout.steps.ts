@@ -5,7 +5,7 @@ import { RelayJob } from '../disbursements/relay.job';
 import { PayoutColumns } from './payout.row';
 
 // The write steps of a payout, as data: what each writes and under what condition, decided once by
-// PayoutWrites (payout.writes.ts). An engine executes a step whole or not at all: PostgreSQL as one
+// StoreWrites (store.writes.ts). An engine executes a step whole or not at all: PostgreSQL as one
 // statement, one round trip (postgres.steps.ts); the embedded file as a few statements in one
 // savepoint of its next group commit (sqlite.steps.ts).
 

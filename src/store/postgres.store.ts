@@ -3,19 +3,16 @@ import { sql } from '../database/sql.dialect';
 import {
   AuditCheckpointStore,
   BeneficiaryStore,
-  BeneficiaryWrite,
   DisbursementStore,
   RecordsReader,
 } from '../disbursements/disbursement.ports';
 import { pruneBatch } from './postgres.retention';
-import { Beneficiary } from '../disbursements/beneficiary.model';
 import { postgresBook } from './postgres.beneficiaries';
-import { insertBeneficiary, updateBeneficiary } from './beneficiary.write';
 import { PostgresReads } from './postgres.reads';
 import { PostgresSteps } from './postgres.steps';
 
 /**
- * The store shared by replicas, on PostgreSQL. The payout writes are every engine's (payout.writes.ts);
+ * The store shared by replicas, on PostgreSQL. The payout writes are every engine's (store.writes.ts);
  * here each step is one statement in autocommit, one round trip (postgres.steps.ts): a create is a
  * claim and the answer's write, a callback one write (two when the row must be read first). The
  * gateway keys each audit entry before sending it; the database numbers and links it from the
@@ -32,20 +29,8 @@ export class PostgresStore
 
   protected readonly steps = new PostgresSteps((statement) => this.send(statement));
 
-  async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
-    return insertBeneficiary(this.book, write);
-  }
-
-  async updateBeneficiary(
-    merchantId: string,
-    id: string,
-    change: (current: Beneficiary) => BeneficiaryWrite | undefined,
-  ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
-    return updateBeneficiary(this.book, merchantId, id, change);
-  }
-
   /** The beneficiary book's statements, one round trip each (postgres.beneficiaries.ts). */
-  private readonly book = postgresBook(
+  protected readonly book = postgresBook(
     (name, statement) => this.query(name, statement),
     (merchantId, drafts) => this.keyed(merchantId, drafts),
   );

@@ -4,16 +4,13 @@ import { dirname } from 'node:path';
 import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { MerchantHeads } from './sqlite.heads';
-import { Beneficiary } from '../disbursements/beneficiary.model';
 import {
   AuditCheckpointStore,
   BeneficiaryStore,
-  BeneficiaryWrite,
   DisbursementStore,
   RecordsReader,
 } from '../disbursements/disbursement.ports';
 import { sqliteBook } from './sqlite.beneficiaries';
-import { insertBeneficiary, updateBeneficiary } from './beneficiary.write';
 import { codeOf, SqliteReads, SqliteStoreOptions, unavailable } from './sqlite.reads';
 import { SqliteSteps } from './sqlite.steps';
 import { sql } from '../database/sql.dialect';
@@ -36,7 +33,7 @@ const FREE_TO_RESUME_BYTES = 1024 * 1024;
  * The embedded store: one process on one SQLite file (better-sqlite3). A read runs synchronously; a
  * write runs synchronously too, in its own savepoint of the file's next group commit (nothing else of
  * this process runs in between, and no other process opens the file), and its promise settles once
- * its group is committed. The payout writes are every engine's (payout.writes.ts); this file gives
+ * its group is committed. The payout writes are every engine's (store.writes.ts); this file gives
  * them the steps that run them here (sqlite.steps.ts).
  */
 export class SqliteStore
@@ -66,20 +63,8 @@ export class SqliteStore
     (merchantId, held) => this.held(merchantId, held.day, held.currency, held.actorId),
   );
 
-  async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
-    return insertBeneficiary(this.book, write);
-  }
-
-  async updateBeneficiary(
-    merchantId: string,
-    id: string,
-    change: (current: Beneficiary) => BeneficiaryWrite | undefined,
-  ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
-    return updateBeneficiary(this.book, merchantId, id, change);
-  }
-
   /** The beneficiary book's statements on this file (sqlite.beneficiaries.ts). */
-  private readonly book = sqliteBook({
+  protected readonly book = sqliteBook({
     db: this.db,
     read: (work) => this.guarded(work),
     write: (work) => this.write(() => ({ result: work() })),

@@ -2,7 +2,7 @@ import { BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.
 import { AuditQuery, HistoryPosition, HistoryQuery, RecordsReader } from '../disbursements/disbursement.ports';
 import * as reads from './shared.statements';
 import { Read } from './store.read';
-import { PayoutWrites } from './payout.writes';
+import { StoreWrites } from './store.writes';
 import { StoredRow } from './payout.steps';
 
 /** What both stores' options say of time and retention. */
@@ -19,7 +19,7 @@ export interface ReadOptions {
  * read (`run`), counting each request in `databaseCalls` and answering what the database cannot
  * answer with a StoreUnavailableError.
  */
-export abstract class StoreReads extends PayoutWrites implements RecordsReader {
+export abstract class StoreReads extends StoreWrites implements RecordsReader {
   protected readonly now: () => number;
 
   protected readonly retentionMs: number;

@@ -2,7 +2,9 @@ import { AuditDraft, EntryKey, KeyedDraft, keyed } from '../disbursements/audit.
 import { dailyLimitRefusal } from '../disbursements/daily-limit.refusal';
 import { Disbursement, isFinal } from '../disbursements/disbursement.model';
 import { removedByRetention } from '../disbursements/audit.rules';
-import { AuditRule } from '../disbursements/disbursement.ports';
+import { AuditRule, BeneficiaryWrite } from '../disbursements/disbursement.ports';
+import { Beneficiary } from '../disbursements/beneficiary.model';
+import { BookStatements, insertBeneficiary, updateBeneficiary } from './beneficiary.write';
 import { isPublished, shownOnInsert } from '../disbursements/disbursement.record';
 import { LimitRefusal, releasedByRemoval, releasing, ReservationCaps } from '../disbursements/payout.controls';
 import { relayJobOf } from '../disbursements/relay.job';
@@ -21,8 +23,10 @@ import { RecentRows } from './recent.rows';
  * the row last. Each audit entry is keyed here with the gateway's key (audit.entry.ts `keyed`); the
  * engine numbers and links it in the step that writes it.
  */
-export abstract class PayoutWrites {
+export abstract class StoreWrites {
   protected abstract readonly steps: PayoutSteps;
+  /** How the engine runs the beneficiary book's statements (beneficiary.write.ts). */
+  protected abstract readonly book: BookStatements;
   protected abstract readonly now: () => number;
   protected abstract row(merchantId: string, referenceId: string): Promise<StoredRow | undefined>;
   protected abstract readonly entryKey: EntryKey;
@@ -143,6 +147,18 @@ export abstract class PayoutWrites {
     for (const { merchantId, referenceId } of finals)
       await this.removeRow(merchantId, referenceId, (current) => isFinal(current.status), audit, false);
     return finals.length;
+  }
+
+  async insertBeneficiary(write: BeneficiaryWrite): Promise<{ duplicate?: Beneficiary }> {
+    return insertBeneficiary(this.book, write);
+  }
+
+  async updateBeneficiary(
+    merchantId: string,
+    id: string,
+    change: (current: Beneficiary) => BeneficiaryWrite | undefined,
+  ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
+    return updateBeneficiary(this.book, merchantId, id, change);
   }
 
   async appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void> {
