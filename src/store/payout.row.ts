@@ -11,7 +11,6 @@ import {
 import { toMinor } from '../disbursements/payout.controls';
 import { PAYOUTS_TABLE_COLUMNS } from '../database/schema.declared';
 import { join, raw, sql, Sql } from '../database/sql.dialect';
-import { RowVersion } from './payout.steps';
 
 type ColumnValue = string | number | null;
 
@@ -95,6 +94,16 @@ export function claimRow(record: Disbursement, columns: PayoutColumns, source?: 
   const names = raw(`merchant_id, reference_id, created_at, ${WRITTEN_COLUMNS.join(', ')}, revision`);
   const rows = source ? sql`SELECT ${values}, 1 FROM ${source}` : sql`VALUES (${values}, 1)`;
   return sql`INSERT INTO payouts (${names}) ${rows} ON CONFLICT (merchant_id, reference_id) DO NOTHING`;
+}
+
+/** A row as it was read or last written: a write of it lands only while it is still so. */
+export interface RowVersion {
+  merchantId: string;
+  referenceId: string;
+  /** The row's revision, grown by one by every write. */
+  revision: string;
+  /** The record text this process last wrote there, when the row was not read: it must still be that. */
+  written?: string;
 }
 
 /** The row's key and the revision it must be at, and the record text it must still hold when given. */

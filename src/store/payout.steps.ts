@@ -2,22 +2,14 @@ import { KeyedDraft } from '../disbursements/audit.entry';
 import { Disbursement, Reservation } from '../disbursements/disbursement.model';
 import { ReservationCaps } from '../disbursements/payout.controls';
 import { RelayJob } from '../disbursements/relay.job';
-import { PayoutColumns } from './payout.row';
+import { PayoutColumns, RowVersion } from './payout.row';
+
+export type { RowVersion };
 
 // The write steps of a payout, as data: what each writes and under what condition, decided once by
 // StoreWrites (store.writes.ts). An engine executes a step whole or not at all: PostgreSQL as one
 // statement, one round trip (postgres.steps.ts); the embedded file as a few statements in one
 // savepoint of its next group commit (sqlite.steps.ts).
-
-/** A row as it was read or last written: a write of it lands only while it is still so. */
-export interface RowVersion {
-  merchantId: string;
-  referenceId: string;
-  /** The row's revision, grown by one by every write. */
-  revision: string;
-  /** The record text this process last wrote there, when the row was not read: it must still be that. */
-  written?: string;
-}
 
 /** A new payout's row, claimed unless one exists under its key. */
 export interface ClaimStep {
