@@ -110,8 +110,9 @@ export class GroupCommit {
       for (const [i, pending] of group.entries()) {
         this.savepoint.run();
         try {
+          // Not released: the COMMIT releases every savepoint of the group at once, and the next
+          // write's own savepoint is always the newest, the one a rollback returns to.
           outcomes.push({ ok: true, value: pending.work() });
-          this.release.run();
         } catch (error) {
           if (!this.db.inTransaction) {
             // SQLite ended the whole transaction (a full disk, an I/O error): the writes before this
