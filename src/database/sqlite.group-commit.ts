@@ -153,8 +153,8 @@ export class GroupCommit {
       } catch (error) {
         if (!this.db.inTransaction) throw error;
         this.undo.run();
+        this.release.run();
       }
-      this.release.run();
     }
   }
 

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { GENESIS_HASH, KeyedDraft, linked } from '../disbursements/audit.entry';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { PayoutColumns } from './payout.row';
-import { sql } from '../database/sql.dialect';
+import { join, sql } from '../database/sql.dialect';
 import { SqliteRunner, sqliteRunner } from '../database/sqlite.prepared';
 
 /** A merchant's head row: where its change log and its audit chain end. */
@@ -71,15 +71,17 @@ export class HeadWrite {
     if (drafts.length === 0) return;
     const { auditSequence, auditHash } = this.head;
     const previous = auditSequence > 0 ? { sequence: auditSequence, hash: auditHash } : undefined;
-    for (const entry of linked(previous, drafts)) {
-      this.q.run(sql`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
-        currency, detail, hash, previous_hash, mac, entry_id, key_id) VALUES (${this.merchantId}, ${entry.sequence},
-        ${entry.at}, ${entry.actor}, ${entry.action}, ${entry.referenceId}, ${entry.status}, ${entry.amount},
-        ${entry.currency}, ${entry.detail}, ${entry.hash}, ${entry.previousHash}, ${entry.mac}, ${entry.entryId},
-        ${entry.keyId})`);
-      this.head.auditSequence = entry.sequence;
-      this.head.auditHash = entry.hash;
-    }
+    const entries = linked(previous, drafts);
+    // One statement for all of a write's entries.
+    const rows = entries.map(
+      (e) => sql`(${this.merchantId}, ${e.sequence}, ${e.at}, ${e.actor}, ${e.action}, ${e.referenceId}, ${e.status},
+        ${e.amount}, ${e.currency}, ${e.detail}, ${e.hash}, ${e.previousHash}, ${e.mac}, ${e.entryId}, ${e.keyId})`,
+    );
+    this.q.run(sql`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
+      currency, detail, hash, previous_hash, mac, entry_id, key_id) VALUES ${join(rows)}`);
+    const last = entries[entries.length - 1];
+    this.head.auditSequence = last.sequence;
+    this.head.auditHash = last.hash;
     this.moved = true;
   }
 
