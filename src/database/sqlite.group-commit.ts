@@ -25,8 +25,8 @@ interface Pending {
 /**
  * The one way into a SQLite file for writes: the writes asked for in the same event-loop turn are
  * committed together, in one transaction (one BEGIN/COMMIT and one WAL append instead of one each).
- * Each write runs synchronously in its own savepoint, so a write that throws is rolled back alone and
- * only its caller sees the error. Every caller's promise settles after the COMMIT holding its write,
+ * Each write runs synchronously in its own savepoint (one alone in its group, in the group's
+ * transaction), so a write that throws is rolled back alone and only its caller sees the error. Every caller's promise settles after the COMMIT holding its write,
  * in the order the writes were asked for; when the COMMIT fails, every caller in it gets that error.
  * Reads need none of this: the group runs in one synchronous step, so no read sees it half done.
  */
@@ -105,15 +105,18 @@ export class GroupCommit {
       return;
     }
     const outcomes: Outcome[] = [];
+    // A write alone in its group needs no savepoint: if it throws, the group's rollback is its own.
+    const alone = group.length === 1 && this.besides.size === 0;
     try {
       this.begin.run();
       for (const [i, pending] of group.entries()) {
-        this.savepoint.run();
+        if (!alone) this.savepoint.run();
         try {
           // Not released: the COMMIT releases every savepoint of the group at once, and the next
           // write's own savepoint is always the newest, the one a rollback returns to.
           outcomes.push({ ok: true, value: pending.work() });
         } catch (error) {
+          if (alone) throw error;
           if (!this.db.inTransaction) {
             // SQLite ended the whole transaction (a full disk, an I/O error): the writes before this
             // one are gone with it, those after it have not run and wait for the next group.
