@@ -233,16 +233,16 @@ function writePathSurvivesSigkill(databaseEnv: () => Record<string, string>, rep
 
     const gateways = await launchAll();
     let view = new Map<string, Seen>();
+    const unsettled = () => [
+      ...[...provided()]
+        .filter(([ref, status]) => FINAL[status] === undefined || view.get(ref)?.status !== FINAL[status])
+        .map(([ref, status]) => `${ref}: provider ${status}, gateway ${view.get(ref)?.status}`),
+      ...[...view].filter(([, p]) => p.status === 'UNKNOWN').map(([ref]) => `${ref}: still UNKNOWN`),
+    ];
     try {
       // Clients retry what was never answered, answered OUTCOME_UNKNOWN, or shows UNKNOWN (an approved
       // payout whose send was killed: "never received. Retry the same request"), until it is answered; the
       // new processes settle the rest (rechecks, late callbacks).
-      const unsettled = () => [
-        ...[...provided()]
-          .filter(([ref, status]) => FINAL[status] === undefined || view.get(ref)?.status !== FINAL[status])
-          .map(([ref, status]) => `${ref}: provider ${status}, gateway ${view.get(ref)?.status}`),
-        ...[...view].filter(([, p]) => p.status === 'UNKNOWN').map(([ref]) => `${ref}: still UNKNOWN`),
-      ];
       for (let i = 0; i < 120; i += 1) {
         const unknown = [...view].filter(([, p]) => p.status === 'UNKNOWN').map(([ref]) => ref);
         await clients.retry(gateways, unknown);
@@ -250,52 +250,45 @@ function writePathSurvivesSigkill(databaseEnv: () => Record<string, string>, rep
         if (unsettled().length === 0) break;
         await sleep(500);
       }
-      // No status update lost, no payout blocked for good: the gateway ends where the provider did.
-      expect(unsettled()).toEqual([]);
     } finally {
       await Promise.all(gateways.map((g) => g.stop()));
     }
 
     const stats = sandbox.stats();
     const records = provided();
-    const told = `codes answered: ${JSON.stringify(Object.fromEntries(clients.codes))}`;
     // The rounds did what they are for: payouts held, approved, answered, failed, and some never answered.
     expect([...clients.acknowledged.values()]).toEqual(expect.arrayContaining(['AWAITING_APPROVAL', 'PENDING']));
     expect(clients.approved.size).toBeGreaterThan(0);
-    expect([...view.values()].some((p) => p.status === 'FAILED')).toBe(true);
+    expect([...view.values()].map((p) => p.status)).toEqual(expect.arrayContaining(['FAILED', 'AWAITING_APPROVAL']));
     expect(clients.codes.get('CONNECTION') ?? 0).toBeGreaterThan(0);
 
-    // (1) No payout sent twice.
-    const sentTwice = [...clients.inputs.keys()]
-      .filter((ref) => (stats.createRequestsByReferenceId[ref] ?? 0) > 1 || (stats.payoutsByReferenceId[ref] ?? 0) > 1)
-      .map((ref) => `${ref}: ${stats.createRequestsByReferenceId[ref]} creates`);
-    expect(sentTwice).toEqual([]);
-
-    // (2) None lost: every create answered is there, every answered approval holds, and whatever the
-    // provider took the gateway knows, sent.
-    const lost = [...clients.acknowledged].filter(([ref]) => !view.has(ref)).map(([ref, s]) => `${ref}: ${s}`);
-    expect({ lost, told }).toEqual({ lost: [], told });
-    const unapproved = [...clients.approved]
-      .filter((ref) => view.get(ref)?.status === 'AWAITING_APPROVAL' || view.get(ref)?.decision !== 'APPROVED')
-      .map((ref) => `${ref}: ${JSON.stringify(view.get(ref))}`);
-    expect(unapproved).toEqual([]);
-    const regressed = [...clients.acknowledged]
-      .filter(([ref, s]) => s !== 'AWAITING_APPROVAL' && view.get(ref)?.status === 'AWAITING_APPROVAL')
-      .map(([ref, s]) => `${ref}: answered ${s}, now AWAITING_APPROVAL`);
-    expect(regressed).toEqual([]);
-    const unknownToGateway = [...records.keys()].filter((ref) => !view.has(ref));
-    expect(unknownToGateway).toEqual([]);
-
-    // (3) No false FAILED, and a payout still held was never sent.
-    const falseFailed = [...view]
-      .filter(([ref, p]) => p.status === 'FAILED' && records.get(ref) !== 'Failed')
-      .map(([ref]) => `${ref}: provider ${records.get(ref)}`);
-    expect(falseFailed).toEqual([]);
-    const heldButSent = [...view]
-      .filter(([ref, p]) => p.status === 'AWAITING_APPROVAL' && stats.createRequestsByReferenceId[ref] !== undefined)
-      .map(([ref]) => ref);
-    expect(heldButSent).toEqual([]);
-    expect([...view.values()].some((p) => p.status === 'AWAITING_APPROVAL')).toBe(true);
+    const broken = {
+      // (1) No payout sent twice.
+      sentTwice: [...clients.inputs.keys()]
+        .filter(
+          (ref) => (stats.createRequestsByReferenceId[ref] ?? 0) > 1 || (stats.payoutsByReferenceId[ref] ?? 0) > 1,
+        )
+        .map((ref) => `${ref}: ${stats.createRequestsByReferenceId[ref]} creates`),
+      // (2) None lost: every create answered is there, every answered approval holds, whatever the provider
+      // took the gateway knows; no status update lost, no payout blocked for good (UNKNOWN).
+      lost: [...clients.acknowledged].filter(([ref]) => !view.has(ref)).map(([ref, s]) => `${ref}: answered ${s}`),
+      unapproved: [...clients.approved]
+        .filter((ref) => view.get(ref)?.status === 'AWAITING_APPROVAL' || view.get(ref)?.decision !== 'APPROVED')
+        .map((ref) => `${ref}: ${JSON.stringify(view.get(ref))}`),
+      regressed: [...clients.acknowledged]
+        .filter(([ref, s]) => s !== 'AWAITING_APPROVAL' && view.get(ref)?.status === 'AWAITING_APPROVAL')
+        .map(([ref, s]) => `${ref}: answered ${s}, now AWAITING_APPROVAL`),
+      unsettled: unsettled(),
+      // (3) No false FAILED, and a payout still held was never sent.
+      falseFailed: [...view]
+        .filter(([ref, p]) => p.status === 'FAILED' && records.get(ref) !== 'Failed')
+        .map(([ref]) => `${ref}: provider ${records.get(ref)}`),
+      heldButSent: [...view]
+        .filter(([ref, p]) => p.status === 'AWAITING_APPROVAL' && stats.createRequestsByReferenceId[ref] !== undefined)
+        .map(([ref]) => ref),
+    };
+    const none = Object.fromEntries(Object.keys(broken).map((check) => [check, []]));
+    expect({ ...broken, codes: clients.codes }).toEqual({ ...none, codes: clients.codes });
 
     // (4) The trail the killed processes wrote verifies, against each replica's checkpoint file.
     for (let slot = 0; slot < replicas; slot += 1) {
