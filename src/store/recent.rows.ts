@@ -1,6 +1,6 @@
 import { Disbursement } from '../disbursements/disbursement.model';
 
-/** A payout row as a write of this process left it: its record, the text written, and the revision that write gave it. */
+/** A payout row as this process last wrote or read it: its record, its text, and its revision. */
 export interface RecentRow {
   record: Disbursement;
   written: string;
@@ -8,8 +8,8 @@ export interface RecentRow {
 }
 
 /**
- * The payout rows this process wrote last, so its next write of one (a create's answer after its
- * claim, a callback after the answer) can go straight to the conditional write on the revision and
+ * The payout rows this process wrote or read last, so its next write of one (a create's answer after
+ * its claim, a callback after the answer, an approval after the read that found the payee) can go straight to the conditional write on the revision and
  * the record text it knows instead of reading the row first: one round trip instead of two. A row
  * another replica wrote since (its revision moved on), or that was changed behind the gateway's back
  * (its text differs), fails that write and is read as before, so a stale entry costs a round trip,

@@ -43,8 +43,11 @@ export abstract class StoreReads extends StoreWrites implements RecordsReader {
     return this.run(reads.current(merchantId, referenceId));
   }
 
+  /** The record as stored; the row is remembered, so a change of it that follows need not read it again. */
   async get(merchantId: string, referenceId: string) {
-    return (await this.run(reads.current(merchantId, referenceId)))?.record;
+    const row = await this.run(reads.current(merchantId, referenceId));
+    this.remember(merchantId, referenceId, row);
+    return row?.record;
   }
 
   getMany(merchantId: string, referenceIds: readonly string[]) {

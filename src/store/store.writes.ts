@@ -137,6 +137,15 @@ export abstract class StoreWrites {
     }
   }
 
+  /**
+   * A row as just read, to start the next change of it from (recent.rows.ts): a change of a payout
+   * is most often asked for right after it was read (an approval, a cancel). Nothing there: forgotten.
+   */
+  protected remember(merchantId: string, referenceId: string, row: StoredRow | undefined): void {
+    if (row) this.recent.set(merchantId, referenceId, row);
+    else this.recent.forget(merchantId, referenceId);
+  }
+
   /** Removes final payouts retention lets go, each with its RECORD_REMOVED entry; its hold stays counted for its day. */
   protected async removeFinals(
     finals: readonly { merchantId: string; referenceId: string }[],

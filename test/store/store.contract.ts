@@ -766,7 +766,16 @@ export function storeContract(engine: Engine): void {
         await calls(() => store.update(r.merchantId, r.referenceId, bump(), () => [entry('APPROVED', r.referenceId)])),
       ).toBeLessThanOrEqual(2);
       expect(await calls(() => store.appendAudit('merchant-1', [entry('EXPORTED', null)]))).toBe(1);
-      expect((await chain()).map((e) => e.sequence)).toEqual([1, 2, 3, 4]);
+      // A change right after a read of the row (an approval, a cancel) is its write alone.
+      const read = record();
+      await db().store().insertIfAbsent(read);
+      expect(
+        await calls(async () => {
+          await store.get(read.merchantId, read.referenceId);
+          await store.update(read.merchantId, read.referenceId, bump(), () => [entry('APPROVED', read.referenceId)]);
+        }),
+      ).toBe(2);
+      expect((await chain()).map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5]);
     });
 
     it('records nothing for a write that does not happen', async () => {
