@@ -127,7 +127,9 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteHan
         if (!wal) return;
         const size = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
         const { bavail, bsize } = statfsSync(dirname(wal));
-        if (size === 0 || size <= Math.min(WAL_LIMIT_BYTES, bavail * bsize)) {
+        // Truncated past its limit, or once it is more than half of what the disk has left: on a
+        // small or nearly full disk, space a reader had pinned comes back without waiting for writes.
+        if (size === 0 || size <= Math.min(WAL_LIMIT_BYTES, (bavail * bsize) / 2)) {
           pinned = undefined;
           return;
         }
