@@ -29,7 +29,8 @@ export async function approveDisbursement(
 ): Promise<Disbursement> {
   // An approval stored now could not be sent by this process: refuse before deciding anything.
   if (!creates.accepting) throw shuttingDown(referenceId);
-  const seen = await ctx.store.get(merchant.id, referenceId);
+  // Only its beneficiary is read from it, which never changes: the record this process knows will do.
+  const seen = await ctx.store.known(merchant.id, referenceId);
   const payee = seen && (await payeeOf(ctx, seen));
   let verdict: SendVerdict | undefined;
   const { outcome, stored } = await decideAwaiting(

@@ -98,6 +98,12 @@ export type AuditRule = (before: Disbursement, after: Disbursement) => readonly 
  */
 export interface DisbursementStore {
   get(merchantId: string, referenceId: string): Promise<Disbursement | undefined>;
+  /**
+   * The record as this process last wrote or read it when it still remembers it (no request), else
+   * as stored. It may be behind what is stored: for what never changes on a payout (its beneficiary,
+   * its amount asked), never for a decision, which a change makes on the record as stored.
+   */
+  known(merchantId: string, referenceId: string): Promise<Disbursement | undefined>;
   /** One read for many ids, in the order asked. */
   getMany(merchantId: string, referenceIds: readonly string[]): Promise<(Disbursement | undefined)[]>;
   /**

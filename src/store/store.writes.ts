@@ -137,6 +137,12 @@ export abstract class StoreWrites {
     }
   }
 
+  async known(merchantId: string, referenceId: string): Promise<Disbursement | undefined> {
+    return this.recent.get(merchantId, referenceId)?.record ?? (await this.get(merchantId, referenceId));
+  }
+
+  abstract get(merchantId: string, referenceId: string): Promise<Disbursement | undefined>;
+
   /**
    * A row as just read, to start the next change of it from (recent.rows.ts): a change of a payout
    * is most often asked for right after it was read (an approval, a cancel). Nothing there: forgotten.

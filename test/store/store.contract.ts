@@ -775,7 +775,16 @@ export function storeContract(engine: Engine): void {
           await store.update(read.merchantId, read.referenceId, bump(), () => [entry('APPROVED', read.referenceId)]);
         }),
       ).toBe(2);
-      expect((await chain()).map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5]);
+      // An approval of a payout this process claimed: what it knows of it (no request), then its write.
+      const held2 = record();
+      await store.insertIfAbsent(held2);
+      expect(
+        await calls(async () => {
+          expect(await store.known(held2.merchantId, held2.referenceId)).toEqual(held2);
+          await store.update(held2.merchantId, held2.referenceId, bump(), () => [entry('APPROVED', held2.referenceId)]);
+        }),
+      ).toBe(1);
+      expect((await chain()).map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5, 6]);
     });
 
     it('records nothing for a write that does not happen', async () => {
