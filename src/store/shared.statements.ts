@@ -1,6 +1,6 @@
 import { AuditCheckpoint } from '../disbursements/audit.keys';
 import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from '../disbursements/beneficiary.model';
-import { bookQuery } from './beneficiary.statements';
+import { bookQuery, recordOf } from './beneficiary.statements';
 import { Disbursement } from '../disbursements/disbursement.model';
 import {
   AuditPage,
@@ -97,7 +97,7 @@ export const beneficiaryPage = (merchantId: string, query: BeneficiaryQuery): Re
 export const beneficiary = (merchantId: string, id: string) =>
   read(
     'beneficiary-get',
-    sql`SELECT record FROM beneficiaries WHERE merchant_id = ${merchantId} AND id = ${id}`,
+    recordOf(merchantId, id),
     ([row]: ({ record: string } | undefined)[]) => row && (JSON.parse(row.record) as Beneficiary),
   );
 
