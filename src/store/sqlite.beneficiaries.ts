@@ -1,17 +1,11 @@
-import type { Database } from 'better-sqlite3';
 import { AuditDraft } from '../disbursements/audit.entry';
-import { Sql } from '../database/sql.dialect';
-import { sqliteRunner } from '../database/sqlite.prepared';
+import { SqliteRunner } from '../database/sqlite.prepared';
 import { recordOf } from './beneficiary.statements';
 import { BookStatements } from './beneficiary.write';
 
-function first<R>(db: Database, statement: Sql): R | undefined {
-  return sqliteRunner(db).get<R>(statement);
-}
-
 /** What SqliteStore lends the book: its counted, guarded reads, its group-committed writes, its chain. */
 export interface SqliteBookHost {
-  db: Database;
+  q: SqliteRunner;
   read<T>(work: () => T): T;
   write<T>(work: () => T): Promise<T>;
   append(merchantId: string, drafts: readonly AuditDraft[]): void;
@@ -22,16 +16,16 @@ export interface SqliteBookHost {
  * group commit (nothing else of this process runs in between), its audit entries appended in it.
  */
 export function sqliteBook(host: SqliteBookHost): BookStatements {
-  const { db } = host;
+  const { q } = host;
   return {
-    read: async (merchantId, id) => host.read(() => first<{ record: string }>(db, recordOf(merchantId, id))?.record),
+    read: async (merchantId, id) => host.read(() => q.get<{ record: string }>(recordOf(merchantId, id))?.record),
     write: (step) =>
       host.write(() => {
-        if (first(db, step.write)) {
+        if (q.get(step.write)) {
           host.append(step.merchantId, step.audit);
           return { done: true };
         }
-        return { done: false, duplicate: step.duplicate && first<{ record: string }>(db, step.duplicate)?.record };
+        return { done: false, duplicate: step.duplicate && q.get<{ record: string }>(step.duplicate)?.record };
       }),
   };
 }

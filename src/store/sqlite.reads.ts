@@ -5,7 +5,7 @@ import { sql } from '../database/sql.dialect';
 import { EntryKey } from '../disbursements/audit.entry';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { StatementLine, StoreUnavailableError } from '../disbursements/disbursement.ports';
-import { reserved, StatementRow } from './shared.statements';
+import { StatementRow } from './shared.statements';
 import { read, Read, Rows, sqlFor } from './store.read';
 import { ReadOptions, StoreReads } from './store.reads';
 import { SqliteRunner, sqliteRunner } from '../database/sqlite.prepared';
@@ -63,12 +63,13 @@ const sliceSums = (merchantId: string, start: number, last: number, after: Keyse
 export abstract class SqliteReads extends StoreReads {
   protected readonly db: Database;
 
-  private readonly all: SqliteRunner;
+  /** The file's statements, each prepared once (sqlite.prepared.ts). */
+  protected readonly q: SqliteRunner;
 
   constructor(protected readonly opts: SqliteStoreOptions) {
     super(opts);
     this.db = opts.file.db;
-    this.all = sqliteRunner(this.db);
+    this.q = sqliteRunner(this.db);
   }
 
   protected async run<T>(reading: Read<T>): Promise<T> {
@@ -110,11 +111,7 @@ export abstract class SqliteReads extends StoreReads {
 
   /** The read's statements, run now (inside a write's transaction too), uncounted. */
   protected sync<T>(reading: Read<T>): T {
-    return reading.answer(reading.statements.map((s): Rows => this.all.all<object>(sqlFor(s.sql, 'sqlite'))));
-  }
-
-  protected held(merchantId: string, day: string, currency: string, actorId: string) {
-    return this.sync(reserved(merchantId, day, currency, actorId));
+    return reading.answer(reading.statements.map((s): Rows => this.q.all<object>(sqlFor(s.sql, 'sqlite'))));
   }
 
   /**

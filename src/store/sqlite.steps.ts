@@ -7,6 +7,8 @@ import { SqliteRunner } from '../database/sqlite.prepared';
 import { enqueueOne } from '../database/relay-jobs.statements';
 import { ClaimAnswer, ClaimStep, EraseStep, PayoutSteps, RewriteStep, RowVersion } from './payout.steps';
 import { MerchantHeads } from './sqlite.heads';
+import { current, reserved } from './shared.statements';
+import { Read } from './store.read';
 
 /** A write in the file's next group commit: its result, and the record it logged, told of after commit. */
 export type GroupWrite = <T>(work: () => { result: T; logged?: Disbursement }) => Promise<T>;
@@ -22,21 +24,18 @@ export class SqliteSteps implements PayoutSteps {
     private readonly q: SqliteRunner,
     private readonly heads: MerchantHeads,
     private readonly write: GroupWrite,
-    /** The day's counters a hold adds to, the merchant's and its actor's, read inside the write. */
-    private readonly held: (merchantId: string, held: Reservation) => { merchant: number; actor: number },
+    /** Runs one of the store's reads now, inside the write under way. */
+    private readonly read: <T>(reading: Read<T>) => T,
   ) {}
 
   claim({ record, columns, hold, logged, audit }: ClaimStep): Promise<ClaimAnswer> {
     const { merchantId, referenceId } = record;
     return this.write<ClaimAnswer>(() => {
-      if (this.q.run(claimRow(record, columns)).changes === 0) {
-        const existing = this.q.get<{ record: string }>(
-          sql`SELECT record FROM payouts WHERE merchant_id = ${merchantId} AND reference_id = ${referenceId}`,
-        );
-        return { result: { claimed: false, existing: existing && (JSON.parse(existing.record) as Disbursement) } };
-      }
+      if (this.q.run(claimRow(record, columns)).changes === 0)
+        return { result: { claimed: false, existing: this.read(current(merchantId, referenceId))?.record } };
       if (hold) {
-        const counters = this.held(merchantId, hold.held);
+        const { day, currency, actorId } = hold.held;
+        const counters = this.read(reserved(merchantId, day, currency, actorId));
         if (dailyLimitRefusal(hold.caps, counters, hold.held.minor)) {
           // Refused: the row just inserted goes again, inside this step, so nobody ever saw it.
           this.removed({ merchantId, referenceId, revision: '1' });
@@ -96,8 +95,9 @@ export class SqliteSteps implements PayoutSteps {
   /**
    * The step's audit entries and, with `change`, the record's change-log entry, appended from the
    * merchant's head, and the head row written once; answers the logged record, told of after commit.
+   * Inside a write under way only (the beneficiary book's writes append their entries through it too).
    */
-  private appended(
+  appended(
     merchantId: string,
     audit: readonly KeyedDraft[],
     change?: [Disbursement, PayoutColumns],

@@ -14,7 +14,6 @@ import { sqliteBook } from './sqlite.beneficiaries';
 import { codeOf, SqliteReads, SqliteStoreOptions, unavailable } from './sqlite.reads';
 import { SqliteSteps } from './sqlite.steps';
 import { sql } from '../database/sql.dialect';
-import { sqliteRunner } from '../database/sqlite.prepared';
 import { finalBefore } from './retention.statements';
 
 /** Changes past the event retention, a bounded batch at a time. */
@@ -54,25 +53,19 @@ export class SqliteStore
 
   private readonly heads = new MerchantHeads(this.db);
 
-  private readonly q = sqliteRunner(this.db);
-
   protected readonly steps = new SqliteSteps(
     this.q,
     this.heads,
     (work) => this.write(work),
-    (merchantId, held) => this.held(merchantId, held.day, held.currency, held.actorId),
+    (reading) => this.sync(reading),
   );
 
   /** The beneficiary book's statements on this file (sqlite.beneficiaries.ts). */
   protected readonly book = sqliteBook({
-    db: this.db,
+    q: this.q,
     read: (work) => this.guarded(work),
     write: (work) => this.write(() => ({ result: work() })),
-    append: (merchantId, drafts) => {
-      const head = this.heads.open(merchantId);
-      head.audit(this.keyed(merchantId, drafts));
-      head.close();
-    },
+    append: (merchantId, drafts) => void this.steps.appended(merchantId, this.keyed(merchantId, drafts)),
   });
 
   async addCheckpoints(checkpoints: readonly AuditCheckpoint[]): Promise<void> {
