@@ -2,7 +2,7 @@ import type { QueryResultRow } from 'pg';
 import { AuditDraft, KeyedDraft } from '../disbursements/audit.entry';
 import { raw, sql, Sql } from '../database/sql.dialect';
 import { recordOf } from './beneficiary.statements';
-import { auditRows } from './postgres.statements';
+import { appendedBy, audited } from './postgres.statements';
 import { BookStatements, BookWrite, Written } from './beneficiary.write';
 
 /*
@@ -47,15 +47,9 @@ export function postgresBook(
   };
 }
 
-/** The write, its audit entries appended when it happened, and the duplicate when one stopped it. */
+/** The write, its audit entries appended when it happened (postgres.statements.ts), and the duplicate when one stopped it. */
 function statement(step: BookWrite, entries: readonly KeyedDraft[]): Sql {
   const duplicate = step.duplicate ? sql`(${step.duplicate})` : raw('NULL');
-  if (entries.length === 0)
-    return sql`WITH written AS (${step.write})
-SELECT (SELECT count(*) FROM written)::int AS done, ${duplicate} AS duplicate`;
-  // A SELECT in a WITH runs only when read: the answer's `appended` reads it.
-  return sql`WITH written AS (${step.write}),
-audited AS (SELECT audit_append(${step.merchantId}, ${auditRows(entries)}::json) AS appended FROM written)
-SELECT (SELECT count(*) FROM written)::int AS done, ${duplicate} AS duplicate,
-  (SELECT coalesce(sum(appended), 0) FROM audited)::int AS appended`;
+  return sql`WITH written AS (${step.write})${audited(step.merchantId, entries, raw('written'))}
+SELECT (SELECT count(*) FROM written)::int AS done, ${duplicate} AS duplicate${appendedBy(entries)}`;
 }

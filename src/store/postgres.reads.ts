@@ -16,9 +16,9 @@ export interface PostgresStoreOptions extends ReadOptions {
 }
 
 /**
- * PostgresStore's reads (store.reads.ts), and how it sends a statement: each statement, BEGIN and
- * COMMIT is one round trip, counted in `databaseCalls`; what PostgreSQL cannot answer is a
- * StoreUnavailableError.
+ * PostgresStore's reads (store.reads.ts), and how it sends a statement: each statement is one round
+ * trip in autocommit (the store opens no transaction), counted in `databaseCalls`; what PostgreSQL
+ * cannot answer is a StoreUnavailableError.
  */
 export abstract class PostgresReads extends StoreReads {
   protected readonly pool: Pool;

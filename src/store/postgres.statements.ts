@@ -44,7 +44,7 @@ function released(merchantId: string, held: Reservation | undefined, after: Sql)
 }
 
 /** Entries keyed by the gateway, as audit_append takes them: a JSON array of rows. */
-export function auditRows(entries: readonly KeyedDraft[]): string {
+function auditRows(entries: readonly KeyedDraft[]): string {
   return JSON.stringify(
     entries.map((d) => ({
       at: d.at,
@@ -67,13 +67,13 @@ export function auditRows(entries: readonly KeyedDraft[]): string {
  * audit_append, whose trigger numbers and links each from the head row. A SELECT in a WITH runs only
  * when read: `appendedBy` reads it.
  */
-function audited(merchantId: string, entries: readonly KeyedDraft[], after: Sql): Sql {
+export function audited(merchantId: string, entries: readonly KeyedDraft[], after: Sql): Sql {
   if (entries.length === 0) return NONE;
   return sql`, audited AS (SELECT audit_append(${merchantId}, ${auditRows(entries)}::json) AS appended FROM ${after})`;
 }
 
 /** The column that makes the audited WITH run (its rows are appended by then). */
-const appendedBy = (audit: readonly KeyedDraft[]) =>
+export const appendedBy = (audit: readonly KeyedDraft[]) =>
   raw(audit.length > 0 ? ', (SELECT coalesce(sum(appended), 0) FROM audited)::int AS appended' : '');
 
 /** Adds the record to the change log (its triggers number and notify) when the write `after` named happened. */
