@@ -38,7 +38,18 @@ export const raw = (text: string): Sql => new Sql([text], []);
 /** The parts with `separator` between them. */
 export function join(parts: readonly Sql[], separator = ', '): Sql {
   if (parts.length === 0) return raw('');
-  return parts.slice(1).reduce((all, part) => sql`${all}${raw(separator)}${part}`, parts[0]);
+  // Each part's pieces and values appended once: a write's column list is joined on every write.
+  const strings = [...parts[0].strings];
+  const values = [...parts[0].values];
+  for (let i = 1; i < parts.length; i += 1) {
+    const part = parts[i];
+    strings[strings.length - 1] += separator + part.strings[0];
+    for (let j = 0; j < part.values.length; j += 1) {
+      values.push(part.values[j]);
+      strings.push(part.strings[j + 1]);
+    }
+  }
+  return new Sql(strings, values);
 }
 
 /** A statement as an engine sends it. */

@@ -76,6 +76,13 @@ const COLUMN_TYPES: Record<keyof PayoutColumns, string> = {
   record: 'text',
 };
 
+/** The claim's column list and each written column's `name = `, built once. */
+const CLAIMED_COLUMNS = raw(`merchant_id, reference_id, created_at, ${WRITTEN_COLUMNS.join(', ')}, revision`);
+const SET_NAMES = Object.fromEntries(WRITTEN_COLUMNS.map((name) => [name, raw(`${name} = `)])) as Record<
+  keyof PayoutColumns,
+  Sql
+>;
+
 const typedAs = (value: unknown, type: string) => sql`CAST(${value} AS ${raw(type)})`;
 
 /**
@@ -91,9 +98,8 @@ export function claimRow(record: Disbursement, columns: PayoutColumns, source?: 
     value(createdAtOf(record), 'bigint'),
     ...WRITTEN_COLUMNS.map((name) => value(columns[name], COLUMN_TYPES[name])),
   ]);
-  const names = raw(`merchant_id, reference_id, created_at, ${WRITTEN_COLUMNS.join(', ')}, revision`);
   const rows = source ? sql`SELECT ${values}, 1 FROM ${source}` : sql`VALUES (${values}, 1)`;
-  return sql`INSERT INTO payouts (${names}) ${rows} ON CONFLICT (merchant_id, reference_id) DO NOTHING`;
+  return sql`INSERT INTO payouts (${CLAIMED_COLUMNS}) ${rows} ON CONFLICT (merchant_id, reference_id) DO NOTHING`;
 }
 
 /** A row as it was read or last written: a write of it lands only while it is still so. */
@@ -114,7 +120,7 @@ function version(at: RowVersion): Sql {
 
 /** The row written again at the version it was read at, its revision grown by one. Both engines run this statement. */
 export function rewriteRow(at: RowVersion, columns: PayoutColumns): Sql {
-  const set = join(WRITTEN_COLUMNS.map((name) => sql`${raw(name)} = ${columns[name]}`));
+  const set = join(WRITTEN_COLUMNS.map((name) => sql`${SET_NAMES[name]}${columns[name]}`));
   return sql`UPDATE payouts SET ${set}, revision = revision + 1 WHERE ${version(at)}`;
 }
 
