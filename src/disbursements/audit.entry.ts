@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomFillSync } from 'node:crypto';
 import { Disbursement, DisbursementStatus } from './disbursement.model';
 
 /** Every decision and event about money the audit trail records, one entry each. */
@@ -142,9 +142,24 @@ export function contentMac(chainKey: Buffer, merchantId: string, entryId: string
   return createHmac('sha256', chainKey).update(content).digest('hex');
 }
 
+/** Entry ids drawn per refill: one system call for 256 of them instead of one each (as randomUUID pools). */
+const ID_BYTES = 16;
+const idPool = Buffer.alloc(ID_BYTES * 256);
+let idOffset = idPool.length;
+
+/** 128 random bits, base64url: a fresh slice of the pool, refilled from the CSPRNG once used up. */
+function entryIdOf(): string {
+  if (idOffset === idPool.length) {
+    randomFillSync(idPool);
+    idOffset = 0;
+  }
+  idOffset += ID_BYTES;
+  return idPool.toString('base64url', idOffset - ID_BYTES, idOffset);
+}
+
 /** A draft given an id (128 random bits, base64url) and keyed for `merchantId` with `key`. */
 export function keyed(merchantId: string, draft: AuditDraft, key: EntryKey): KeyedDraft {
-  const entryId = randomBytes(16).toString('base64url');
+  const entryId = entryIdOf();
   return { ...draft, entryId, mac: contentMac(key.chainKey, merchantId, entryId, draft), keyId: key.keyId };
 }
 

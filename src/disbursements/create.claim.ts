@@ -68,7 +68,7 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
     reservation: plan.reservation,
     ...(later && { sendAt: request.sendAt }),
     ...(payee && { beneficiaryId: payee.beneficiaryId }),
-    seal: sealOf(ctx.sealKeys[0], merchant.id, request),
+    seal: sealOf(ctx.sealKeys[0], merchant.id, request, fp),
   };
   const claim = plan.awaiting
     ? heldForApproval(

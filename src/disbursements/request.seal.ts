@@ -30,9 +30,14 @@ export function requestSealKeys(chainKeys: readonly [{ chainKey: Buffer }, ...{ 
 }
 
 /** hex HMAC-SHA256 under the seal key over the merchant, the referenceId and the request's fingerprint. */
-export function sealOf(key: Buffer, merchantId: string, request: DisbursementRequest): string {
+export function sealOf(
+  key: Buffer,
+  merchantId: string,
+  request: DisbursementRequest,
+  requestFingerprint = fingerprint(request),
+): string {
   return createHmac('sha256', key)
-    .update(JSON.stringify([merchantId, request.referenceId, fingerprint(request)]))
+    .update(JSON.stringify([merchantId, request.referenceId, requestFingerprint]))
     .digest('hex');
 }
 
@@ -44,16 +49,17 @@ export function sealOf(key: Buffer, merchantId: string, request: DisbursementReq
 export function sealHolds(keys: readonly Buffer[], record: Disbursement): boolean {
   const { request, seal } = record;
   if (!request || !seal) return false;
+  const requestFingerprint = fingerprint(request);
   const shown =
     request.referenceId === record.referenceId &&
     request.channel === record.channel &&
     request.amount === record.amount &&
     request.currency === record.currency &&
     request.accountNumber === record.accountNumber &&
-    record.fingerprint === fingerprint(request);
+    record.fingerprint === requestFingerprint;
   const actual = Buffer.from(seal, 'hex');
   const madeBy = (key: Buffer) => {
-    const expected = Buffer.from(sealOf(key, record.merchantId, request), 'hex');
+    const expected = Buffer.from(sealOf(key, record.merchantId, request, requestFingerprint), 'hex');
     return actual.length === expected.length && timingSafeEqual(actual, expected);
   };
   return shown && keys.some(madeBy);

@@ -6,6 +6,7 @@ import {
   chainHash,
   entryMac,
   GENESIS_HASH,
+  keyed,
 } from '../../src/disbursements/audit.entry';
 import { signedCheckpoint } from '../../src/disbursements/audit.keys';
 import { chainBreaks } from '../../src/disbursements/audit.verify';
@@ -41,6 +42,13 @@ const verify = (entries: AuditEntry[], merchantId = 'm1') =>
   chainBreaks(listed(entries), { merchantId, keys: TEST_AUDIT_KEYS });
 
 describe('an audit chain keyed by content', () => {
+  it('gives every entry an id of its own, 128 random bits in base64url, across refills of the id pool', () => {
+    // 1,000 ids span several refills of the 256-id pool: a slice handed out twice would be a repeat.
+    const ids = Array.from({ length: 1_000 }, () => keyed('m1', drafts[0], TEST_ENTRY_KEY).entryId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+
   const genuine = chainedAll(undefined, drafts, TEST_ENTRY_KEY, 'm1');
 
   it('verifies as written, with the key, and each entry has an id of its own', async () => {

@@ -31,6 +31,34 @@ function nulInValue(value: unknown, path: readonly string[]): string | undefined
   return undefined;
 }
 
+/** Whether any string in a variables object (or any value below it) holds NUL; no allocation on the way. */
+function anyNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes(NUL);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(anyNul);
+  for (const key in value) if (anyNul((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
+/** Per parsed document (Apollo and the streaming core keep one per query text): does a literal hold NUL? */
+const literalNul = new WeakMap<DocumentNode, boolean>();
+
+function hasLiteralNul(document: DocumentNode): boolean {
+  let found = literalNul.get(document);
+  if (found === undefined) {
+    found = false;
+    visit(document, {
+      StringValue(node) {
+        if (!node.value.includes(NUL)) return undefined;
+        found = true;
+        return BREAK;
+      },
+    });
+    literalNul.set(document, found);
+  }
+  return found;
+}
+
 /**
  * The input path of the first string argument holding a NUL character, written in the document
  * (an escaped `"\u0000"`) or given in a variable: the argument, then its input fields and list
@@ -41,6 +69,8 @@ export function nulArgument(
   document: DocumentNode,
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): string | undefined {
+  // The common case, no NUL anywhere, costs a walk of the variables and a cached lookup; only a hit is located.
+  if (!hasLiteralNul(document) && !anyNul(variables)) return undefined;
   const path: string[] = [];
   let found: string | undefined;
   /** How many names each node pushed, popped as it is left. */
