@@ -13,6 +13,9 @@ export class Sql {
 }
 
 export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
+  // No fragment among the values: the call site's own strings array is the shape, the same object on
+  // every call, so compile() finds its text already built.
+  if (!values.some((value) => value instanceof Sql)) return new Sql(strings, values);
   const pieces: string[] = [strings[0]];
   const flat: unknown[] = [];
   values.forEach((value, i) => {
@@ -30,6 +33,15 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
     }
   });
   return new Sql(pieces, flat);
+}
+
+/**
+ * A statement whose shape is fixed once (`sql` of placeholder values, compiled here): each use gives
+ * only its values, so a write on the hot path builds neither fragments nor text.
+ */
+export function shape(template: Sql): (values: readonly unknown[]) => Sql {
+  const strings = Object.freeze([...template.strings]);
+  return (values) => new Sql(strings, values);
 }
 
 /** Text the code chose (a column list, a fixed clause), spliced in as it is. */
@@ -60,9 +72,30 @@ export interface Compiled {
 
 export type Dialect = 'sqlite' | 'postgres';
 
-export function compile(statement: Sql, dialect: Dialect): Compiled {
-  const { strings, values } = statement;
+/**
+ * Each fixed shape's text per engine, built once. A shape's strings array is frozen (a call site's
+ * template strings, or a `shape`'s); one spliced together for a single statement is not, and is not kept.
+ */
+const TEXTS = new WeakMap<readonly string[], Partial<Record<Dialect, string>>>();
+
+function textOf(strings: readonly string[], dialect: Dialect): string {
   let text = strings[0];
   for (let i = 1; i < strings.length; i += 1) text += (dialect === 'sqlite' ? '?' : `$${i}`) + strings[i];
+  return text;
+}
+
+export function compile(statement: Sql, dialect: Dialect): Compiled {
+  const { strings, values } = statement;
+  if (!Object.isFrozen(strings)) return { text: textOf(strings, dialect), values: [...values] };
+  let texts = TEXTS.get(strings);
+  if (!texts) {
+    texts = {};
+    TEXTS.set(strings, texts);
+  }
+  let text = texts[dialect];
+  if (text === undefined) {
+    text = textOf(strings, dialect);
+    texts[dialect] = text;
+  }
   return { text, values: [...values] };
 }

@@ -10,7 +10,7 @@ import {
 } from '../disbursements/disbursement.ports';
 import { toMinor } from '../disbursements/payout.controls';
 import { PAYOUTS_TABLE_COLUMNS } from '../database/schema.declared';
-import { join, raw, sql, Sql } from '../database/sql.dialect';
+import { join, raw, shape, sql, Sql } from '../database/sql.dialect';
 
 type ColumnValue = string | number | null;
 
@@ -85,21 +85,36 @@ const SET_NAMES = Object.fromEntries(WRITTEN_COLUMNS.map((name) => [name, raw(`$
 
 const typedAs = (value: unknown, type: string) => sql`CAST(${value} AS ${raw(type)})`;
 
+/** A placeholder in a shape's template: each use gives its own values. */
+const slot = (count: number) => join(Array.from({ length: count }, () => sql`${null}`));
+
+/** The claim's statement of one row, built once: the keys, `created_at`, then the written columns. */
+const CLAIM_ONE = shape(
+  sql`INSERT INTO payouts (${CLAIMED_COLUMNS}) VALUES (${slot(3 + WRITTEN_COLUMNS.length)}, 1)
+    ON CONFLICT (merchant_id, reference_id) DO NOTHING`,
+);
+
 /**
  * The claim of a new row, at revision 1, unless one holds its key: its keys, `created_at` and the
  * written columns; with `source`, one row per row of `source` (the values then cast to their
  * columns' types, which a VALUES list would give them). Both engines run this statement.
  */
 export function claimRow(record: Disbursement, columns: PayoutColumns, source?: Sql): Sql {
-  const value = (v: unknown, type: string) => (source ? typedAs(v, type) : sql`${v}`);
+  if (!source)
+    return CLAIM_ONE([
+      record.merchantId,
+      record.referenceId,
+      createdAtOf(record),
+      ...WRITTEN_COLUMNS.map((name) => columns[name]),
+    ]);
   const values = join([
-    value(record.merchantId, 'text'),
-    value(record.referenceId, 'text'),
-    value(createdAtOf(record), 'bigint'),
-    ...WRITTEN_COLUMNS.map((name) => value(columns[name], COLUMN_TYPES[name])),
+    typedAs(record.merchantId, 'text'),
+    typedAs(record.referenceId, 'text'),
+    typedAs(createdAtOf(record), 'bigint'),
+    ...WRITTEN_COLUMNS.map((name) => typedAs(columns[name], COLUMN_TYPES[name])),
   ]);
-  const rows = source ? sql`SELECT ${values}, 1 FROM ${source}` : sql`VALUES (${values}, 1)`;
-  return sql`INSERT INTO payouts (${CLAIMED_COLUMNS}) ${rows} ON CONFLICT (merchant_id, reference_id) DO NOTHING`;
+  return sql`INSERT INTO payouts (${CLAIMED_COLUMNS}) SELECT ${values}, 1 FROM ${source}
+    ON CONFLICT (merchant_id, reference_id) DO NOTHING`;
 }
 
 /** A row as it was read or last written: a write of it lands only while it is still so. */
@@ -118,10 +133,19 @@ function version(at: RowVersion): Sql {
   return sql`merchant_id = ${at.merchantId} AND reference_id = ${at.referenceId} AND revision = ${at.revision}${text}`;
 }
 
+/** The rewrite's two statements, built once: at a revision read, and at a revision and the text last written. */
+const SET_ALL = join(WRITTEN_COLUMNS.map((name) => sql`${SET_NAMES[name]}${null}`));
+const REWRITE_READ = shape(sql`UPDATE payouts SET ${SET_ALL}, revision = revision + 1
+  WHERE ${version({ merchantId: '', referenceId: '', revision: '' })}`);
+const REWRITE_WRITTEN = shape(sql`UPDATE payouts SET ${SET_ALL}, revision = revision + 1
+  WHERE ${version({ merchantId: '', referenceId: '', revision: '', written: '' })}`);
+
 /** The row written again at the version it was read at, its revision grown by one. Both engines run this statement. */
 export function rewriteRow(at: RowVersion, columns: PayoutColumns): Sql {
-  const set = join(WRITTEN_COLUMNS.map((name) => sql`${SET_NAMES[name]}${columns[name]}`));
-  return sql`UPDATE payouts SET ${set}, revision = revision + 1 WHERE ${version(at)}`;
+  const set = WRITTEN_COLUMNS.map((name) => columns[name]);
+  return at.written === undefined
+    ? REWRITE_READ([...set, at.merchantId, at.referenceId, at.revision])
+    : REWRITE_WRITTEN([...set, at.merchantId, at.referenceId, at.revision, at.written]);
 }
 
 /** The row removed at the version it was read at. Both engines run this statement. */

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { GENESIS_HASH, KeyedDraft, linked } from '../disbursements/audit.entry';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { PayoutColumns } from './payout.row';
-import { join, sql } from '../database/sql.dialect';
+import { join, shape, Sql, sql } from '../database/sql.dialect';
 import { SqliteRunner, sqliteRunner } from '../database/sqlite.prepared';
 
 /** A merchant's head row: where its change log and its audit chain end. */
@@ -55,6 +55,21 @@ export class MerchantHeads {
   }
 }
 
+/** The audit append of `count` entries, its statement built once per count. */
+const APPENDS = new Map<number, (values: readonly unknown[]) => Sql>();
+
+function appendOf(count: number): (values: readonly unknown[]) => Sql {
+  let append = APPENDS.get(count);
+  if (!append) {
+    const row = sql`(${null}, ${null}, ${null}, ${null}, ${null}, ${null}, ${null}, ${null}, ${null}, ${null}, ${null},
+      ${null}, ${null}, ${null}, ${null})`;
+    append = shape(sql`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
+      currency, detail, hash, previous_hash, mac, entry_id, key_id) VALUES ${join(Array.from({ length: count }, () => row))}`);
+    APPENDS.set(count, append);
+  }
+  return append;
+}
+
 /** One write's appends to a merchant's change log and audit chain, its head row written once at `close`. */
 export class HeadWrite {
   private moved = false;
@@ -73,12 +88,24 @@ export class HeadWrite {
     const previous = auditSequence > 0 ? { sequence: auditSequence, hash: auditHash } : undefined;
     const entries = linked(previous, drafts);
     // One statement for all of a write's entries.
-    const rows = entries.map(
-      (e) => sql`(${this.merchantId}, ${e.sequence}, ${e.at}, ${e.actor}, ${e.action}, ${e.referenceId}, ${e.status},
-        ${e.amount}, ${e.currency}, ${e.detail}, ${e.hash}, ${e.previousHash}, ${e.mac}, ${e.entryId}, ${e.keyId})`,
-    );
-    this.q.run(sql`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
-      currency, detail, hash, previous_hash, mac, entry_id, key_id) VALUES ${join(rows)}`);
+    const values = entries.flatMap((e) => [
+      this.merchantId,
+      e.sequence,
+      e.at,
+      e.actor,
+      e.action,
+      e.referenceId,
+      e.status,
+      e.amount,
+      e.currency,
+      e.detail,
+      e.hash,
+      e.previousHash,
+      e.mac,
+      e.entryId,
+      e.keyId,
+    ]);
+    this.q.run(appendOf(entries.length)(values));
     const last = entries[entries.length - 1];
     this.head.auditSequence = last.sequence;
     this.head.auditHash = last.hash;

@@ -1,4 +1,4 @@
-import { compile, join, raw, sql } from '../../src/database/sql.dialect';
+import { compile, join, raw, shape, sql } from '../../src/database/sql.dialect';
 
 describe('sql: one placeholder style, compiled per engine from structure', () => {
   const id = 'm-1';
@@ -31,6 +31,20 @@ describe('sql: one placeholder style, compiled per engine from structure', () =>
       sqlite: 'INSERT INTO t (a, b) VALUES (?, ?::bigint)',
       postgres: 'INSERT INTO t (a, b) VALUES ($1, $2::bigint)',
       values: [1, 2],
+    },
+    {
+      name: 'a shape used with its own values: the text of the template it was made from',
+      statement: shape(sql`UPDATE t SET ${join([sql`a = ${0}`, sql`b = ${0}`])} WHERE id = ${0}`)(['x', 'y', 9]),
+      sqlite: 'UPDATE t SET a = ?, b = ? WHERE id = ?',
+      postgres: 'UPDATE t SET a = $1, b = $2 WHERE id = $3',
+      values: ['x', 'y', 9],
+    },
+    {
+      name: 'the same call site again, with other values (its text is kept once per engine)',
+      statement: [1, 2].map((n) => sql`SELECT ${n}, ${'v'}`)[1],
+      sqlite: 'SELECT ?, ?',
+      postgres: 'SELECT $1, $2',
+      values: [2, 'v'],
     },
     {
       name: 'an empty join',
