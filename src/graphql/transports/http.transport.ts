@@ -1,5 +1,6 @@
 import { ApolloServer, ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import {
+  ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
@@ -110,6 +111,8 @@ export class GraphQLHttpHandler {
         ...opts.plugins,
         // Apollo would add a federated trace (ftv1) to any answer a router asks for one; tracing here is OpenTelemetry.
         ApolloServerPluginInlineTraceDisabled(),
+        // No type or field sets a cache hint and nothing is cached: Apollo's default plugin would still hook every field.
+        ApolloServerPluginCacheControlDisabled(),
         opts.landingPage
           ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
           : ApolloServerPluginLandingPageDisabled(),
