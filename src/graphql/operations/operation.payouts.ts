@@ -1,11 +1,8 @@
-import { ApolloServerPlugin } from '@apollo/server';
 import { DocumentNode, Kind, OperationDefinitionNode, OperationTypeNode, ValueNode } from 'graphql';
 import { ClientRateLimit } from '../../auth/client.rate-limit';
 import { MAX_BATCH_ITEMS } from '../../disbursements/disbursement.batch';
 import { GatewayError } from '../../disbursements/disbursement.errors';
 import { clientRateLimited, tooManyPayouts } from '../request.errors';
-import { GatewayContext } from '../gateway.context';
-import { refusalError } from '../gateway.errors';
 import { rootFields } from './operation.scopes';
 
 /** Payouts one operation may carry in all, whatever its aliases: the size of one batch. */
@@ -68,20 +65,4 @@ export async function payoutRefusal(
   if (count <= 1) return undefined;
   const retryAfter = await rateLimit.retryAfter(quotaKey, count - 1);
   return retryAfter === undefined ? undefined : clientRateLimited(retryAfter, 'payouts');
-}
-
-/** Apollo (HTTP): the payout check once the operation is resolved. */
-export function usePayoutQuota(rateLimit: ClientRateLimit): ApolloServerPlugin<GatewayContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ operation, document, request, contextValue }) {
-          // Unresolved, it is failed by execution before any resolver runs.
-          if (!operation) return;
-          const refused = await payoutRefusal(rateLimit, contextValue.quotaKey, operation, document, request.variables);
-          if (refused) throw refusalError(refused, refused.code === 'RATE_LIMITED' ? 429 : 400);
-        },
-      };
-    },
-  };
 }

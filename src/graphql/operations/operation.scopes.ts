@@ -1,4 +1,3 @@
-import { ApolloServerPlugin } from '@apollo/server';
 import {
   DocumentNode,
   FieldNode,
@@ -11,8 +10,6 @@ import {
 } from 'graphql';
 import { Scope, SCOPES } from '../../auth/client.auth';
 import { forbidden, GatewayError } from '../../disbursements/disbursement.errors';
-import { GatewayContext } from '../gateway.context';
-import { refusalError } from '../gateway.errors';
 
 /** Root fields of an operation, through fragments; @skip/@include are ignored, so checks err strict. */
 export function rootFields(operation: OperationDefinitionNode, document: DocumentNode): FieldNode[] {
@@ -119,20 +116,4 @@ export function scopeRefusal(
     }
   }
   return undefined;
-}
-
-/** Apollo (HTTP): refuses with 403 once the operation is resolved, before any resolver runs. */
-export function useScopes(): ApolloServerPlugin<GatewayContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ operation, document, contextValue, request }) {
-          // Unresolved, it is failed by execution before any resolver runs.
-          if (!operation) return;
-          const refused = scopeRefusal(operation, document, contextValue.scopes, request.variables);
-          if (refused) throw refusalError(refused, 403);
-        },
-      };
-    },
-  };
 }

@@ -1,8 +1,5 @@
-import { ApolloServerPlugin } from '@apollo/server';
 import { BREAK, DocumentNode, Kind, visit } from 'graphql';
 import { badInput, GatewayError } from '../../disbursements/disbursement.errors';
-import { GatewayContext } from '../gateway.context';
-import { refusalError } from '../gateway.errors';
 
 /** No text the gateway takes holds it: PostgreSQL refuses it in text (a 500 deep in a read), and nothing needs it. */
 const NUL = '\u0000';
@@ -110,18 +107,4 @@ export function nulRefusal(
     : badInput(`${field} holds a NUL character (\\u0000), which no argument accepts; nothing was read or changed`, [
         field,
       ]);
-}
-
-/** Apollo (HTTP): the NUL check once the operation is resolved. */
-export function useNulRefusal(): ApolloServerPlugin<GatewayContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ document, request }) {
-          const refused = nulRefusal(document, request.variables);
-          if (refused) throw refusalError(refused, 400);
-        },
-      };
-    },
-  };
 }

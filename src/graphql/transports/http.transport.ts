@@ -21,9 +21,7 @@ import { BODY_LIMIT, principalOf } from './http.request';
 import { useGraphQLOverHttpStatus } from './http.status';
 import { PARSE_OPTIONS } from '../operations/operation.parse';
 import { useOperationLog } from '../operations/operation.log';
-import { useNulRefusal } from '../operations/operation.text';
-import { usePayoutQuota } from '../operations/operation.payouts';
-import { useScopes } from '../operations/operation.scopes';
+import { useOperationChecks } from '../operations/operation.checks';
 import { DocumentRequest, TrustedDocuments, withTrustedQuery } from '../operations/trusted-documents.gate';
 
 export interface GraphQLHttpOptions extends GraphQLServing {
@@ -104,9 +102,7 @@ export class GraphQLHttpHandler {
       plugins: [
         ...armorPlugins,
         useOperationLog(opts.logger, opts.metrics),
-        useScopes(),
-        useNulRefusal(),
-        usePayoutQuota(opts.rateLimit),
+        useOperationChecks(opts.rateLimit),
         useGraphQLOverHttpStatus(),
         ...opts.plugins,
         // Apollo would add a federated trace (ftv1) to any answer a router asks for one; tracing here is OpenTelemetry.
