@@ -9,7 +9,7 @@ import { TEST_ENTRY_KEY } from '../support/chain-key';
 import { shownRecord } from './store.fixtures';
 
 /** A file with a writer (and its committer, whose commits are counted) and an outside reader. */
-function openFile(limit?: number) {
+function openFile(limit?: number, lingerMs?: number) {
   const dir = mkdtempSync(join(tmpdir(), 'payout-gateway-group-'));
   const db = new Database(join(dir, 'group.sqlite'));
   db.pragma('journal_mode = WAL');
@@ -17,7 +17,7 @@ function openFile(limit?: number) {
   db.exec(`CREATE TABLE item (value TEXT NOT NULL UNIQUE);
     CREATE TABLE child (item TEXT REFERENCES item (value) DEFERRABLE INITIALLY DEFERRED)`);
   const commits: number[] = [];
-  const writes = new GroupCommit(db, { limit, onCommit: (held) => commits.push(held) });
+  const writes = new GroupCommit(db, { limit, lingerMs, onCommit: (held) => commits.push(held) });
   const reader = new Database(join(dir, 'group.sqlite'), { readonly: true });
   const values = (from: Database.Database = db) =>
     (from.prepare('SELECT value FROM item ORDER BY rowid').all() as { value: string }[]).map((r) => r.value);
@@ -174,6 +174,25 @@ describe('the group committer of a SQLite file', () => {
     file.writes.alongside('k', file.insert('kept'));
     file.writes.drain();
     expect(file.values(file.reader)).toEqual(['kept']);
+  });
+
+  // A linger far longer than the test's timeout: a write that waited for it would fail the test.
+  it('commits a write that comes after a quiet spell in its own turn, without lingering', async () => {
+    file = openFile(undefined, 60_000);
+    await file.writes.write(file.insert('a'));
+    expect(file.values(file.reader)).toEqual(['a']);
+  });
+
+  it('on a busy file, gathers the writes of the next turns into one commit', async () => {
+    file = openFile(undefined, 500);
+    await file.writes.write(file.insert('a'));
+    // Just after a commit: the file is busy, so these wait for company instead of committing alone.
+    const first = file.writes.write(file.insert('b'));
+    await nextTurn();
+    const second = file.writes.write(file.insert('c'));
+    await Promise.all([first, second]);
+    expect(file.commits).toEqual([1, 2]);
+    expect(file.values(file.reader)).toEqual(['a', 'b', 'c']);
   });
 
   it('drain commits what was asked for before the file closes', async () => {
