@@ -171,8 +171,9 @@ describe('a payout with a sendAt later than now', () => {
     s.d.provider.script.push('hang');
     s.clock.at = T0 + 1_000;
     void dueRound(s);
-    // The lease and then the claim are each committed with the file's next group (a turn each), then the create goes out.
-    for (let turn = 0; turn < 3; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    // The lease and then the claim are each committed with one of the file's next groups, then the create goes out.
+    for (let waited = 0; waited < 5_000 && s.d.provider.creates.length === 0; waited += 5)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     expect(s.d.provider.creates).toHaveLength(1);
     // Past the stale claim time (twice UPSTREAM_TIMEOUT_MS) and the resend window: due again, checked, not resent.
     s.clock.at = T0 + 1_000 + 200_000;
