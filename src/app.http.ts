@@ -13,6 +13,7 @@ import { badRequest, internalError } from './graphql/request.errors';
 import { HttpError } from './http/http.body';
 import { limitConnectionsPerAddress } from './http/http.connections';
 import { applyCors } from './http/http.cors';
+import { answerWhileStarting } from './http/http.starting';
 import { sendGraphQLError, sendJson } from './http/http.reply';
 import { GatewayMetrics } from './observability/gateway.metrics';
 import { repeatedLine } from './observability/log.throttle';
@@ -27,6 +28,8 @@ import { Storage } from './app.storage';
 export interface Listening {
   httpServer: Server;
   port: number;
+  /** Stops answering 503 (http.starting.ts): serve() calls it once its routes take every request. */
+  readonly serving: () => void;
   /** Closes the server if serving has not (GraphQL's drain closes it): a start-up that failed after binding. */
   close(): Promise<void>;
 }
@@ -43,6 +46,7 @@ export async function listen(config: Pick<Config, 'port' | 'host' | 'http'>): Pr
     connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
   });
   limitConnectionsPerAddress(httpServer, maxConnectionsPerIp);
+  const serving = answerWhileStarting(httpServer);
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(config.port, config.host, () => resolve());
@@ -50,6 +54,7 @@ export async function listen(config: Pick<Config, 'port' | 'host' | 'http'>): Pr
   return {
     httpServer,
     port: (httpServer.address() as AddressInfo).port,
+    serving,
     async close() {
       if (!httpServer.listening) return;
       await new Promise<void>((resolve) => {
@@ -89,7 +94,7 @@ export interface Serving {
  * reported through the drain), client credentials, GraphQL, CSV exports, the callback receiver,
  * and the routes that send each request to one of them.
  */
-export async function serve({ httpServer }: Listening, parts: ServerParts): Promise<Serving> {
+export async function serve({ httpServer, serving }: Listening, parts: ServerParts): Promise<Serving> {
   const { config, logger, metrics, storage, service } = parts;
   const opened = new Opened();
   return opened.starting(async () => {
@@ -112,6 +117,7 @@ export async function serve({ httpServer }: Listening, parts: ServerParts): Prom
       scrubber: new SecretScrubber(parts.secrets),
     });
     route(httpServer, { config, logger, health, graphql, exports, callbacks, allowedOrigins });
+    serving();
     return {
       metricsPort: health.metricsPort,
       stopAccepting: () => health.stopAccepting(),
