@@ -107,9 +107,9 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteHan
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    // A write's savepoint keeps the pages it changes in a statement journal until the COMMIT: in
-    // memory, not in a temporary file opened, written and removed per group (a power cut needs none
-    // of it: the WAL alone makes a COMMIT whole or absent).
+    // Statement journals (what a savepoint, or a statement inside the group's transaction, needs to
+    // roll back alone) in memory, not in temporary files opened, written and removed for every group
+    // commit: a crash needs none of them, the WAL alone makes a COMMIT whole or absent.
     db.pragma('temp_store = MEMORY');
     db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
     migrateSqlite(db);
