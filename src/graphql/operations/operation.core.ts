@@ -21,9 +21,7 @@ import { createContext, GatewayContext, GraphQLServing } from '../gateway.contex
 import { formatError, refusalError } from '../gateway.errors';
 import { OperationChecker } from './operation.armor';
 import { atTime } from './token.expiry';
-import { payoutRefusal } from './operation.payouts';
-import { nulRefusal } from './operation.text';
-import { scopeRefusal } from './operation.scopes';
+import { operationRefusal } from './operation.checks';
 import { noteClientTrace, tracedExecution } from './operation.tracing';
 
 /** What a client asks a streaming transport to run. */
@@ -63,9 +61,10 @@ const execution = (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> 
 /**
  * The transport-free core that graphql-ws, multipart HTTP and server-sent events share, as
  * graphql-ws and graphql-sse are cores with thin adapters: credentials, the per-connection limit,
- * the rate limit, parse and validation (with introspection and Armor's limits), scopes, operation
- * metrics, one context per operation, one way to execute, error masking, and the end of a stream
- * when its token expires. An adapter only moves bytes and tells the core when its client went away.
+ * the rate limit, parse and validation (with introspection and Armor's limits), the operation's
+ * checks (operation.checks.ts: scopes, NUL, payouts, shared with HTTP), operation metrics, one
+ * context per operation, one way to execute, error masking, and the end of a stream when its token
+ * expires. An adapter only moves bytes and tells the core when its client went away.
  */
 export class GraphQLOperations {
   private readonly checker: OperationChecker;
@@ -271,18 +270,8 @@ export class OperationConnection {
     if (!operation) return { errors: refusal(badRequest('The document names no operation to run')) };
     const notCarried = carries?.(operation.operation);
     if (notCarried) return { errors: refusal(notCarried) };
-    const scope = scopeRefusal(operation, checked.document, this.principal.scopes, request.variables);
-    if (scope) return { errors: refusal(scope) };
-    const nul = nulRefusal(checked.document, request.variables);
-    if (nul) return { errors: refusal(nul) };
-    const payouts = await payoutRefusal(
-      rateLimit,
-      this.principal.quotaKey,
-      operation,
-      checked.document,
-      request.variables ?? undefined,
-    );
-    if (payouts) return { errors: refusal(payouts) };
+    const refused = await operationRefusal(rateLimit, this.principal, operation, checked.document, request.variables);
+    if (refused) return { errors: refusal(refused.error) };
     metrics.operations.inc({
       operation: metrics.operationLabels.label(operation.name?.value),
       type: this.transport,
