@@ -9,12 +9,12 @@ const STARTING_UPGRADE =
 /**
  * The port is bound before anything serves it (callback URLs need the port), and Node leaves a request
  * or a websocket upgrade with no listener waiting, unanswered, until a timeout: a browser's socket then
- * stays "connecting" and never retries. Until the returned function is called, each is answered 503
- * with Retry-After at once; an upgrade or a request another listener already takes is left to it.
+ * stays "connecting" and never retries. Until the returned function is called (in the same turn as
+ * the routes attach), each is answered 503 with Retry-After at once; an upgrade the websocket server,
+ * attached earlier in start-up, takes is left to it.
  */
 export function answerWhileStarting(httpServer: Server): () => void {
   const request = (_req: IncomingMessage, res: ServerResponse) => {
-    if (httpServer.listenerCount('request') > 1) return;
     sendJson(
       res,
       503,
