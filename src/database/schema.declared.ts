@@ -48,6 +48,25 @@ export const PAYOUTS_TABLE_COLUMNS = [
   'leased_until',
 ] as const;
 
+/** The audit_log table's columns, in order; the embedded file's append (sqlite.heads.ts) gives each. */
+export const AUDIT_LOG_COLUMNS = [
+  'merchant_id',
+  'sequence',
+  'at',
+  'actor',
+  'action',
+  'reference_id',
+  'status',
+  'amount',
+  'currency',
+  'detail',
+  'hash',
+  'previous_hash',
+  'mac',
+  'entry_id',
+  'key_id',
+] as const;
+
 export const DECLARED_TABLES: readonly DeclaredTable[] = [
   {
     name: 'schema_migrations',
@@ -102,23 +121,7 @@ export const DECLARED_TABLES: readonly DeclaredTable[] = [
   {
     name: 'audit_log',
     gateway: 'read',
-    columns: [
-      'merchant_id',
-      'sequence',
-      'at',
-      'actor',
-      'action',
-      'reference_id',
-      'status',
-      'amount',
-      'currency',
-      'detail',
-      'hash',
-      'previous_hash',
-      'mac',
-      'entry_id',
-      'key_id',
-    ],
+    columns: AUDIT_LOG_COLUMNS,
     primaryKey: ['merchant_id', 'sequence'],
     indexes: ['audit_log_payout', 'audit_log_at'],
   },

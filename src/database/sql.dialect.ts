@@ -44,6 +44,12 @@ export function shape(template: Sql): (values: readonly unknown[]) => Sql {
   return (values) => new Sql(strings, values);
 }
 
+/** Values as a comma-separated list of placeholders, for IN (...) or VALUES (...). */
+export const listOf = (values: readonly unknown[]): Sql => join(values.map((value) => sql`${value}`));
+
+/** `count` placeholders, for a `shape`'s template: each use gives their values. */
+export const placeholders = (count: number): Sql => listOf(new Array<null>(count).fill(null));
+
 /** Text the code chose (a column list, a fixed clause), spliced in as it is. */
 export const raw = (text: string): Sql => new Sql([text], []);
 

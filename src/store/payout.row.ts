@@ -10,7 +10,7 @@ import {
 } from '../disbursements/disbursement.ports';
 import { toMinor } from '../disbursements/payout.controls';
 import { PAYOUTS_TABLE_COLUMNS } from '../database/schema.declared';
-import { join, raw, shape, sql, Sql } from '../database/sql.dialect';
+import { join, listOf, placeholders, raw, shape, sql, Sql } from '../database/sql.dialect';
 
 type ColumnValue = string | number | null;
 
@@ -85,12 +85,9 @@ const SET_NAMES = Object.fromEntries(WRITTEN_COLUMNS.map((name) => [name, raw(`$
 
 const typedAs = (value: unknown, type: string) => sql`CAST(${value} AS ${raw(type)})`;
 
-/** A placeholder in a shape's template: each use gives its own values. */
-const slot = (count: number) => join(Array.from({ length: count }, () => sql`${null}`));
-
 /** The claim's statement of one row, built once: the keys, `created_at`, then the written columns. */
 const CLAIM_ONE = shape(
-  sql`INSERT INTO payouts (${CLAIMED_COLUMNS}) VALUES (${slot(3 + WRITTEN_COLUMNS.length)}, 1)
+  sql`INSERT INTO payouts (${CLAIMED_COLUMNS}) VALUES (${placeholders(3 + WRITTEN_COLUMNS.length)}, 1)
     ON CONFLICT (merchant_id, reference_id) DO NOTHING`,
 );
 
@@ -188,9 +185,6 @@ export function historyPageSql(where: Sql, query: HistoryQuery): Sql {
   return sql`SELECT created_at, reference_id, record FROM payouts WHERE ${where}
   ORDER BY created_at DESC, reference_id DESC LIMIT ${query.limit + 1}`;
 }
-
-/** Values as a list of placeholders, for IN (...). */
-const listOf = (values: readonly unknown[]): Sql => join(values.map((value) => sql`${value}`));
 
 /** An audit_log row as both engines return it (PostgreSQL gives BIGINT as text). */
 export interface AuditRow {

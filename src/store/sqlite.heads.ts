@@ -2,8 +2,9 @@ import type { Database } from 'better-sqlite3';
 import { GENESIS_HASH, KeyedDraft, linked } from '../disbursements/audit.entry';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { PayoutColumns } from './payout.row';
-import { join, shape, Sql, sql } from '../database/sql.dialect';
+import { join, placeholders, raw, shape, Sql, sql } from '../database/sql.dialect';
 import { SqliteRunner, sqliteRunner } from '../database/sqlite.prepared';
+import { AUDIT_LOG_COLUMNS } from '../database/schema.declared';
 
 /** A merchant's head row: where its change log and its audit chain end. */
 interface Head {
@@ -61,10 +62,9 @@ const APPENDS = new Map<number, (values: readonly unknown[]) => Sql>();
 function appendOf(count: number): (values: readonly unknown[]) => Sql {
   let append = APPENDS.get(count);
   if (!append) {
-    const row = sql`(${null}, ${null}, ${null}, ${null}, ${null}, ${null}, ${null}, ${null}, ${null}, ${null}, ${null},
-      ${null}, ${null}, ${null}, ${null})`;
-    append = shape(sql`INSERT INTO audit_log (merchant_id, sequence, at, actor, action, reference_id, status, amount,
-      currency, detail, hash, previous_hash, mac, entry_id, key_id) VALUES ${join(Array.from({ length: count }, () => row))}`);
+    const row = sql`(${placeholders(AUDIT_LOG_COLUMNS.length)})`;
+    append = shape(sql`INSERT INTO audit_log (${raw(AUDIT_LOG_COLUMNS.join(', '))})
+      VALUES ${join(Array.from({ length: count }, () => row))}`);
     APPENDS.set(count, append);
   }
   return append;
@@ -87,7 +87,7 @@ export class HeadWrite {
     const { auditSequence, auditHash } = this.head;
     const previous = auditSequence > 0 ? { sequence: auditSequence, hash: auditHash } : undefined;
     const entries = linked(previous, drafts);
-    // One statement for all of a write's entries.
+    // One statement for all of a write's entries, each row's values in AUDIT_LOG_COLUMNS' order.
     const values = entries.flatMap((e) => [
       this.merchantId,
       e.sequence,
