@@ -6,7 +6,7 @@ import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { auditVerify } from '../support/audit';
 import { describeEachEngine } from '../support/modes';
 import { launchGateway } from '../support/process';
-import { sharedProvider } from '../support/replicas';
+import { QUICK_RECOVERY_ENV, sharedProvider } from '../support/replicas';
 import { CREATE_MOBILE, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
 
 jest.setTimeout(180_000);
@@ -35,16 +35,12 @@ describeEachEngine('audit:verify after timeouts, late callbacks and SIGKILLs', (
     sandbox = shared.sandbox;
     env = {
       ...shared.env,
-      PORT: '0',
+      // The callback (300 ms) settles a payout before its answer times out (1 s).
+      ...QUICK_RECOVERY_ENV,
       CLIENT_TOKENS: TOKEN,
-      CLIENT_RATE_LIMIT_PER_MIN: '0',
       AUDIT_SIGNING_KEY: signingKey,
       AUDIT_CHECKPOINT_FILE: join(dir, 'checkpoints.jsonl'),
       AUDIT_CHECKPOINT_SECONDS: '1',
-      // The callback (300 ms) settles a payout before its answer times out (1 s).
-      UPSTREAM_TIMEOUT_MS: '1000',
-      RECONCILE_INTERVAL_MS: '100',
-      RECONCILE_UNKNOWN_AFTER_MS: '200',
       RECONCILE_PENDING_AFTER_MS: '1000',
       // A create killed before it left is "not found" at the provider: trusted after 1 s, not 60.
       RESEND_AFTER_SECONDS: '1',

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { GatewayProcess, launchGateway } from '../support/process';
 import { describeEachEngine } from '../support/modes';
-import { sharedProvider } from '../support/replicas';
+import { approvalTokens, QUICK_RECOVERY_ENV, sharedProvider } from '../support/replicas';
 import { PayoutRow } from '../support/fixtures';
-import { CREATE_MOBILE, DISBURSEMENT_FIELDS, eventually, gql, knownSecrets, mobileInput } from '../support/stack';
+import { CREATE_MOBILE, DISBURSEMENT_FIELDS, eventually, gql, mobileInput } from '../support/stack';
 
 /** A payout under payout controls, with the approval FIELDS select. */
 type PayoutWithApproval = PayoutRow & { approval: { requestedBy: string; decision: string | null } | null };
@@ -32,22 +32,15 @@ describeEachEngine(
     let env: Record<string, string>;
 
     beforeAll(async () => {
-      knownSecrets.add(REQUESTER);
-      knownSecrets.add(APPROVER);
       const shared = await sharedProvider(databaseEnv(), { settleMs: 300, callbackRetryBaseMs: 50 });
       sandbox = shared.sandbox;
       env = {
         ...shared.env,
-        PORT: '0',
-        CLIENT_TOKENS: `${REQUESTER},${APPROVER}`,
-        CLIENT_RATE_LIMIT_PER_MIN: '0',
-        PAYOUT_CONTROLS: JSON.stringify({ approvalAbove: { ZMW: '1000' } }),
         // A call the provider has not answered in 1 s is unknown; its claim is stale (its process gone) after 2 s.
-        UPSTREAM_TIMEOUT_MS: '1000',
+        ...QUICK_RECOVERY_ENV,
+        ...approvalTokens(REQUESTER, APPROVER),
         // Longer than the provider's intake: its "not found" must not be trusted before it has taken the create in.
         RESEND_AFTER_SECONDS: '30',
-        RECONCILE_INTERVAL_MS: '100',
-        RECONCILE_UNKNOWN_AFTER_MS: '200',
         RECONCILE_PENDING_AFTER_MS: '600000',
       };
     });

@@ -3,7 +3,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { Agent, request } from 'undici';
 import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { GatewayProcess, launchGateway } from '../support/process';
-import { sharedProvider } from '../support/replicas';
+import { QUICK_RECOVERY_ENV, sharedProvider } from '../support/replicas';
 import { CREATE_MOBILE, eventually, mobileInput, uniqueRef } from '../support/stack';
 import { sqliteFile } from '../support/sqlite.engine';
 
@@ -69,12 +69,8 @@ describe.each([
     sandbox = shared.sandbox;
     gateway = await launchGateway({
       ...shared.env,
-      PORT: '0',
+      ...QUICK_RECOVERY_ENV,
       CLIENT_TOKENS: TOKEN,
-      CLIENT_RATE_LIMIT_PER_MIN: '0',
-      UPSTREAM_TIMEOUT_MS: '1000',
-      RECONCILE_INTERVAL_MS: '100',
-      RECONCILE_UNKNOWN_AFTER_MS: '200',
       RECONCILE_PENDING_AFTER_MS: '3000',
     });
     if (busy) spinner = busyCores();

@@ -6,8 +6,8 @@ import { SandboxHandle } from '../../src/sandbox/sandbox.server';
 import { auditVerify } from '../support/audit';
 import { describeEachEngine } from '../support/modes';
 import { GatewayProcess, launchGateway } from '../support/process';
-import { sharedProvider } from '../support/replicas';
-import { GraphQLResponse, gql, knownSecrets, mobileInput } from '../support/stack';
+import { approvalTokens, QUICK_RECOVERY_ENV, sharedProvider } from '../support/replicas';
+import { GraphQLResponse, gql, mobileInput } from '../support/stack';
 
 jest.setTimeout(240_000);
 
@@ -145,20 +145,13 @@ function writePathSurvivesSigkill(databaseEnv: () => Record<string, string>, rep
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    knownSecrets.add(REQUESTER);
-    knownSecrets.add(APPROVER);
     const shared = await sharedProvider(databaseEnv(), { settleMs: 150, callbackRetryBaseMs: 50, latencyMs: 20 });
     sandbox = shared.sandbox;
     env = {
       ...shared.env,
-      PORT: '0',
-      CLIENT_TOKENS: `${REQUESTER},${APPROVER}`,
-      CLIENT_RATE_LIMIT_PER_MIN: '0',
-      PAYOUT_CONTROLS: JSON.stringify({ approvalAbove: { ZMW: '1000' } }),
+      ...QUICK_RECOVERY_ENV,
+      ...approvalTokens(REQUESTER, APPROVER),
       AUDIT_CHECKPOINT_SECONDS: '1',
-      UPSTREAM_TIMEOUT_MS: '1000',
-      RECONCILE_INTERVAL_MS: '100',
-      RECONCILE_UNKNOWN_AFTER_MS: '200',
       RECONCILE_PENDING_AFTER_MS: '1000',
       // The sandbox takes a create in as it arrives: "not found" is true at once, trusted after 1 s.
       RESEND_AFTER_SECONDS: '1',
