@@ -150,10 +150,10 @@ async function ingestRun(
   }
 }
 
-/** Gateway CPU one payout costs: its create and one callback. */
 /** A count as the table shows it (two decimals): a target is judged on what is printed. */
 const shown = (n: number) => Math.round(n * 100) / 100;
 
+/** Gateway CPU one payout costs: its create and one callback. */
 const perPayout = (r: IngestRow) => r.cpuUsPerCreate + r.cpuUsPerCallback;
 
 export interface IngestOutcome {
