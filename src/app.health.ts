@@ -12,6 +12,8 @@ export interface HealthParts {
   storage: Pick<Storage, 'store' | 'events' | 'problem'>;
   metrics: GatewayMetrics;
   logger: Logger;
+  /** The merchants this replica serves now: what waits is counted for them, and what is due of any other apart. */
+  merchantIds: () => readonly string[];
 }
 
 export interface Health {
@@ -55,12 +57,15 @@ export async function startHealth(parts: HealthParts): Promise<Health> {
       return true;
     }
     if (url.pathname === '/metrics' && withMetrics) {
-      // The database away (an outage): the scheduled gauges keep their last values, the rest is served.
-      const scheduled = await store.scheduledWaiting().catch(() => undefined);
-      if (scheduled) {
-        metrics.scheduledWaiting.set(scheduled.count);
-        const overdueMs = scheduled.earliestDueAt === undefined ? 0 : Date.now() - scheduled.earliestDueAt;
+      // The database away (an outage): the waiting gauges keep their last values, the rest is served.
+      const now = new Date();
+      const waiting = await store.waitingWork(now, parts.merchantIds()).catch(() => undefined);
+      if (waiting) {
+        metrics.scheduledWaiting.set(waiting.scheduled);
+        const overdueMs = waiting.earliestScheduledAt === undefined ? 0 : now.getTime() - waiting.earliestScheduledAt;
         metrics.scheduledOverdue.set(Math.max(0, overdueMs) / 1000);
+        metrics.resendsWaiting.set(waiting.resends);
+        metrics.dueUnserved.set(waiting.unserved);
       }
       const text = await metrics.registry.metrics();
       res.writeHead(200, { 'content-type': metrics.registry.contentType });

@@ -98,7 +98,7 @@ export async function serve({ httpServer, serving }: Listening, parts: ServerPar
   const { config, logger, metrics, storage, service } = parts;
   const opened = new Opened();
   return opened.starting(async () => {
-    const health = await startHealth({ config, storage, metrics, logger });
+    const health = await startHealth({ config, storage, metrics, logger, merchantIds: () => parts.merchants.ids() });
     opened.add(() => health.close());
     const auth = clientAuth(parts);
     const allowedOrigins = new Set(config.corsOrigins);

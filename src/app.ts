@@ -258,6 +258,17 @@ async function startGateway(
       onFinal: (record) => relays.worker.wakeFor(record),
     });
 
+    // After a rotation of the audit key, before anything is sent: what waits is sealed under the key in use.
+    const moved = await service.resealUnsent();
+    if (moved.resealed > 0 || moved.elsewhere > 0)
+      logger[moved.elsewhere > 0 ? 'warn' : 'info'](
+        moved,
+        `payouts still to send re-sealed under audit key ${audit.keys[0].keyId}` +
+          (moved.elsewhere > 0
+            ? '; some were sealed under a key this gateway does not hold: held for an operator'
+            : ''),
+      );
+
     const loop = new WorkLoop();
     opened.add(() => loop.stop());
 

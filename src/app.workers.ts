@@ -106,6 +106,7 @@ export function startStatusChecks(parts: StatusCheckParts): StatusChecks {
     },
     store: parts.store,
     merchantById,
+    merchantIds: () => merchants.ids(),
     intervalMs: config.recheck.intervalMs,
     onError: (error) => roundFailed({ err: error }),
     onBacklog: (due) => parts.metrics.recheckBacklog.set(due),

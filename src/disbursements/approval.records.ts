@@ -2,6 +2,7 @@ import { GatewayError, invalidState } from './disbursement.errors';
 import { ApprovalState, Disbursement, StatusEvent, nextDue } from './disbursement.model';
 import { cancelledUnsent, changed } from './disbursement.record';
 import { Actor } from './payout.controls';
+import { sealed, SealKey } from './payout.seal';
 
 /*
  * Pure changes of a payout under approval. Holding, rejecting, cancelling, expiring and undoing an
@@ -47,11 +48,15 @@ export function isExpired(record: Disbursement, now: Date): boolean {
   return record.approval !== undefined && now.getTime() >= Date.parse(record.approval.expiresAt);
 }
 
-/** Approved: it becomes an ordinary create claim, sent by the at-most-once create protocol. */
-export function approvedClaim(current: Disbursement, actor: Actor, at: string): Disbursement {
+/**
+ * Approved: it becomes an ordinary create claim, sent by the at-most-once create protocol, sealed with
+ * the decision (who approved it, when) under the key in use.
+ */
+export function approvedClaim(current: Disbursement, actor: Actor, at: string, key: SealKey): Disbursement {
   const approval = current.approval as ApprovalState;
-  return {
+  return sealed(key, {
     ...current,
+    decision: { kind: 'APPROVED', byId: actor.id, by: actor.name, at },
     status: 'UNKNOWN',
     sending: true,
     sentAt: at,
@@ -61,20 +66,21 @@ export function approvedClaim(current: Disbursement, actor: Actor, at: string): 
       ...current.history,
       { status: 'AWAITING_APPROVAL', message: `Approved by ${actor.name}`, source: 'CONTROL', at, actor: actor.name },
     ],
-  };
+  });
 }
 
 /**
  * The provider took nothing (refused, unreachable): the approval is undone and the payout awaits
- * approval again. Published, since clients may have seen it UNKNOWN meanwhile (a send whose outcome
- * was unknown, then a retry the provider refused).
+ * approval again, its seal covering its request alone. Published, since clients may have seen it
+ * UNKNOWN meanwhile (a send whose outcome was unknown, then a retry the provider refused).
  */
-export function approvalUndone(current: Disbursement, why: string, at: string): Disbursement {
+export function approvalUndone(current: Disbursement, why: string, at: string, key: SealKey): Disbursement {
   const { requestedBy, requesterId, expiresAt } = current.approval as ApprovalState;
   return changed(
     current,
-    {
+    sealed(key, {
       ...current,
+      decision: undefined,
       status: 'AWAITING_APPROVAL',
       sending: false,
       sentAt: undefined,
@@ -84,7 +90,7 @@ export function approvalUndone(current: Disbursement, why: string, at: string): 
         ...current.history,
         { status: 'AWAITING_APPROVAL', message: `Not sent (${why}); awaiting approval again`, source: 'CONTROL', at },
       ],
-    },
+    }),
     at,
   );
 }

@@ -1,5 +1,6 @@
 import { AuditEntry, chainHash, GENESIS_HASH, macVerifies } from './audit.entry';
 import { AuditCheckpoint, AuditVerifyingKeys, checkpointCheck } from './audit.keys';
+import { PayoutLifecycles } from './audit.lifecycle';
 import { UncheckedRange, UncheckedRanges } from './audit.unchecked';
 import { Disbursement, isFinal } from './disbursement.model';
 import { toMinor } from './payout.controls';
@@ -46,7 +47,9 @@ export interface ChainReport {
  *   chain was keyed) passes only below a signed checkpoint; one keyed under a key not given is
  *   unchecked; an entry keyed by content (it has an id) whose id came before is a copy of a genuine
  *   entry, replayed;
- * - the head row, so entries removed from the end, or a chain rewritten from some entry on, show.
+ * - the head row, so entries removed from the end, or a chain rewritten from some entry on, show;
+ * - each payout's states against their rules (audit.lifecycle.ts): nothing after its end, no send
+ *   while it awaits approval, no send refused for a record changed outside the gateway.
  * After a break it carries on from the entry as stored, so every break is reported, not the first.
  */
 export async function chainBreaks(
@@ -79,12 +82,14 @@ export async function chainBreaks(
   let previous = GENESIS_HASH;
   let last = 0;
   const ids = new Map<string, number>();
+  const lifecycles = new PayoutLifecycles();
   for await (const entry of entries) {
     const first = entry.entryId ? ids.get(entry.entryId) : undefined;
     const why =
       first === undefined
         ? (entryBreak(entry, { expected, previous, covered }, signed, head) ??
-          macBreak(entry, { covered, merchantId: witnesses.merchantId ?? '' }, keys, unchecked))
+          macBreak(entry, { covered, merchantId: witnesses.merchantId ?? '' }, keys, unchecked) ??
+          lifecycles.check(entry))
         : `its id is the one of the entry at sequence ${first}: a copy of an entry, replayed`;
     if (entry.entryId && first === undefined) ids.set(entry.entryId, entry.sequence);
     if (why) breaks.push({ sequence: entry.sequence, why });

@@ -20,7 +20,7 @@ import { AuditAction, auditOf } from './audit.entry';
 import { Actor, DEFAULT_APPROVAL_TTL_SECONDS, fromMinor, limitOf } from './payout.controls';
 import { recordAnswered } from './create.settle';
 import { scheduledFor, sendAtRefusal, sendsLater } from './schedule.records';
-import { sealOf } from './request.seal';
+import { sealed } from './payout.seal';
 
 /**
  * What the claim stage leaves to do: send a claim now `sending`, tell of one `held` for approval or
@@ -61,16 +61,18 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
   // A new payee is held whatever the amount; the limits still count it.
   const plan = { ...planned, awaiting: planned.awaiting || payee?.holdReason !== undefined };
   const later = sendsLater(request.sendAt, now());
+  const at = now().toISOString();
   const fresh = {
-    ...newClaim(merchant.id, request, fp, now().toISOString(), requestId, ctx.traceparent?.()),
+    ...newClaim(merchant.id, request, fp, at, requestId, ctx.traceparent?.()),
     createdBy: actor.name,
     requesterId: actor.id,
     reservation: plan.reservation,
     ...(later && { sendAt: request.sendAt }),
     ...(payee && { beneficiaryId: payee.beneficiaryId }),
-    seal: sealOf(ctx.sealKeys[0], merchant.id, request, fp),
+    // Within the controls, the requester's create is the decision to send it (at its time); held, none yet.
+    ...(!plan.awaiting && { decision: { kind: 'WITHIN_LIMITS' as const, byId: actor.id, by: actor.name, at } }),
   };
-  const claim = plan.awaiting
+  const unsealed = plan.awaiting
     ? heldForApproval(
         fresh,
         actor,
@@ -83,6 +85,7 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
     : later
       ? scheduledFor(fresh, request.sendAt as string, now(), actor)
       : withDueNext({ ...fresh, sentAt: fresh.updatedAt }, now(), policy);
+  const claim = sealed(ctx.sealKeys[0], unsealed, fp);
   const deadline = now().getTime() + policy.staleClaimMs;
   let unclaimedChecked = false;
   for (;;) {

@@ -98,7 +98,7 @@ export async function releaseClaim(
         claim.referenceId,
         (current) =>
           ours(current) && current.approval?.decision === 'APPROVED'
-            ? approvalUndone(current, 'the provider took nothing', at)
+            ? approvalUndone(current, 'the provider took nothing', at, ctx.sealKeys[0])
             : undefined,
         audit,
       )

@@ -2,14 +2,21 @@ import { decideAwaiting } from './approval.decision';
 import { approvedClaim, notAwaiting } from './approval.records';
 import { DomainContext } from './disbursement.context';
 import { CreateDisbursement } from './disbursement.create';
-import { beneficiaryState, refusedBeforeSend, selfApproval, shuttingDown } from './disbursement.errors';
+import {
+  beneficiaryState,
+  noSuchPayout,
+  refusedBeforeSend,
+  sealedElsewhere,
+  selfApproval,
+  shuttingDown,
+} from './disbursement.errors';
 import { Disbursement } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { withDueNext } from './disbursement.checks';
 import { Actor } from './payout.controls';
 import { expiredUnsent, isDue, isTooLate, scheduledFor } from './schedule.records';
 import { decided } from './audit.rules';
-import { payeeOf, recheckAudit, recheckBeforeSend, SendVerdict, verdictEvent } from './send.recheck';
+import { recheckAudit, recheckBeforeSend, recheckReads, SendVerdict, verdictEvent } from './send.recheck';
 
 /**
  * A second person's approval (of a scheduled payout: SCHEDULED until its time, sent at once within
@@ -18,7 +25,8 @@ import { payeeOf, recheckAudit, recheckBeforeSend, SendVerdict, verdictEvent } f
  * the create protocol's own send. Approving an approved payout returns it once its send has an
  * answer; the requester never may approve, before or after someone else did. The payout is checked
  * again first (send.recheck.ts): one refused ends CANCELLED, never sent, and the approver is told why;
- * one whose beneficiary's new details await approval stays held.
+ * one whose beneficiary's new details await approval stays held; one sealed under a key this gateway
+ * does not seal with is left as it is (SERVICE_UNAVAILABLE: another replica, or an operator, decides).
  */
 export async function approveDisbursement(
   ctx: DomainContext,
@@ -29,9 +37,12 @@ export async function approveDisbursement(
 ): Promise<Disbursement> {
   // An approval stored now could not be sent by this process: refuse before deciding anything.
   if (!creates.accepting) throw shuttingDown(referenceId);
-  // Only its beneficiary is read from it, which never changes: the record this process knows will do.
+  // Only its beneficiary and its trail are read for it, which no write of the record changes: the
+  // record this process knows will do to find them.
   const seen = await ctx.store.known(merchant.id, referenceId);
-  const payee = seen && (await payeeOf(ctx, seen));
+  if (!seen) throw noSuchPayout(referenceId);
+  const reads = await recheckReads(ctx, seen);
+  const payee = reads.payee;
   let verdict: SendVerdict | undefined;
   const { outcome, stored } = await decideAwaiting(
     ctx,
@@ -40,8 +51,9 @@ export async function approveDisbursement(
     (current, now) => {
       verdict = undefined;
       if (current.approval?.requesterId === actor.id) return { outcome: 'self' as const };
-      verdict = recheckBeforeSend(ctx, merchant, current, payee, now);
+      verdict = recheckBeforeSend(ctx, merchant, current, reads, now, 'approve');
       if (verdict?.kind === 'refused') return { outcome: 'refused' as const, next: verdict.next };
+      if (verdict?.kind === 'elsewhere') return { outcome: 'elsewhere' as const };
       if (verdict) return { outcome: 'waiting' as const };
       return approved(ctx, current, actor, now);
     },
@@ -52,6 +64,10 @@ export async function approveDisbursement(
   if (outcome === 'refused' && verdict?.kind === 'refused') {
     ctx.onControl(verdictEvent(merchant, referenceId, verdict));
     throw refusedBeforeSend(referenceId, verdict.why);
+  }
+  if (outcome === 'elsewhere' && verdict?.kind === 'elsewhere') {
+    ctx.onControl({ merchantId: merchant.id, referenceId, action: 'sealed_elsewhere' });
+    throw sealedElsewhere(referenceId, verdict.keyId);
   }
   if (outcome === 'waiting' && payee)
     throw beneficiaryState(payee.id, payee.status, 'its account details await approval');
@@ -70,7 +86,7 @@ export async function approveDisbursement(
  * (`late`), never sent, when its sendAt passed by more than SCHEDULE_LATE_LIMIT_SECONDS.
  */
 function approved(ctx: DomainContext, current: Disbursement, actor: Actor, now: Date) {
-  const claim = approvedClaim(current, actor, now.toISOString());
+  const claim = approvedClaim(current, actor, now.toISOString(), ctx.sealKeys[0]);
   if (current.sendAt !== undefined && !isDue(current, now))
     return { outcome: 'scheduled' as const, next: scheduledFor(claim, current.sendAt, now) };
   if (isTooLate(current, now, ctx.policy))

@@ -1,4 +1,4 @@
-import { Disbursement, Due } from './disbursement.model';
+import { Disbursement, Due, gatewaySends } from './disbursement.model';
 
 export interface CheckPolicy {
   /** First status check after an outcome became unknown; doubles with each attempt. */
@@ -41,13 +41,16 @@ export function dueOf(record: Disbursement, now: Date, policy: CheckPolicy): Due
       return record.sendAt === undefined ? undefined : { kind: 'SEND', at: record.sendAt };
     case 'PENDING':
     case 'UNKNOWN': {
+      const gateways = record.status === 'UNKNOWN' && gatewaySends(record);
+      // Confirmed never received (sentAt cleared), on the gateway's own decision: sent again now.
+      if (gateways && !record.sending && record.sentAt === undefined) return { kind: 'SEND', at: now.toISOString() };
       const base = record.sending
         ? policy.staleClaimMs
         : record.status === 'UNKNOWN'
           ? policy.unknownAfterMs
           : policy.pendingAfterMs;
       const delay = Math.min(policy.maxDelayMs, base * 2 ** Math.min(record.checkAttempts, 20));
-      return { kind: 'RECHECK', at: new Date(now.getTime() + delay).toISOString() };
+      return { kind: gateways ? 'RESEND' : 'RECHECK', at: new Date(now.getTime() + delay).toISOString() };
     }
     default:
       return unhandled(record.status);

@@ -1,13 +1,19 @@
 import { Disbursement, EventSource, ProviderRecord } from './disbursement.model';
-import { BeneficiaryStore, DisbursementEvents, DisbursementStore, ProviderPort } from './disbursement.ports';
+import {
+  BeneficiaryStore,
+  DisbursementEvents,
+  DisbursementStore,
+  ProviderPort,
+  RecordsReader,
+} from './disbursement.ports';
 import { applyProviderAnswer } from './disbursement.answer';
 import { CheckPolicy } from './disbursement.checks';
 import { RecordWriter } from './disbursement.writer';
 import { ControlEvent } from './payout.controls';
 import { AuditRule } from './disbursement.ports';
 import { whenVisible } from './audit.rules';
-import { AuditAction } from './audit.entry';
-import { SealKeys } from './request.seal';
+import { AuditAction, EntryKey } from './audit.entry';
+import { SealKeys } from './payout.seal';
 
 /** What every use case works with: the ports, the one writer, the clock and the check policy. */
 export interface DomainContext {
@@ -25,8 +31,12 @@ export interface DomainContext {
   traceparent?: () => string | undefined;
   /** The latest moment the database went back in time (ms), if it ever did: create.rewind.ts. */
   rewoundAt?: () => number | undefined;
-  /** The keys of payouts' seals, the one in use first (request.seal.ts). */
+  /** The keys of payouts' seals, the one in use first (payout.seal.ts). */
   sealKeys: SealKeys;
+  /** The audit chain keys, which check the keyed entries a payout's trail records (payout.trail.ts). */
+  entryKeys: readonly EntryKey[];
+  /** The audit trail, read before a payout decided earlier is sent. */
+  records: Pick<RecordsReader, 'auditPage'>;
   /** The merchants' beneficiary books: a payout to one is re-checked against it before it is sent. */
   book: BeneficiaryStore;
 }

@@ -12,6 +12,8 @@ export interface DueLoopOptions {
   service: DueTarget;
   store: DisbursementStore;
   merchantById: (id: string) => Merchant | undefined;
+  /** The merchants served now: only their due work is read, so a removed merchant's rows block no one. */
+  merchantIds: () => readonly string[];
   /** How long after a round the next one runs. */
   intervalMs: number;
   /** Records looked at per round. */
@@ -49,7 +51,7 @@ export class DueLoop {
   /** One round; returns how many records it worked on. Once `signal` aborts, it starts no more. */
   async checkDue(signal?: AbortSignal): Promise<number> {
     const { store, batchSize = 100, concurrency = 8 } = this.opts;
-    const due = await store.due(this.now(), batchSize);
+    const due = await store.due(this.now(), batchSize, this.opts.merchantIds());
     this.opts.onBacklog?.(due.length);
     let checked = 0;
     for (let i = 0; i < due.length && !signal?.aborted; i += concurrency) {

@@ -128,6 +128,18 @@ export function refusedBeforeSend(referenceId: string, why: string): GatewayErro
   return invalidState(referenceId, 'CANCELLED', `refused at its approval, never sent: ${why}`);
 }
 
+/**
+ * Its seal was made under an audit key this gateway does not seal with (during a key rotation, another
+ * replica's): nothing was decided; a gateway whose key in use it is can approve it.
+ */
+export function sealedElsewhere(referenceId: string, keyId: string): GatewayError {
+  return new GatewayError(
+    ErrorCode.SERVICE_UNAVAILABLE,
+    `Payout ${referenceId} was sealed under audit key ${keyId}, which this gateway does not seal with; nothing was decided. Retry (another replica), or see the audit key rotation runbook.`,
+    { referenceId, retryAfter: 5 },
+  );
+}
+
 export function selfApproval(referenceId: string): GatewayError {
   return new GatewayError(
     ErrorCode.FORBIDDEN,

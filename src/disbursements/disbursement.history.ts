@@ -1,7 +1,7 @@
 import { badInput } from './disbursement.errors';
 import { DisbursementStore, HistoryFilter, HistoryPage, HistoryPosition, Merchant } from './disbursement.ports';
 import { Disbursement } from './disbursement.model';
-import { SealKeys, sealHolds } from './request.seal';
+import { SealKeys, sealState } from './payout.seal';
 
 export const MAX_HISTORY_PAGE = 100;
 
@@ -12,12 +12,15 @@ export interface HistoryRequest {
 }
 
 /**
- * A payout decided but not sent (held, scheduled) whose record differs from its keyed request
- * (request.seal.ts): no list shows it, so no approver sees details nobody asked for; its send refuses it.
+ * A payout decided but not sent (held, scheduled) whose seal this gateway cannot vouch for under its key
+ * in use (payout.seal.ts): its record differs from its sealed request, or another key sealed it. No list
+ * shows it, so no approver sees details nobody asked for; its send refuses it, or holds it for an operator.
  */
 function unsealedOpen(sealKeys: SealKeys, record: Disbursement): boolean {
   const open = record.status === 'AWAITING_APPROVAL' || record.status === 'SCHEDULED';
-  return open && !record.sending && !sealHolds(sealKeys, record);
+  if (!open || record.sending) return false;
+  const { kind } = sealState(sealKeys, record);
+  return kind !== 'sealed' && kind !== 'legacy';
 }
 
 /** A merchant's payouts, newest first, a page at a time; only that merchant's, as the store keys them. */

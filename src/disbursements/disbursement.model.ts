@@ -99,6 +99,20 @@ export interface ApprovalState {
 }
 
 /**
+ * Who decided that the gateway may send a payout on its own, and when (payout.seal.ts seals it with the
+ * request): the requester's create within the payout controls (`WITHIN_LIMITS`, a payout sent at its
+ * time), or a second person's approval (`APPROVED`).
+ */
+export interface SendDecision {
+  kind: 'WITHIN_LIMITS' | 'APPROVED';
+  /** The decider's identity, compared with the requester's; and name, as shown. */
+  byId: string;
+  by: string;
+  /** ISO time of the decision. */
+  at: string;
+}
+
+/**
  * The amount a payout holds against its merchant's daily limits, in minor units (cents). The store
  * adds it when the record is inserted and takes it back, in the same atomic step, when a write makes
  * the record FAILED or CANCELLED or removes it (`released` then says it is back).
@@ -114,12 +128,18 @@ export interface Reservation {
 }
 
 /**
- * What the due loop does for a payout at `at`: ask the provider how it stands (`RECHECK`), end an
- * approval that nobody gave in time (`APPROVAL_EXPIRY`), or send it at its scheduled time (`SEND`).
- * The loop dispatches on the kind exhaustively (disbursement.due-loop.ts): a new kind does not
- * compile until it is handled.
+ * What the due loop does for a payout at `at`: ask the provider how it stands (`RECHECK`), ask it
+ * about a payout the gateway sends on its own decision and send it again once it was never received
+ * (`RESEND`), end an approval that nobody gave in time (`APPROVAL_EXPIRY`), or send it at its
+ * scheduled time, or again (`SEND`). The loop dispatches on the kind exhaustively
+ * (disbursement.service.ts runDue): a new kind does not compile until it is handled.
  */
-export const DueKind = { RECHECK: 'RECHECK', APPROVAL_EXPIRY: 'APPROVAL_EXPIRY', SEND: 'SEND' } as const;
+export const DueKind = {
+  RECHECK: 'RECHECK',
+  RESEND: 'RESEND',
+  APPROVAL_EXPIRY: 'APPROVAL_EXPIRY',
+  SEND: 'SEND',
+} as const;
 export type DueKind = (typeof DueKind)[keyof typeof DueKind];
 
 export interface Due {
@@ -198,7 +218,12 @@ export interface Disbursement {
   reservation?: Reservation;
   /** The last audit entry written about it, and the identical ones since that were only counted (audit.repeats.ts). */
   auditTail?: AuditTail;
-  /** The gateway's keyed value over its request (request.seal.ts): what a later send checks the record against. */
+  /** The decision that lets the gateway send it on its own (none while it awaits one, and once it ended unsent). */
+  decision?: SendDecision;
+  /**
+   * The gateway's keyed value over its request, requester and decision, naming its key (payout.seal.ts):
+   * what a later send checks the record against. Dropped once it ended unsent.
+   */
   seal?: string;
 }
 
@@ -249,6 +274,15 @@ export interface ProviderRecord {
   ipAddress?: string;
   createdAt?: string;
   message?: string;
+}
+
+/**
+ * Whether the gateway sends this payout on its own decision, and so sends it again once the provider
+ * confirms it never received it: one a second person approved, or one scheduled for its time. A create
+ * a client sent to go at once waits for that client's retry instead.
+ */
+export function gatewaySends(record: Disbursement): boolean {
+  return record.decision !== undefined && (record.decision.kind === 'APPROVED' || record.sendAt !== undefined);
 }
 
 /** Nothing was sent for it yet, so nothing the provider says about its referenceId is about it. */

@@ -11,11 +11,15 @@ import { AuditAction, AuditDraft, AuditEntry } from './audit.entry';
 import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from './beneficiary.model';
 import { LimitRefusal, PayoutControls, ReservationCaps } from './payout.controls';
 
-/** What waits for its time, for the metrics. */
-export interface ScheduledWaiting {
-  count: number;
-  /** The earliest sendAt (ms); undefined when none waits. */
-  earliestDueAt?: number;
+/** The work waiting for its time, of the merchants served, for the metrics. */
+export interface WaitingWork {
+  /** Payouts SCHEDULED for their sendAt, and the earliest of those (ms; undefined when none waits). */
+  scheduled: number;
+  earliestScheduledAt?: number;
+  /** Payouts the gateway sends on its own decision whose outcome is unknown: it sends them again if never received. */
+  resends: number;
+  /** Payouts due now of merchants not served (removed from the configuration): left as they are, blocking no one. */
+  unserved: number;
 }
 
 /** A merchant as the domain needs it: its id, the key the provider knows it by, and its payout controls. */
@@ -156,13 +160,19 @@ export interface DisbursementStore {
   /** Entries that record no write of a payout: a refusal before anything was stored, an export. */
   appendAudit(merchantId: string, entries: readonly AuditDraft[]): Promise<void>;
   /**
-   * Up to `limit` records, of any merchant, whose `due.at` is at or before `now` and that no replica
-   * holds (`leasedUntil` unset or past), earliest due first. The store indexes `due.at` on every
-   * write, so this never scans settled records.
+   * Up to `limit` records, of the merchants given (of any, without), whose `due.at` is at or before
+   * `now` and that no replica holds (`leasedUntil` unset or past), earliest due first. The store
+   * indexes `due.at` on every write, so this never scans settled records; rows of a merchant not given
+   * are passed over in the query, so they can hold up no other merchant's work.
    */
-  due(now: Date, limit: number): Promise<Disbursement[]>;
-  /** Of every merchant, the payouts SCHEDULED (waiting for their sendAt) and the earliest sendAt among them (ms). */
-  scheduledWaiting(): Promise<ScheduledWaiting>;
+  due(now: Date, limit: number, merchantIds?: readonly string[]): Promise<Disbursement[]>;
+  /**
+   * Up to `limit` payouts of any merchant that the gateway has yet to send on a decision (held,
+   * scheduled, or sent with an unknown outcome), in key order after `after`.
+   */
+  unsent(after: { merchantId: string; referenceId: string } | undefined, limit: number): Promise<Disbursement[]>;
+  /** The work waiting of the merchants given, and how much is due of any other merchant (for the metrics). */
+  waitingWork(now: Date, merchantIds: readonly string[]): Promise<WaitingWork>;
   /**
    * A page of one merchant's payouts matching the filter, newest first by when each was first
    * stored (the `updatedAt` of the record `insertIfAbsent` stored), and how many match in all.

@@ -6,6 +6,8 @@ import {
   ProviderRecord,
   RelayAttempt,
   StatusEvent,
+  gatewaySends,
+  nextDue,
   NOTHING_DUE,
 } from './disbursement.model';
 
@@ -23,7 +25,8 @@ export function changed(current: Disbursement, next: Disbursement, at: string): 
 /**
  * CANCELLED with nothing sent: every such ending (withdrawn before its time, refused at its send, its approval
  * rejected, cancelled or expired, its payee archived) is this one change, with its message and who ended it;
- * `changes` holds what an ending adds, such as the approval's decision.
+ * `changes` holds what an ending adds, such as the approval's decision. Its decision to send and its seal go:
+ * a row restored to an earlier state by someone with the database carries none of its own.
  */
 export function cancelledUnsent(
   current: Disbursement,
@@ -39,6 +42,8 @@ export function cancelledUnsent(
       ...changes,
       status: 'CANCELLED',
       sending: false,
+      decision: undefined,
+      seal: undefined,
       message,
       ...NOTHING_DUE,
       history: [...current.history, { status: 'CANCELLED', message, source: 'CONTROL', at, ...(actor && { actor }) }],
@@ -175,7 +180,7 @@ function repeats(last: StatusEvent | undefined, event: StatusEvent): last is Sta
  * the history stays bounded however often a client retries, and the write is bookkeeping: no new
  * version, nothing published or logged.
  */
-function noted(current: Disbursement, next: Disbursement, event: StatusEvent): Disbursement {
+export function noted(current: Disbursement, next: Disbursement, event: StatusEvent): Disbursement {
   const last = current.history.at(-1);
   if (!repeats(last, event)) return changed(current, { ...next, history: [...current.history, event] }, event.at);
   const counted = { ...last, repeated: (last.repeated ?? 1) + 1, lastAt: event.at };
@@ -196,13 +201,21 @@ export function markUnknown(current: Disbursement, reason: string, at: string): 
 export const NEVER_RECEIVED =
   'The provider has no record of this payout: it was never received. Retry the same request to send it.';
 
+export const SENT_AGAIN =
+  'The provider has no record of this payout: it was never received. The gateway sends it again, as it was decided.';
+
 /**
  * The provider says it never received this UNKNOWN payout, and no send of it can still be on its
- * way in: say so, and stop asking. No send is outstanding, so the next one waits for nothing.
+ * way in: say so. One the gateway sends on its own decision (gatewaySends) is due to be sent again at
+ * once, through the checks every decided send passes; any other waits for its client's retry, and
+ * nobody asks about it any more. No send is outstanding, so the next one waits for nothing.
  */
 export function markNeverReceived(current: Disbursement, at: string): Disbursement {
-  const event: StatusEvent = { status: current.status, message: NEVER_RECEIVED, source: 'STATUS_CHECK', at };
-  return noted(current, { ...current, sending: false, sentAt: undefined, ...NOTHING_DUE }, event);
+  const again = gatewaySends(current);
+  const message = again ? SENT_AGAIN : NEVER_RECEIVED;
+  const event: StatusEvent = { status: current.status, message, source: 'STATUS_CHECK', at };
+  const due = again ? nextDue('SEND', at) : NOTHING_DUE;
+  return noted(current, { ...current, sending: false, sentAt: undefined, ...due }, event);
 }
 
 /** A confirmed orphan becomes this request's record: the request is attached, nothing a client sees changes. */

@@ -30,7 +30,8 @@ import { Allowance, payoutAllowance } from './payout.allowance';
 import { Actor, ANONYMOUS, ControlEvent } from './payout.controls';
 import { auditCheckpoints } from './audit.checkpoint-list';
 import { AuditCheckpoint, AuditKeyRing } from './audit.keys';
-import { requestSealKeys } from './request.seal';
+import { sealKeysOf } from './payout.seal';
+import { Resealed, resealUnsent } from './payout.reseal';
 import { TrailVerification, verifyTrail } from './audit.verification';
 import { AuditRequest, auditTrail } from './audit.trail';
 import { AuditPage, HistoryEntry, RecordsReader } from './disbursement.ports';
@@ -126,7 +127,9 @@ export class DisbursementService {
       onControl: opts.onControl ?? (() => undefined),
       traceparent: opts.traceparent,
       rewoundAt: opts.rewoundAt,
-      sealKeys: requestSealKeys(opts.auditKeys),
+      sealKeys: sealKeysOf(opts.auditKeys),
+      entryKeys: opts.auditKeys,
+      records: opts.records,
       book: opts.book,
     };
     this.creates = new CreateDisbursement(this.ctx, opts.claimPollMs);
@@ -306,6 +309,11 @@ export class DisbursementService {
       .stored;
   }
 
+  /** After a rotation of the audit key: what is still to be sent is sealed under the key in use (payout.reseal.ts). */
+  resealUnsent(): Promise<Resealed> {
+    return resealUnsent(this.ctx);
+  }
+
   /** Does what is due for a record the due loop leased, by its kind: every kind has its step. */
   async runDue(merchant: Merchant, record: Disbursement): Promise<Disbursement | undefined> {
     const kind = record.due?.kind;
@@ -314,6 +322,11 @@ export class DisbursementService {
         return record;
       case 'RECHECK':
         return recheckStep(this.ctx, merchant, record);
+      case 'RESEND': {
+        // Asked like any unknown outcome; confirmed never received, it is sent again in the same step.
+        const checked = await recheckStep(this.ctx, merchant, record);
+        return checked?.due?.kind === 'SEND' ? sendDueStep(this.ctx, this.creates, merchant, checked) : checked;
+      }
       case 'APPROVAL_EXPIRY':
         return expireStep(this.ctx, merchant, record);
       case 'SEND':

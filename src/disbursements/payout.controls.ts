@@ -45,7 +45,8 @@ export interface ControlEvent {
   referenceId: string;
   /** Unset for the gateway's own step (expiry). */
   actor?: string;
-  action: 'held' | 'scheduled' | 'approved' | 'rejected' | 'cancelled' | 'expired' | 'refused';
+  /** `sealed_elsewhere`: not approved or sent, its seal made under a key this gateway does not seal with (held for an operator). */
+  action: 'held' | 'scheduled' | 'approved' | 'rejected' | 'cancelled' | 'expired' | 'refused' | 'sealed_elsewhere';
   /** The limit that refused it, for `refused`. */
   limit?: ControlKey;
 }

@@ -81,6 +81,8 @@ export function expiredUnsent(current: Disbursement, at: string): Disbursement {
       status: 'EXPIRED',
       sending: false,
       sentAt: undefined,
+      decision: undefined,
+      seal: undefined,
       message,
       ...NOTHING_DUE,
       history: [...current.history, { status: 'EXPIRED', message, source: 'CONTROL', at }],

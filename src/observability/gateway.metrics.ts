@@ -98,13 +98,25 @@ export class GatewayMetrics {
 
   readonly scheduledWaiting = new Gauge({
     name: 'gateway_scheduled_payouts',
-    help: 'Payouts SCHEDULED, waiting for their sendAt (all merchants; read from the database at each scrape)',
+    help: 'Payouts SCHEDULED, waiting for their sendAt (the merchants served; read from the database at each scrape)',
+    registers: [this.registry],
+  });
+
+  readonly resendsWaiting = new Gauge({
+    name: 'gateway_payouts_to_send_again',
+    help: 'Approved or scheduled payouts whose send has an unknown outcome: the gateway sends each again itself once the provider confirms it never received it (RESEND_AFTER_SECONDS)',
+    registers: [this.registry],
+  });
+
+  readonly dueUnserved = new Gauge({
+    name: 'gateway_due_payouts_unserved',
+    help: 'Payouts due now whose merchant this gateway does not serve (removed from MERCHANTS_FILE): left as they are, passed over by the due loop, and picked up again if the merchant returns',
     registers: [this.registry],
   });
 
   readonly scheduledOverdue = new Gauge({
     name: 'gateway_scheduled_overdue_seconds',
-    help: 'How long past its sendAt the most overdue SCHEDULED payout is (0 when none is overdue); near SCHEDULE_LATE_LIMIT_SECONDS it is about to expire',
+    help: 'How long past its sendAt the most overdue SCHEDULED payout of the merchants served is (0 when none is overdue); near SCHEDULE_LATE_LIMIT_SECONDS it is about to expire',
     registers: [this.registry],
   });
 

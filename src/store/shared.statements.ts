@@ -11,11 +11,11 @@ import {
   HistoryQuery,
   LoggedChange,
   MerchantChainHead,
-  ScheduledWaiting,
+  WaitingWork,
   START_POSITION,
   StatementLine,
 } from '../disbursements/disbursement.ports';
-import { sql } from '../database/sql.dialect';
+import { Sql, sql } from '../database/sql.dialect';
 import {
   auditCondition,
   AuditRow,
@@ -197,24 +197,73 @@ export const writtenSince = (merchantId: string, since: number, after: HistoryPo
     true,
   );
 
-export const due = (now: number, limit: number) =>
+/** Whether a row's merchant is one of `merchantIds`, as each engine reads a list given as one value. */
+const servedBy = (merchantIds: readonly string[]) => ({
+  sqlite: sql`merchant_id IN (SELECT value FROM json_each(${JSON.stringify(merchantIds)}))`,
+  postgres: sql`merchant_id = ANY(${merchantIds}::text[])`,
+});
+
+const dueOf = (now: number, limit: number, served: Sql) =>
+  sql`SELECT record FROM payouts WHERE due_at IS NOT NULL AND due_at <= ${now}
+        AND (leased_until IS NULL OR leased_until <= ${now}) AND ${served} ORDER BY due_at LIMIT ${limit}`;
+
+/** What is due, of the merchants given (every one, when none are): a merchant not served can block no other's. */
+export const due = (now: number, limit: number, merchantIds?: readonly string[]) => {
+  if (merchantIds === undefined) return read('due', dueOf(now, limit, sql`TRUE`), parsedRecords);
+  const served = servedBy(merchantIds);
+  return read(
+    'due-served',
+    { sqlite: dueOf(now, limit, served.sqlite), postgres: dueOf(now, limit, served.postgres) },
+    parsedRecords,
+  );
+};
+
+const parsedRecords = (rows: { record: string }[]) => rows.map((r) => parsed(r.record));
+
+/**
+ * Up to `limit` payouts the gateway has yet to send on a decision (held, scheduled, or sent with an
+ * unknown outcome), of every merchant, after `after` in key order: the re-seal at start reads them a
+ * page at a time.
+ */
+export const unsent = (after: { merchantId: string; referenceId: string } | undefined, limit: number) =>
   read(
-    'due',
-    sql`SELECT record FROM payouts WHERE due_at IS NOT NULL AND due_at <= ${now}
-        AND (leased_until IS NULL OR leased_until <= ${now}) ORDER BY due_at LIMIT ${limit}`,
-    (rows: { record: string }[]) => rows.map((r) => parsed(r.record)),
+    'unsent',
+    sql`SELECT record FROM payouts WHERE due_at IS NOT NULL AND status IN ('AWAITING_APPROVAL', 'SCHEDULED', 'UNKNOWN')
+        AND (merchant_id, reference_id) > (${after?.merchantId ?? ''}, ${after?.referenceId ?? ''})
+        ORDER BY merchant_id, reference_id LIMIT ${limit}`,
+    parsedRecords,
+    true,
   );
 
-export const scheduledWaiting = () =>
-  read(
-    'scheduled_waiting',
-    sql`SELECT count(*) AS count, min(due_at) AS earliest FROM payouts
-  WHERE due_at IS NOT NULL AND status = 'SCHEDULED'`,
-    ([row]: { count: number | string; earliest: number | string | null }[]): ScheduledWaiting => ({
-      count: Number(row.count),
-      earliestDueAt: row.earliest === null ? undefined : Number(row.earliest),
+const waitingOf = (now: number, served: Sql) =>
+  sql`SELECT
+  sum(CASE WHEN served AND status = 'SCHEDULED' THEN 1 ELSE 0 END) AS scheduled,
+  min(CASE WHEN served AND status = 'SCHEDULED' THEN due_at END) AS earliest,
+  sum(CASE WHEN served AND status = 'UNKNOWN' AND due_kind IN ('RESEND', 'SEND') THEN 1 ELSE 0 END) AS resends,
+  sum(CASE WHEN NOT served AND due_at <= ${now} THEN 1 ELSE 0 END) AS unserved
+  FROM (SELECT status, due_kind, due_at, ${served} AS served FROM payouts WHERE due_at IS NOT NULL) AS due_rows`;
+
+/** The work waiting for its time, of the merchants served, and how much due work belongs to none of them. */
+export const waitingWork = (now: number, merchantIds: readonly string[]) => {
+  const served = servedBy(merchantIds);
+  return read(
+    'waiting-work',
+    { sqlite: waitingOf(now, served.sqlite), postgres: waitingOf(now, served.postgres) },
+    ([row]: WaitingRow[]): WaitingWork => ({
+      scheduled: Number(row.scheduled ?? 0),
+      earliestScheduledAt: row.earliest === null ? undefined : Number(row.earliest),
+      resends: Number(row.resends ?? 0),
+      unserved: Number(row.unserved ?? 0),
     }),
   );
+};
+
+interface WaitingRow {
+  scheduled: number | string | null;
+  earliest: number | string | null;
+  resends: number | string | null;
+  unserved: number | string | null;
+}
 
 /** A history page and how many payouts its filter matches in all: two statements. */
 export function history(merchantId: string, query: HistoryQuery): Read<HistoryPage> {

@@ -99,12 +99,16 @@ export abstract class StoreReads extends StoreWrites implements RecordsReader {
     return this.run(reads.writtenSince(merchantId, since, after, limit));
   }
 
-  due(now: Date, limit: number) {
-    return this.run(reads.due(now.getTime(), limit));
+  due(now: Date, limit: number, merchantIds?: readonly string[]) {
+    return this.run(reads.due(now.getTime(), limit, merchantIds));
   }
 
-  scheduledWaiting() {
-    return this.run(reads.scheduledWaiting());
+  unsent(after: { merchantId: string; referenceId: string } | undefined, limit: number) {
+    return this.run(reads.unsent(after, limit));
+  }
+
+  waitingWork(now: Date, merchantIds: readonly string[]) {
+    return this.run(reads.waitingWork(now.getTime(), merchantIds));
   }
 
   history(merchantId: string, query: HistoryQuery) {

@@ -2,9 +2,6 @@ import { generateKeyPairSync } from 'node:crypto';
 import { AuditAction, AuditEntry, auditEvent, chainedAll } from '../../src/disbursements/audit.entry';
 import { auditPublicKeys, auditSigningKeys, signedCheckpoint } from '../../src/disbursements/audit.keys';
 import { chainBreaks } from '../../src/disbursements/audit.verify';
-import { requestSealKeys, sealHolds, sealOf } from '../../src/disbursements/request.seal';
-import { Disbursement } from '../../src/disbursements/disbursement.model';
-import { fingerprint } from '../../src/disbursements/disbursement.fingerprint';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const [key1] = auditSigningKeys(pem());
@@ -75,27 +72,5 @@ describe('audit keys', () => {
     const publicOnly = [{ keyId: key2.keyId, publicKey: key2.publicKey }];
     const report = await chainBreaks(listed(legacy), { merchantId: M, keys: publicOnly, checkpoints: [checkpoint] });
     expect(report).toMatchObject({ breaks: [], unchecked: [{ what: 'checkpoints', keyId: key1.keyId, from: 3 }] });
-  });
-
-  it("opens a payout's seal made under any configured key, and seals with the first", () => {
-    const request = {
-      referenceId: 'r-1',
-      channel: 'MOBILE_MONEY',
-      amount: '10.00',
-      currency: 'ZMW',
-      accountNumber: '260971234567',
-    } as Disbursement['request'] & object;
-    const before = requestSealKeys([key1]);
-    const after = requestSealKeys([key2, key1]);
-    const record = {
-      ...request,
-      merchantId: 'm',
-      request,
-      fingerprint: fingerprint(request),
-      seal: sealOf(before[0], 'm', request),
-    } as unknown as Disbursement;
-    expect(sealHolds(after, record)).toBe(true);
-    expect(sealHolds(requestSealKeys([key2]), record)).toBe(false);
-    expect(sealOf(after[0], 'm', request)).not.toBe(record.seal);
   });
 });

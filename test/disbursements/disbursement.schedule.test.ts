@@ -24,9 +24,9 @@ interface Setup {
   clock: { at: number };
 }
 
-function setup(): Setup {
+function setup(lateLimitMs = LATE_MS): Setup {
   const clock = { at: T0 };
-  return { d: domain({ now: () => new Date(clock.at), scheduleLateLimitMs: LATE_MS }), clock };
+  return { d: domain({ now: () => new Date(clock.at), scheduleLateLimitMs: lateLimitMs }), clock };
 }
 
 /** One round of the rechecker's due loop, as each replica runs it: lease, then the step. */
@@ -164,8 +164,8 @@ describe('a payout with a sendAt later than now', () => {
     expect(s.d.provider.creates).toHaveLength(2);
   });
 
-  it('the process dying mid-send at its time: the rechecker finds the claim once stale, and never resends it', async () => {
-    const s = setup();
+  it('the process dying mid-send at its time: the rechecker finds the claim once stale, and sends it again itself once the provider confirms it never received it', async () => {
+    const s = setup(86_400_000);
     const request = scheduledRequest(T0 + 1_000);
     await s.d.service.create(merchant, request);
     s.d.provider.script.push('hang');
@@ -175,28 +175,56 @@ describe('a payout with a sendAt later than now', () => {
     for (let waited = 0; waited < 5_000 && s.d.provider.creates.length === 0; waited += 5)
       await new Promise((resolve) => setTimeout(resolve, 5));
     expect(s.d.provider.creates).toHaveLength(1);
-    // Past the stale claim time (twice UPSTREAM_TIMEOUT_MS) and the resend window: due again, checked, not resent.
+    // Past the stale claim time (twice UPSTREAM_TIMEOUT_MS) and the resend window: due again, checked, sent again once.
     s.clock.at = T0 + 1_000 + 200_000;
     expect((await s.d.store.due(new Date(s.clock.at), 100)).map((r) => r.referenceId)).toEqual([request.referenceId]);
     await dueRound(s);
     expect(s.d.provider.checks).toContain(request.referenceId);
-    expect(s.d.provider.creates).toHaveLength(1);
-    expect((await stored(s, request)).status).toBe('UNKNOWN');
+    expect(s.d.provider.creates).toHaveLength(2);
+    expect((await stored(s, request)).status).toBe('PENDING');
+    s.clock.at = T0 + 1_000 + 2_000_000;
+    await dueRound(s);
+    expect(s.d.provider.creates).toHaveLength(2);
   });
 
-  it('an unknown outcome at its time is never sent again on its own', async () => {
-    const s = setup();
+  it('an unknown outcome at its time is sent again by the gateway once, only after RESEND_AFTER_SECONDS says the provider never received it', async () => {
+    const s = setup(86_400_000);
     const request = scheduledRequest(T0 + 1_000);
     await s.d.service.create(merchant, request);
     s.d.provider.script.push({ fail: new ProviderError('unknown', 'timed out'), stores: false });
     s.clock.at = T0 + 1_000;
     await dueRound(s);
     expect((await stored(s, request)).status).toBe('UNKNOWN');
-    for (const later of [10_000, 100_000, 1_000_000]) {
+    // Within RESEND_AFTER_SECONDS (60 s) of the send, "not found" proves nothing: asked, not sent.
+    s.clock.at = T0 + 10_000;
+    await dueRound(s);
+    expect(s.d.provider.creates).toHaveLength(1);
+    expect((await stored(s, request)).status).toBe('UNKNOWN');
+    for (const later of [100_000, 1_000_000, 10_000_000]) {
+      s.clock.at = T0 + later;
+      await dueRound(s);
+    }
+    expect(s.d.provider.creates).toHaveLength(2);
+    const record = await stored(s, request);
+    expect(record.status).toBe('PENDING');
+    expect(record.history.map((h) => h.message)).toContain(
+      'The provider has no record of this payout: it was never received. The gateway sends it again, as it was decided.',
+    );
+  });
+
+  it('confirmed never received past its late limit: EXPIRED, not sent again', async () => {
+    const s = setup();
+    const request = scheduledRequest(T0 + 1_000);
+    await s.d.service.create(merchant, request);
+    s.d.provider.script.push({ fail: new ProviderError('unknown', 'timed out'), stores: false });
+    s.clock.at = T0 + 1_000;
+    await dueRound(s);
+    for (const later of [100_000, 1_000_000]) {
       s.clock.at = T0 + later;
       await dueRound(s);
     }
     expect(s.d.provider.creates).toHaveLength(1);
+    expect((await stored(s, request)).status).toBe('EXPIRED');
   });
 });
 

@@ -193,10 +193,10 @@ describe('approval by a second person', () => {
     const request = await held();
     await end(request);
     for (const act of [
-      d.service.approve(controlled, request.referenceId, bob),
-      d.service.reject(controlled, request.referenceId, bob),
+      () => d.service.approve(controlled, request.referenceId, bob),
+      () => d.service.reject(controlled, request.referenceId, bob),
     ]) {
-      const error = await attempt(act);
+      const error = await attempt(act());
       expect(error).toMatchObject({ code: 'INVALID_STATE', details: { status: 'CANCELLED' } });
     }
     expect(d.provider.creates).toHaveLength(0);

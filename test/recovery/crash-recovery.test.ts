@@ -127,7 +127,13 @@ describe('a claim left by a process that died', () => {
     await deadClaim(sent);
     const lost = request();
     await deadClaim(lost);
-    const rechecker = new DueLoop({ service, store, merchantById: () => merchant, intervalMs: 60_000 });
+    const rechecker = new DueLoop({
+      service,
+      store,
+      merchantById: () => merchant,
+      merchantIds: () => [merchant.id],
+      intervalMs: 60_000,
+    });
     expect(await rechecker.checkDue()).toBe(2);
     const [found, never] = await store.getMany(merchant.id, [sent.referenceId, lost.referenceId]);
     expect(found).toMatchObject({ status: 'PENDING', sending: false });

@@ -1,0 +1,55 @@
+import { AuditAction, AuditEntry, EntryKey, macVerifies } from './audit.entry';
+import { MAX_AUDIT_PAGE } from './audit.trail';
+import { Disbursement, isFinal, SendDecision } from './disbursement.model';
+import { RecordsReader } from './disbursement.ports';
+
+/**
+ * What a payout's audit trail records of its current life (from its latest CREATE_REQUESTED on): the
+ * entry that ended it, if one did, and the decision its keyed entries record. The trail is
+ * append-only (on PostgreSQL the gateway's own role can only add to it, through a function that
+ * checks each entry), so a payout row restored to an earlier state cannot undo an ending: a send
+ * reads this first (send.recheck.ts).
+ */
+export interface TrailFacts {
+  /** The first entry that gave it a final status (CANCELLED, EXPIRED, FAILED, SUCCESSFUL). */
+  ended?: Pick<AuditEntry, 'action' | 'status' | 'sequence' | 'at'>;
+  /**
+   * The decision its keyed entries record, for a seal made before decisions were sealed: an APPROVED
+   * entry by someone other than its requester, or a SCHEDULED entry of its create within the controls.
+   */
+  decision?: SendDecision;
+}
+
+/** Entries read per page: a payout's trail is short, its repeats counted rather than written. */
+const PAGE = MAX_AUDIT_PAGE;
+
+/** Reads the payout's entries, oldest first, and what they record of its current life. */
+export async function trailFacts(
+  records: Pick<RecordsReader, 'auditPage'>,
+  keys: readonly EntryKey[],
+  payout: Pick<Disbursement, 'merchantId' | 'referenceId' | 'requesterId'>,
+): Promise<TrailFacts> {
+  const { merchantId, referenceId } = payout;
+  let facts: TrailFacts = {};
+  let requester: string | null = null;
+  const keyed = (entry: AuditEntry) =>
+    keys.some((k) => k.keyId === entry.keyId && macVerifies(k.chainKey, merchantId, entry));
+  for (let after: number | undefined; ;) {
+    const page = await records.auditPage(merchantId, { after, limit: PAGE, filter: { referenceId } });
+    for (const entry of page.entries) {
+      if (entry.action === AuditAction.CREATE_REQUESTED) {
+        facts = {};
+        requester = entry.actor;
+      }
+      if (!facts.ended && entry.status !== null && isFinal(entry.status)) facts.ended = entry;
+      if (!keyed(entry)) continue;
+      if (entry.action === AuditAction.APPROVED && entry.actor !== null && entry.actor !== requester)
+        facts.decision = { kind: 'APPROVED', byId: `audit:${entry.actor}`, by: entry.actor, at: entry.at };
+      if (entry.action === AuditAction.HELD) facts.decision = undefined;
+      if (entry.action === AuditAction.SCHEDULED && !facts.decision)
+        facts.decision = { kind: 'WITHIN_LIMITS', byId: payout.requesterId ?? '', by: requester ?? '', at: entry.at };
+    }
+    if (!page.hasMore || page.entries.length === 0) return facts;
+    after = page.entries[page.entries.length - 1].sequence;
+  }
+}
