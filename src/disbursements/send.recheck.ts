@@ -2,7 +2,7 @@ import { AuditAction, auditOf } from './audit.entry';
 import { Beneficiary } from './beneficiary.model';
 import { DomainContext } from './disbursement.context';
 import { AuditRule, Merchant } from './disbursement.ports';
-import { Disbursement, nextDue, SendDecision } from './disbursement.model';
+import { Disbursement, nextDue } from './disbursement.model';
 import { cancelledUnsent, changed, noted } from './disbursement.record';
 import { ControlEvent, DEFAULT_APPROVAL_TTL_SECONDS, fromMinor, limitOf, toMinor } from './payout.controls';
 import { decisionAllows, sealed, sealState } from './payout.seal';
@@ -92,11 +92,6 @@ export function recheckBeforeSend(
   return undefined;
 }
 
-/** The decision a send made on: the sealed one, or, for a seal made before decisions were sealed, its trail's. */
-export function decisionOf(ctx: DomainContext, current: Disbursement, reads: RecheckReads): SendDecision | undefined {
-  return sealState(ctx.sealKeys, current).kind === 'sealed' ? current.decision : reads.trail.decision;
-}
-
 function refused(current: Disbursement, action: AuditAction, why: string, now: Date): SendVerdict {
   const at = now.toISOString();
   const message = `Refused before sending: ${why}; never sent`;
@@ -142,19 +137,18 @@ function heldAtSend(
 }
 
 /**
- * A send held for an operator (`elsewhere`): its state as it was, asked again a little later each time
- * (as the provider's refusals are), the reason noted once in its history (repeats are counted there).
+ * A send not made now (sealed elsewhere, or its beneficiary awaiting approval): its state as it was,
+ * asked again after RECONCILE_UNKNOWN_AFTER_MS (no backoff: during a rolling rotation a replica whose
+ * key in use it is takes it at its next lease), the reason noted once in its history (repeats are
+ * counted there, nothing is published again).
  */
 export function notSentYet(ctx: DomainContext, current: Disbursement, why: string, now: Date): Disbursement {
-  const { policy } = ctx;
-  const at = now.toISOString();
-  const delay = Math.min(policy.maxDelayMs, policy.unknownAfterMs * 2 ** Math.min(current.checkAttempts, 20));
-  const retryAt = new Date(now.getTime() + delay).toISOString();
+  const retryAt = new Date(now.getTime() + ctx.policy.unknownAfterMs).toISOString();
   const kind = current.due?.kind ?? 'SEND';
   return noted(
     current,
-    { ...current, ...nextDue(kind, retryAt), checkAttempts: current.checkAttempts + 1 },
-    { status: current.status, message: `Not sent: ${why}`, source: 'CONTROL', at },
+    { ...current, ...nextDue(kind, retryAt) },
+    { status: current.status, message: `Not sent: ${why}`, source: 'CONTROL', at: now.toISOString() },
   );
 }
 

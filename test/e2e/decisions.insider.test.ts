@@ -96,7 +96,9 @@ describeEachEngine('issue 53: a send needs its decision, end to end', (storeEnv)
     expect((await payout(held.referenceId)).status).toBe('CANCELLED');
     expect((await payout(rejected.referenceId)).status).toBe('CANCELLED');
 
-    const verified = await auditVerify(storeEnv().DATABASE_URL, [], { AUDIT_SIGNING_KEY: provider.env.AUDIT_SIGNING_KEY });
+    const verified = await auditVerify(storeEnv().DATABASE_URL, [], {
+      AUDIT_SIGNING_KEY: provider.env.AUDIT_SIGNING_KEY,
+    });
     expect(verified.code).toBe(1);
     expect(verified.output).toContain(held.referenceId);
     expect(verified.output).toContain(rejected.referenceId);

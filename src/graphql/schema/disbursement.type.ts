@@ -170,4 +170,10 @@ export class Disbursement {
     description: 'Set when the payout controls held it for approval.',
   })
   approval?: DisbursementApproval;
+
+  @Field(() => Boolean, {
+    description:
+      'True while its outcome is UNKNOWN and the gateway itself sends it again once the provider confirms it never received it (RESEND_AFTER_SECONDS): a payout a second person approved, or one scheduled for its time. False otherwise: a create sent at once is retried by its client.',
+  })
+  sendsAgain!: boolean;
 }

@@ -34,5 +34,6 @@ export function toView(record: domain.Disbursement): Disbursement {
       reason: record.approval.reason,
       expiresAt: new Date(record.approval.expiresAt),
     },
+    sendsAgain: record.status === 'UNKNOWN' && domain.gatewaySends(record),
   };
 }
