@@ -1,6 +1,6 @@
 import { readDevAuditKey } from '../audit/audit.dev-key';
 import { Config } from '../config';
-import { databasePassword, DatabaseTarget, shownTarget } from '../database/database.target';
+import { databasePassword, DatabaseTarget, onEngine, shownTarget } from '../database/database.target';
 import { postgresPool } from '../database/postgres.open';
 import { readSqlite } from '../database/sqlite.open';
 import { AuditKeyRing, auditSigningKeys } from '../disbursements/audit.keys';
@@ -21,8 +21,10 @@ export const INCOMPLETE = 3;
 
 /** Opens DATABASE_URL to read, with nothing written and no lock: it runs beside a live gateway. */
 function open(target: DatabaseTarget): AuditLogReader {
-  if (target.engine === 'sqlite') return sqliteAuditLog(readSqlite(target.path));
-  return postgresAuditLog(postgresPool(target.url, { maxConnections: 1 }));
+  return onEngine(target, {
+    sqlite: ({ path }) => sqliteAuditLog(readSqlite(path)),
+    postgres: ({ url }) => postgresAuditLog(postgresPool(url, { maxConnections: 1 })),
+  });
 }
 
 /**

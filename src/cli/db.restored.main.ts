@@ -1,5 +1,6 @@
 import '../node.supported';
 import { postgresRecordRewind, sqliteFacts } from '../database/history.rewinds';
+import { onEngine } from '../database/database.target';
 import { postgresPool } from '../database/postgres.open';
 import { migratePostgres } from '../database/schema.migrate';
 import { DatabaseInUseError, openSqlite } from '../database/sqlite.open';
@@ -17,29 +18,32 @@ const REASON = 'recorded by db:restored (a restore or a failover)';
  */
 runDatabaseCommand(USAGE, async (target) => {
   const at = Date.now();
-  if (target.engine === 'sqlite') {
-    let handle: ReturnType<typeof openSqlite>;
-    try {
-      handle = openSqlite(target.path);
-    } catch (error) {
-      if (error instanceof DatabaseInUseError) throw new CommandError(`${error.message}: stop the gateway first`);
-      throw error;
-    }
-    try {
-      sqliteFacts(handle.db).recordRewind(at, REASON);
-    } finally {
-      handle.close();
-    }
-  } else {
-    // The owner (DATABASE_OWNER_URL, when the gateway runs as a role of its own) migrates and records it.
-    const pool = postgresPool(process.env.DATABASE_OWNER_URL ?? target.url, { maxConnections: 1 });
-    try {
-      // A dump from before this version lacks the table: the migrations bring it.
-      await migratePostgres(pool);
-      await postgresRecordRewind(pool, at, REASON);
-    } finally {
-      await pool.end();
-    }
-  }
+  await onEngine<Promise<void>>(target, {
+    sqlite: async ({ path }) => {
+      let handle: ReturnType<typeof openSqlite>;
+      try {
+        handle = openSqlite(path);
+      } catch (error) {
+        if (error instanceof DatabaseInUseError) throw new CommandError(`${error.message}: stop the gateway first`);
+        throw error;
+      }
+      try {
+        sqliteFacts(handle.db).recordRewind(at, REASON);
+      } finally {
+        handle.close();
+      }
+    },
+    postgres: async ({ url }) => {
+      // The owner (DATABASE_OWNER_URL, when the gateway runs as a role of its own) migrates and records it.
+      const pool = postgresPool(process.env.DATABASE_OWNER_URL ?? url, { maxConnections: 1 });
+      try {
+        // A dump from before this version lacks the table: the migrations bring it.
+        await migratePostgres(pool);
+        await postgresRecordRewind(pool, at, REASON);
+      } finally {
+        await pool.end();
+      }
+    },
+  });
   return `recorded at ${new Date(at).toISOString()}: history went back; new referenceIds are checked with the provider before they are sent`;
 });

@@ -5,6 +5,26 @@ export type DatabaseTarget = SqliteTarget | PostgresTarget;
 export type SqliteTarget = { engine: 'sqlite'; path: string };
 export type PostgresTarget = { engine: 'postgres'; url: string };
 
+/** Engines by name: the one place a target's engine is told apart. */
+export type Engine = DatabaseTarget['engine'];
+
+/**
+ * What `choices` says for the target's engine. Every engine choice outside the store goes through
+ * this (or a Record keyed by Engine or Dialect), so a third engine does not compile until each says
+ * what it does.
+ */
+export function onEngine<T>(
+  target: DatabaseTarget,
+  choices: { sqlite: (target: SqliteTarget) => T; postgres: (target: PostgresTarget) => T },
+): T {
+  switch (target.engine) {
+    case 'sqlite':
+      return choices.sqlite(target);
+    case 'postgres':
+      return choices.postgres(target);
+  }
+}
+
 /** The embedded file when DATABASE_URL is unset: inside the working folder, ignored by git. */
 export const DEFAULT_SQLITE_PATH = '.data/gateway.sqlite';
 
@@ -25,16 +45,24 @@ export function databaseTarget(url: string | undefined): DatabaseTarget | undefi
 
 /** The target as a log line may show it: the file, or the server and database without user or password. */
 export function shownTarget(target: DatabaseTarget): string {
-  if (target.engine === 'sqlite') return `SQLite file ${target.path}`;
-  const url = new URL(target.url);
-  return `PostgreSQL at ${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
+  return onEngine(target, {
+    sqlite: ({ path }) => `SQLite file ${path}`,
+    postgres: ({ url }) => {
+      const parsed = new URL(url);
+      return `PostgreSQL at ${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
+    },
+  });
 }
 
 /** The password of a PostgreSQL URL, so the gateway's secret scrubbing can remove it wherever it might appear. */
 export function databasePassword(target: DatabaseTarget): string | undefined {
-  if (target.engine !== 'postgres') return undefined;
-  const password = new URL(target.url).password;
-  return password ? decodeURIComponent(password) : undefined;
+  return onEngine<string | undefined>(target, {
+    sqlite: () => undefined,
+    postgres: ({ url }) => {
+      const password = new URL(url).password;
+      return password ? decodeURIComponent(password) : undefined;
+    },
+  });
 }
 
 /**
@@ -43,11 +71,18 @@ export function databasePassword(target: DatabaseTarget): string | undefined {
  * server and database. One file per database, so two databases never share one.
  */
 export function defaultCheckpointFile(target: DatabaseTarget): string {
-  if (target.engine === 'sqlite')
-    return join(dirname(target.path), `${basename(target.path, extname(target.path))}.audit-checkpoints.jsonl`);
-  const url = new URL(target.url);
-  const name = [url.hostname || url.searchParams.get('host') || 'local', url.port || '5432', url.pathname.slice(1)]
-    .join('-')
-    .replace(/[^A-Za-z0-9._-]/g, '_');
-  return resolve('.data', `audit-checkpoints-${name}.jsonl`);
+  return onEngine(target, {
+    sqlite: ({ path }) => join(dirname(path), `${basename(path, extname(path))}.audit-checkpoints.jsonl`),
+    postgres: ({ url }) => {
+      const parsed = new URL(url);
+      const name = [
+        parsed.hostname || parsed.searchParams.get('host') || 'local',
+        parsed.port || '5432',
+        parsed.pathname.slice(1),
+      ]
+        .join('-')
+        .replace(/[^A-Za-z0-9._-]/g, '_');
+      return resolve('.data', `audit-checkpoints-${name}.jsonl`);
+    },
+  });
 }

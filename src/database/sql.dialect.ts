@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The one way SQL takes values: a tagged template. `sql\`... ${value} ...\`` keeps the text's pieces and
  * the values apart, and each engine compiles that structure once per call into its own placeholders:
@@ -78,15 +80,43 @@ export interface Compiled {
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/** Prepared names made so far, by label and text: one per fixed shape, bounded by the shapes the gateway has. */
+const NAMES = new Map<string, string>();
+/** Past this many, a text is no fixed shape: named anew each time rather than kept. */
+const NAMES_LIMIT = 1024;
+
+/**
+ * The prepared-statement name of a statement's text: its label (what it is, for people reading
+ * pg_stat_statements) and 64 bits of the text's SHA-256. Derived from the text itself, so a variant
+ * that changes the text gets its own name: no name ever stands for two texts (which node-postgres
+ * refuses only at run time). Under PostgreSQL's 63-byte limit for any label up to 40 characters.
+ */
+export function preparedName(label: string, text: string): string {
+  const key = `${label}\n${text}`;
+  let name = NAMES.get(key);
+  if (name === undefined) {
+    name = `${label}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+    if (NAMES.size < NAMES_LIMIT) NAMES.set(key, name);
+  }
+  return name;
+}
+
 /**
  * Each fixed shape's text per engine, built once. A shape's strings array is frozen (a call site's
  * template strings, or a `shape`'s); one spliced together for a single statement is not, and is not kept.
  */
 const TEXTS = new WeakMap<readonly string[], Partial<Record<Dialect, string>>>();
 
+/** Each engine's placeholder for the i-th value (from 1): a new dialect does not compile until it has one. */
+const PLACEHOLDER: Readonly<Record<Dialect, (i: number) => string>> = {
+  sqlite: () => '?',
+  postgres: (i) => `$${i}`,
+};
+
 function textOf(strings: readonly string[], dialect: Dialect): string {
+  const placeholder = PLACEHOLDER[dialect];
   let text = strings[0];
-  for (let i = 1; i < strings.length; i += 1) text += (dialect === 'sqlite' ? '?' : `$${i}`) + strings[i];
+  for (let i = 1; i < strings.length; i += 1) text += placeholder(i) + strings[i];
   return text;
 }
 

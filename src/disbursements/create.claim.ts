@@ -69,8 +69,10 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
     reservation: plan.reservation,
     ...(later && { sendAt: request.sendAt }),
     ...(payee && { beneficiaryId: payee.beneficiaryId }),
-    // Within the controls, the requester's create is the decision to send it (at its time); held, none yet.
-    ...(!plan.awaiting && { decision: { kind: 'WITHIN_LIMITS' as const, byId: actor.id, by: actor.name, at } }),
+    // Scheduled within the controls, the requester's create is the decision the gateway sends it on at
+    // its time; held, none yet; sent at once, the request itself goes now, and its client retries it.
+    ...(later &&
+      !plan.awaiting && { decision: { kind: 'WITHIN_LIMITS' as const, byId: actor.id, by: actor.name, at } }),
   };
   const unsealed = plan.awaiting
     ? heldForApproval(
@@ -85,7 +87,8 @@ export async function claimPayout(ctx: DomainContext, attempt: CreateAttempt, po
     : later
       ? scheduledFor(fresh, request.sendAt as string, now(), actor)
       : withDueNext({ ...fresh, sentAt: fresh.updatedAt }, now(), policy);
-  const claim = sealed(ctx.sealKeys[0], unsealed, fp);
+  // Only what the gateway sends later, on its own, needs a seal to be checked against then.
+  const claim = plan.awaiting || later ? sealed(ctx.sealKeys[0], unsealed, fp) : unsealed;
   const deadline = now().getTime() + policy.staleClaimMs;
   let unclaimedChecked = false;
   for (;;) {

@@ -6,7 +6,7 @@ import { PostgresEvents } from '../events/postgres.events';
 import { repeatedLine } from '../observability/log.throttle';
 import { PostgresRelayQueue } from '../relay/postgres.relay-queue';
 import { PostgresReconciliations } from '../store/postgres.reconciliations';
-import { PostgresStore } from '../store/postgres.store';
+import { postgresStore } from '../store/postgres.engine';
 import { PostgresBudgetLedger } from '../upstream/postgres.budget';
 import { every, HISTORY_MS, HOUSEKEEPING_MS } from './housekeeping.timer';
 import { retentionOf, Storage, StorageNeeds } from './storage.port';
@@ -21,7 +21,7 @@ export async function openPostgresStorage(target: PostgresTarget, needs: Storage
   };
   const pool = await openPostgres(target.url, { onError: onOutage, ownerUrl: config.databaseOwnerUrl });
   const events = new PostgresEvents({ url: target.url, pool, onError: onOutage });
-  const store = new PostgresStore({ pool, entryKey, onOutage, ...retentionOf(config) });
+  const store = postgresStore({ pool, entryKey, onOutage, ...retentionOf(config) });
   const rateLimit = ClientRateLimit.inPostgres(pool, config.clientRateLimitPerMin);
   const housekeeping = every(HOUSEKEEPING_MS, async () => void (await store.prune()), logger);
   // Read at start and then every second, so a db:restored run beside live replicas reaches them all.

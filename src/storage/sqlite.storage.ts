@@ -6,7 +6,7 @@ import { openSqlite } from '../database/sqlite.open';
 import { PubSubEvents } from '../events/pubsub.events';
 import { SqliteRelayQueue } from '../relay/sqlite.relay-queue';
 import { SqliteReconciliations } from '../store/sqlite.reconciliations';
-import { SqliteStore } from '../store/sqlite.store';
+import { sqliteStore } from '../store/sqlite.engine';
 import { SqliteBudgetLedger } from '../upstream/sqlite.budget';
 import { every, HISTORY_MS, HOUSEKEEPING_MS } from './housekeeping.timer';
 import { retentionOf, Storage, StorageNeeds } from './storage.port';
@@ -31,7 +31,7 @@ export async function openSqliteStorage(target: SqliteTarget, needs: StorageNeed
   // One process per file: no rewind can be recorded while it runs.
   const rewoundAt = sqliteFacts(handle.db).latestRewind();
   const events = new PubSubEvents();
-  const store = new SqliteStore({
+  const store = sqliteStore({
     file: handle,
     entryKey,
     onChange: (record) => void events.publish(record),

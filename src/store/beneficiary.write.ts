@@ -1,4 +1,4 @@
-import { AuditDraft } from '../disbursements/audit.entry';
+import { AuditDraft, KeyedDraft } from '../disbursements/audit.entry';
 import { Beneficiary } from '../disbursements/beneficiary.model';
 import { BeneficiaryWrite } from '../disbursements/disbursement.ports';
 import { Sql } from '../database/sql.dialect';
@@ -22,9 +22,12 @@ export interface BookWrite {
   write: Sql;
   /** The active beneficiary whose account key stops the write, when one does. */
   duplicate?: Sql;
-  /** Appended to the merchant's chain in the same atomic step, when the write happened. */
-  audit: readonly AuditDraft[];
+  /** Keyed by the store, appended to the merchant's chain in the same atomic step, when the write happened. */
+  audit: readonly KeyedDraft[];
 }
+
+/** How the store keys a write's audit entries (audit.entry.ts `keyed`). */
+export type Keying = (merchantId: string, drafts: readonly AuditDraft[]) => KeyedDraft[];
 
 /** What a write did: written, or else the record text of the duplicate that stopped it when one is seen. */
 export interface Written {
@@ -48,6 +51,7 @@ const parsed = (text: string) => JSON.parse(text) as Beneficiary;
 export async function insertBeneficiary(
   book: BookStatements,
   write: BeneficiaryWrite,
+  keyed: Keying,
 ): Promise<{ duplicate?: Beneficiary }> {
   const { beneficiary } = write;
   const step: BookWrite = {
@@ -55,7 +59,7 @@ export async function insertBeneficiary(
     shape: 'insert',
     write: insertRow(beneficiary),
     duplicate: activeWithKey(beneficiary.merchantId, beneficiary.details),
-    audit: write.audit,
+    audit: keyed(beneficiary.merchantId, write.audit),
   };
   for (;;) {
     const { done, duplicate } = await book.write(step);
@@ -70,6 +74,7 @@ export async function updateBeneficiary(
   merchantId: string,
   id: string,
   change: (current: Beneficiary) => BeneficiaryWrite | undefined,
+  keyed: Keying,
 ): Promise<{ stored?: Beneficiary; duplicate?: Beneficiary }> {
   for (;;) {
     const text = await book.read(merchantId, id);
@@ -84,7 +89,7 @@ export async function updateBeneficiary(
       shape: archive ? 'archive' : 'update',
       write: updateRow(merchantId, id, text, beneficiary),
       duplicate: archive ? undefined : activeWithKey(merchantId, beneficiary.details, id),
-      audit: write.audit,
+      audit: keyed(merchantId, write.audit),
     });
     if (done) return { stored: beneficiary };
     if (duplicate !== undefined) return { duplicate: parsed(duplicate) };

@@ -7,7 +7,7 @@ import { PayoutColumns, RowVersion } from './payout.row';
 export type { RowVersion };
 
 // The write steps of a payout, as data: what each writes and under what condition, decided once by
-// StoreWrites (store.writes.ts). An engine executes a step whole or not at all: PostgreSQL as one
+// the store (payout.store.ts). An engine executes a step whole or not at all: PostgreSQL as one
 // statement, one round trip (postgres.steps.ts); the embedded file as a few statements in one
 // savepoint of its next group commit (sqlite.steps.ts).
 

@@ -1,8 +1,8 @@
 import type { QueryResultRow } from 'pg';
-import { AuditDraft, KeyedDraft } from '../disbursements/audit.entry';
+import { KeyedDraft } from '../disbursements/audit.entry';
 import { raw, sql, Sql } from '../database/sql.dialect';
 import { recordOf } from './beneficiary.statements';
-import { appendedBy, audited } from './postgres.statements';
+import { AuditAppend } from './postgres.statements';
 import { BookStatements, BookWrite, Written } from './beneficiary.write';
 
 /*
@@ -12,30 +12,23 @@ import { BookStatements, BookWrite, Written } from './beneficiary.write';
  * is locked by that append, inside the server, until the statement commits; nothing else is locked.
  */
 
-/** One compiled statement, prepared under `name` (one text per name), answered with its rows. */
+/** One statement, prepared under a name its label and text make (one text per name), answered with its rows. */
 export type Run = <R extends QueryResultRow>(name: string | undefined, statement: Sql) => Promise<R[]>;
 
 /** The index that keeps one active beneficiary per account key (schema version 6). */
 const ACTIVE_ACCOUNT = 'beneficiaries_active_account';
 
-/**
- * The book's statements run one round trip each; `keyed` keys the audit entries as the gateway does
- * for every write (audit.entry.ts `keyed`), so the database only numbers and links them.
- */
-export function postgresBook(
-  run: Run,
-  keyed: (merchantId: string, drafts: readonly AuditDraft[]) => KeyedDraft[],
-): BookStatements {
+/** The book's statements, run one round trip each; the store keyed each write's audit entries. */
+export function postgresBook(run: Run): BookStatements {
   return {
     async read(merchantId, id) {
       const [row] = await run<{ record: string }>('beneficiary-get', recordOf(merchantId, id));
       return row?.record;
     },
     async write(step) {
-      const entries = keyed(step.merchantId, step.audit);
-      const name = `beneficiary-${step.shape}${entries.length > 0 ? '-a' : ''}`;
+      const name = `beneficiary-${step.shape}`;
       try {
-        const [row] = await run<{ done: number; duplicate: string | null }>(name, statement(step, entries));
+        const [row] = await run<{ done: number; duplicate: string | null }>(name, statement(step, step.audit));
         return { done: row.done === 1, duplicate: row.duplicate ?? undefined } satisfies Written;
       } catch (error) {
         // An update that gave a row a key another write took after this statement's snapshot was
@@ -50,6 +43,9 @@ export function postgresBook(
 /** The write, its audit entries appended when it happened (postgres.statements.ts), and the duplicate when one stopped it. */
 function statement(step: BookWrite, entries: readonly KeyedDraft[]): Sql {
   const duplicate = step.duplicate ? sql`(${step.duplicate})` : raw('NULL');
-  return sql`WITH written AS (${step.write})${audited(step.merchantId, entries, raw('written'))}
-SELECT (SELECT count(*) FROM written)::int AS done, ${duplicate} AS duplicate${appendedBy(entries)}`;
+  return AuditAppend.withAudit(
+    sql`written AS (${step.write})`,
+    AuditAppend.of(step.merchantId, entries, raw('written')),
+    sql`(SELECT count(*) FROM written)::int AS done, ${duplicate} AS duplicate`,
+  );
 }

@@ -15,7 +15,10 @@ import { ClaimStep, EraseStep, RewriteStep } from './payout.steps';
 // holds. So none waits on another in a cycle, and the head row's lock is held only until the
 // statement's own commit, inside the server.
 
-/** A statement named by its shape, so each shape is prepared once per connection. */
+/**
+ * A statement and its label: each text it takes is prepared once per connection, under a name made of
+ * the label and the text (sql.dialect.ts preparedName), so its variants need no names of their own.
+ */
 export interface Statement {
   name: string;
   sql: Sql;
@@ -63,18 +66,39 @@ function auditRows(entries: readonly KeyedDraft[]): string {
 }
 
 /**
- * Appends the entries to the merchant's audit chain when the write `after` named happened, through
- * audit_append, whose trigger numbers and links each from the head row. A SELECT in a WITH runs only
- * when read: `appendedBy` reads it.
+ * Audit entries appended to the merchant's audit chain, through audit_append (whose trigger numbers and
+ * links each from the head row), when the write a CTE names happened. A SELECT in a WITH runs only when
+ * the statement reads it, so the part that appends and the column that reads it are one value, and
+ * only `withAudit` puts them in a statement: a statement with the first and not the second, which would
+ * drop its entries on PostgreSQL alone with no error, cannot be built.
  */
-export function audited(merchantId: string, entries: readonly KeyedDraft[], after: Sql): Sql {
-  if (entries.length === 0) return NONE;
-  return sql`, audited AS (SELECT audit_append(${merchantId}, ${auditRows(entries)}::json) AS appended FROM ${after})`;
-}
+export class AuditAppend {
+  readonly #cte: Sql;
+  readonly #column: Sql;
 
-/** The column that makes the audited WITH run (its rows are appended by then). */
-export const appendedBy = (audit: readonly KeyedDraft[]) =>
-  raw(audit.length > 0 ? ', (SELECT coalesce(sum(appended), 0) FROM audited)::int AS appended' : '');
+  private constructor(cte: Sql, column: Sql) {
+    this.#cte = cte;
+    this.#column = column;
+  }
+
+  /** The entries appended when the write `after` names happened; none: nothing to append, nothing read. */
+  static of(merchantId: string, entries: readonly KeyedDraft[], after: Sql): AuditAppend {
+    if (entries.length === 0) return new AuditAppend(NONE, NONE);
+    return new AuditAppend(
+      sql`, audited AS (SELECT audit_append(${merchantId}, ${auditRows(entries)}::json) AS appended FROM ${after})`,
+      raw(', (SELECT coalesce(sum(appended), 0) FROM audited)::int AS appended'),
+    );
+  }
+
+  /**
+   * `WITH <ctes>` with the audit's part last, then `SELECT <columns>` with the column that makes it run,
+   * then `rest` (a FROM): the one way an audited statement is written.
+   */
+  static withAudit(ctes: Sql, audit: AuditAppend, columns: Sql, rest: Sql = NONE): Sql {
+    return sql`WITH ${ctes}${audit.#cte}
+SELECT ${columns}${audit.#column}${rest}`;
+  }
+}
 
 /** Adds the record to the change log (its triggers number and notify) when the write `after` named happened. */
 function logged(columns: PayoutColumns, after: Sql): Sql {
@@ -107,18 +131,23 @@ export function claimStatement({ record, columns, hold, logged: shown, audit }: 
   const inserted = raw('inserted');
   let reserve = NONE;
   let answer = sql`(SELECT record FROM payouts WHERE merchant_id = ${merchantId} AND reference_id = ${referenceId}) AS existing`;
+  let from = NONE;
   if (hold) {
     const { day, currency, actorId, minor } = hold.held;
     const caps = [hold.caps.dailyMinor ?? null, hold.caps.userMinor ?? null];
     reserve = sql`reserve AS (SELECT * FROM payout_reserve(${merchantId}, ${referenceId}, ${day}, ${currency}, ${actorId}, ${minor}, ${caps[0]}, ${caps[1]})),`;
-    answer = raw('reserve.existing, reserve.reserved, reserve.merchant_minor, reserve.actor_minor FROM reserve');
+    answer = raw('reserve.existing, reserve.reserved, reserve.merchant_minor, reserve.actor_minor');
+    from = raw(' FROM reserve');
   }
   const row = claimRow(record, columns, hold ? raw('reserve WHERE reserve.reserved') : undefined);
-  const statement = sql`
-WITH ${reserve}
-inserted AS (${row} RETURNING merchant_id)${shown ? logged(columns, inserted) : NONE}${audited(merchantId, audit, inserted)}
-SELECT (SELECT count(*) FROM inserted)::int AS done${appendedBy(audit)}, ${answer}`;
-  return { name: `claim-${hold ? 'r' : ''}${shown ? 'l' : ''}${audit.length > 0 ? 'a' : ''}`, sql: statement };
+  const statement = AuditAppend.withAudit(
+    sql`${reserve}
+inserted AS (${row} RETURNING merchant_id)${shown ? logged(columns, inserted) : NONE}`,
+    AuditAppend.of(merchantId, audit, inserted),
+    sql`${answer}, (SELECT count(*) FROM inserted)::int AS done`,
+    from,
+  );
+  return { name: 'claim', sql: statement };
 }
 
 /**
@@ -132,27 +161,33 @@ export function rewriteStatement(step: RewriteStep): Statement {
   const { at, columns, logged: published, relay, audit } = step;
   const updated = raw('updated');
   const release = released(at.merchantId, step.release, updated);
-  const statement = sql`
-WITH updated AS (${rewriteRow(at, columns)} RETURNING merchant_id, reference_id)${release.sql}${
-    published ? logged(columns, release.after) : NONE
-  }${relay ? relayed(relay, columns, updated) : NONE}${audited(at.merchantId, audit, release.after)}
-SELECT count(*)::int AS done${appendedBy(audit)} FROM updated`;
-  const shape = `${step.release ? 'r' : ''}${published ? 'l' : ''}${relay ? 'j' : ''}${
-    audit.length > 0 ? 'a' : ''
-  }${at.written === undefined ? '' : 'w'}`;
-  return { name: `update-${shape}`, sql: statement };
+  const statement = AuditAppend.withAudit(
+    sql`updated AS (${rewriteRow(at, columns)} RETURNING merchant_id, reference_id)${release.sql}${
+      published ? logged(columns, release.after) : NONE
+    }${relay ? relayed(relay, columns, updated) : NONE}`,
+    AuditAppend.of(at.merchantId, audit, release.after),
+    raw('count(*)::int AS done'),
+    raw(' FROM updated'),
+  );
+  return { name: 'update', sql: statement };
 }
 
 export function eraseStatement({ at, release: held, audit }: EraseStep): Statement {
   const release = released(at.merchantId, held, raw('removed'));
-  const statement = sql`
-WITH removed AS (${eraseRow(at)} RETURNING merchant_id)${release.sql}${audited(at.merchantId, audit, release.after)}
-SELECT count(*)::int AS done${appendedBy(audit)} FROM removed`;
-  return { name: `remove-${held ? 'r' : ''}${audit.length > 0 ? 'a' : ''}`, sql: statement };
+  const statement = AuditAppend.withAudit(
+    sql`removed AS (${eraseRow(at)} RETURNING merchant_id)${release.sql}`,
+    AuditAppend.of(at.merchantId, audit, release.after),
+    raw('count(*)::int AS done'),
+    raw(' FROM removed'),
+  );
+  return { name: 'remove', sql: statement };
 }
 
 export function appendStatement(merchantId: string, drafts: readonly KeyedDraft[]): Statement {
-  const statement = sql`WITH always AS (SELECT 1)${audited(merchantId, drafts, raw('always'))}
-SELECT (SELECT appended FROM audited)`;
+  const statement = AuditAppend.withAudit(
+    raw('always AS (SELECT 1)'),
+    AuditAppend.of(merchantId, drafts, raw('always')),
+    raw('1 AS one'),
+  );
   return { name: 'append-audit', sql: statement };
 }

@@ -11,7 +11,7 @@ import {
   Statement,
 } from './postgres.statements';
 
-/** How PostgresStore sends one statement, one round trip. */
+/** How the PostgreSQL engine sends one statement, one round trip. */
 export type Send = <R extends QueryResultRow>(statement: Statement) => Promise<R[]>;
 
 /** The payout steps on PostgreSQL: each one statement in autocommit, one round trip (postgres.statements.ts). */

@@ -20,21 +20,25 @@ export const discrepancies = (runId: string) =>
  * A new run. SQLite looks for a running one in the insert's transaction; PostgreSQL replicas race,
  * and the partial unique index on RUNNING runs turns the loser's insert into nothing.
  */
+const LOSER_INSERTS_NOTHING: Readonly<Record<Dialect, string>> = { sqlite: '', postgres: ' ON CONFLICT DO NOTHING' };
+
 export function createRun(engine: Dialect, run: ReconciliationRun): Sql {
   const c = runColumns(run);
   return sql`INSERT INTO reconciliation_runs (id, merchant_id, window_from, window_to, state, started_at, total,
   checked, run) VALUES (${c.id}, ${c.merchant_id}, ${c.window_from}, ${c.window_to}, ${c.state}, ${c.started_at},
-  ${c.total}, ${c.checked}, ${c.run})${raw(engine === 'postgres' ? ' ON CONFLICT DO NOTHING' : '')}`;
+  ${c.total}, ${c.checked}, ${c.run})${raw(LOSER_INSERTS_NOTHING[engine])}`;
 }
 
 /**
  * Leases the earliest running run no one holds until `until`. PostgreSQL replicas lease at once, so
  * it skips a run another replica is taking; SQLite, one writer, has no row locks.
  */
+const SKIP_TAKEN: Readonly<Record<Dialect, string>> = { sqlite: '', postgres: ' FOR UPDATE SKIP LOCKED' };
+
 export const leaseRun = (engine: Dialect, now: number, until: number) =>
   sql`UPDATE reconciliation_runs SET lease_until = ${until} WHERE id = (
   SELECT id FROM reconciliation_runs WHERE state = 'RUNNING' AND (lease_until IS NULL OR lease_until <= ${now})
-  ORDER BY started_at LIMIT 1${raw(engine === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '')}
+  ORDER BY started_at LIMIT 1${raw(SKIP_TAKEN[engine])}
 ) RETURNING run`;
 
 /** A run's progress, its lease let go. */

@@ -20,13 +20,18 @@ export type GroupWrite = <T>(work: () => { result: T; logged?: Disbursement }) =
  * entry; a rewrite or an erase runs only while the row is at the version read, as on PostgreSQL.
  */
 export class SqliteSteps implements PayoutSteps {
+  private readonly write: GroupWrite;
+  /** Runs one of the store's reads now, inside the write under way. */
+  private readonly read: <T>(reading: Read<T>) => T;
+
   constructor(
     private readonly q: SqliteRunner,
     private readonly heads: MerchantHeads,
-    private readonly write: GroupWrite,
-    /** Runs one of the store's reads now, inside the write under way. */
-    private readonly read: <T>(reading: Read<T>) => T,
-  ) {}
+    runs: { write: GroupWrite; read: <T>(reading: Read<T>) => T },
+  ) {
+    this.write = runs.write;
+    this.read = runs.read;
+  }
 
   claim({ record, columns, hold, logged, audit }: ClaimStep): Promise<ClaimAnswer> {
     const { merchantId, referenceId } = record;
@@ -80,16 +85,13 @@ export class SqliteSteps implements PayoutSteps {
     return this.q.run(eraseRow(at)).changes === 1;
   }
 
-  /** Adds (1) or gives back (-1) a reservation; a counter back at zero goes, so past days leave nothing. */
+  /** Adds (1) or gives back (-1) a reservation; a counter that holds nothing goes with the prune once its day is past. */
   private count(merchantId: string, held: Reservation, sign: 1 | -1): void {
     const { day, currency } = held;
     for (const actor of ['', held.actorId])
       this.q.run(sql`INSERT INTO daily_reservations (merchant_id, day, currency, actor_id, minor)
         VALUES (${merchantId}, ${day}, ${currency}, ${actor}, ${sign * held.minor})
         ON CONFLICT (merchant_id, day, currency, actor_id) DO UPDATE SET minor = minor + excluded.minor`);
-    if (sign < 0)
-      this.q.run(sql`DELETE FROM daily_reservations
-        WHERE merchant_id = ${merchantId} AND day = ${day} AND currency = ${currency} AND minor <= 0`);
   }
 
   /**

@@ -1,8 +1,8 @@
 import { Change } from '../../src/disbursements/change-log.feed';
 import { Disbursement } from '../../src/disbursements/disbursement.model';
 import { LoggedChange } from '../../src/disbursements/disbursement.ports';
-import { SqliteStore } from '../../src/store/sqlite.store';
 import { domain, Domain, merchant, mobileRequest } from '../support/domain';
+import { PayoutStore } from '../../src/store/payout.store';
 
 /** How the next change log read is held: its page taken now and answered later, or taken only once let go. */
 type Hold = 'answer' | 'read';
@@ -10,7 +10,7 @@ type Hold = 'answer' | 'read';
 /** The domain over the embedded store that counts change log reads and can hold the next one back. */
 function counted(): Domain & { reads: () => number; hold: (how: Hold) => () => void } {
   const d = domain();
-  const store: SqliteStore = d.store;
+  const store: PayoutStore = d.store;
   const changesAfter = store.changesAfter.bind(store);
   let reads = 0;
   let gate: { how: Hold; until: Promise<void> } | undefined;

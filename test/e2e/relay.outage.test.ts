@@ -3,17 +3,16 @@ import { AddressInfo } from 'node:net';
 import { Disbursement, isFinal } from '../../src/disbursements/disbursement.model';
 import { PostgresRelayQueue } from '../../src/relay/postgres.relay-queue';
 import { SqliteRelayQueue } from '../../src/relay/sqlite.relay-queue';
-import { PostgresStore } from '../../src/store/postgres.store';
-import { SqliteStore } from '../../src/store/sqlite.store';
 import { describeOwnPostgres, OwnPostgres, startOwnPostgres } from '../support/postgres';
 import { bankInput, CREATE_BANK, eventually, gql, Stack, startStack } from '../support/stack';
+import { PayoutStore } from '../../src/store/payout.store';
 
 interface Delivery {
   webhookId: string;
   body: { type: string; data: { referenceId: string; status: string } };
 }
 
-type Update = SqliteStore['update'];
+type Update = PayoutStore['update'];
 const QUERY = `query One($r: ID!) { disbursement(referenceId: $r) { status relay { delivered } } }`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -129,7 +128,7 @@ describe('a relay across a database outage right after the final write (SQLite)'
     }
     await relayedOnceAcrossOutage(
       stack,
-      SqliteStore.prototype,
+      PayoutStore.prototype,
       async () => void (down = true),
       async () => void (down = false),
     );
@@ -164,7 +163,7 @@ describeOwnPostgres('a relay across a database outage right after the final writ
     });
     await relayedOnceAcrossOutage(
       stack,
-      PostgresStore.prototype,
+      PayoutStore.prototype,
       async () => {
         await server.stop('immediate');
         stopped();

@@ -7,10 +7,11 @@ import { createLogger } from '../../src/observability/pino.logger';
 import { SandboxHandle, startSandbox } from '../../src/sandbox/sandbox.server';
 import { openSqlite, SqliteHandle } from '../../src/database/sqlite.open';
 import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
-import { SqliteStore } from '../../src/store/sqlite.store';
+import { sqliteStore } from '../../src/store/sqlite.engine';
 import { UpstreamClient } from '../../src/upstream/upstream.client';
 import { uniqueRef } from '../support/stack';
 import { TEST_AUDIT_KEYS, TEST_ENTRY_KEY } from '../support/chain-key';
+import { PayoutStore } from '../../src/store/payout.store';
 
 /**
  * A gateway process stored its claim and died before (or right after) calling the provider.
@@ -23,7 +24,7 @@ const RESEND_AFTER_MS = 4 * TIMEOUT_MS;
 let sandbox: SandboxHandle;
 let upstream: UpstreamClient;
 let handle: SqliteHandle;
-let store: SqliteStore;
+let store: PayoutStore;
 let service: DisbursementService;
 
 beforeAll(async () => {
@@ -38,7 +39,7 @@ beforeAll(async () => {
 beforeEach(() => {
   // The embedded store, in memory: a new process's view of what the dead one left.
   handle = openSqlite(':memory:');
-  store = new SqliteStore({ file: handle, entryKey: TEST_ENTRY_KEY });
+  store = sqliteStore({ file: handle, entryKey: TEST_ENTRY_KEY });
   service = new DisbursementService({
     store,
     records: store,

@@ -5,10 +5,11 @@ import { auditEvent } from '../../src/disbursements/audit.entry';
 import { accountKey, Beneficiary } from '../../src/disbursements/beneficiary.model';
 import { BeneficiaryWrite } from '../../src/disbursements/disbursement.ports';
 import { insertRow } from '../../src/store/beneficiary.statements';
-import { PostgresStore } from '../../src/store/postgres.store';
+import { postgresStore } from '../../src/store/postgres.engine';
 import { TEST_ENTRY_KEY } from '../support/chain-key';
 import { describePostgres, FreshDatabase, freshDatabase } from '../support/postgres';
 import { until } from './store.fixtures';
+import { PayoutStore } from '../../src/store/payout.store';
 
 const at = new Date(Date.UTC(2026, 0, 1)).toISOString();
 let serial = 0;
@@ -41,12 +42,12 @@ const written = (b: Beneficiary): BeneficiaryWrite => ({
 describePostgres('PostgreSQL beneficiary writes racing another replica', () => {
   let database: FreshDatabase;
   let pool: Pool;
-  let store: PostgresStore;
+  let store: PayoutStore;
   let other: Client;
   beforeEach(async () => {
     database = await freshDatabase();
     pool = await openPostgres(database.url);
-    store = new PostgresStore({ pool, entryKey: TEST_ENTRY_KEY });
+    store = postgresStore({ pool, entryKey: TEST_ENTRY_KEY });
     other = new Client({ connectionString: database.url });
     await other.connect();
   });

@@ -1,10 +1,11 @@
 import type { Pool } from 'pg';
 import { openPostgres } from '../../src/database/postgres.open';
 import { StoreUnavailableError } from '../../src/disbursements/disbursement.ports';
-import { PostgresStore } from '../../src/store/postgres.store';
+import { postgresStore } from '../../src/store/postgres.engine';
 import { describeOwnPostgres, OwnPostgres, startOwnPostgres } from '../support/postgres';
 import { bump, record, until } from './store.fixtures';
 import { TEST_ENTRY_KEY } from '../support/chain-key';
+import { PayoutStore } from '../../src/store/payout.store';
 
 /** Far less than a query's 10 s timeout: an outage answers at once, it does not wait on the server. */
 const PROMPTLY_MS = 5000;
@@ -26,16 +27,16 @@ async function settled(call: Promise<unknown>): Promise<unknown> {
   }
 }
 
-describeOwnPostgres('PostgresStore while its server is down', () => {
+describeOwnPostgres('PayoutStore while its server is down', () => {
   let server: OwnPostgres;
   let pool: Pool;
-  let store: PostgresStore;
+  let store: PayoutStore;
   const outages: unknown[] = [];
 
   beforeAll(async () => {
     server = await startOwnPostgres();
     pool = await openPostgres(server.url);
-    store = new PostgresStore({ pool, entryKey: TEST_ENTRY_KEY, onOutage: (error) => outages.push(error) });
+    store = postgresStore({ pool, entryKey: TEST_ENTRY_KEY, onOutage: (error) => outages.push(error) });
   }, 60_000);
   afterAll(async () => {
     await pool.end();

@@ -1,11 +1,12 @@
 import { Pool } from 'pg';
 import { openPostgres } from '../../src/database/postgres.open';
 import { PostgresEvents } from '../../src/events/postgres.events';
-import { PostgresStore } from '../../src/store/postgres.store';
+import { postgresStore } from '../../src/store/postgres.engine';
 import { TEST_ENTRY_KEY } from '../support/chain-key';
 import { POSTGRES } from '../support/postgres.engine';
 import { freshDatabase, FreshDatabase, withClient } from '../support/postgres';
 import { bump, shownRecord, until, watching } from './store.fixtures';
+import { PayoutStore } from '../../src/store/payout.store';
 
 // PostgreSQL's own mechanism behind the events contract: notifications of bounded size, and a LISTEN session
 // that can be killed under it.
@@ -15,14 +16,14 @@ POSTGRES.describe('PostgresEvents over LISTEN/NOTIFY', () => {
   let events: PostgresEvents;
   let errors: Error[];
   /** A store as another replica has it: a pool of its own. */
-  let store: PostgresStore;
+  let store: PayoutStore;
 
   beforeEach(async () => {
     database = await freshDatabase();
     pools = [await openPostgres(database.url), await openPostgres(database.url)];
     errors = [];
     events = new PostgresEvents({ url: database.url, pool: pools[0], onError: (e) => errors.push(e) });
-    store = new PostgresStore({ pool: pools[1], entryKey: TEST_ENTRY_KEY });
+    store = postgresStore({ pool: pools[1], entryKey: TEST_ENTRY_KEY });
   });
   afterEach(async () => {
     await events.close();

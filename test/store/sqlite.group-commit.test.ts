@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GroupCommit } from '../../src/database/sqlite.group-commit';
 import { openSqlite, SqliteHandle } from '../../src/database/sqlite.open';
-import { SqliteStore } from '../../src/store/sqlite.store';
+import { sqliteStore } from '../../src/store/sqlite.engine';
 import { TEST_ENTRY_KEY } from '../support/chain-key';
 import { shownRecord } from './store.fixtures';
 
@@ -224,7 +224,7 @@ describe("the embedded store's writes through the group committer", () => {
   it('tells of a logged change only once it is committed, in the order written', async () => {
     const told: { referenceId: string; stored: number }[] = [];
     const count = reader.prepare('SELECT count(*) AS n FROM payouts');
-    const store = new SqliteStore({
+    const store = sqliteStore({
       file: handle,
       entryKey: TEST_ENTRY_KEY,
       onChange: (r) => told.push({ referenceId: r.referenceId, stored: (count.get() as { n: number }).n }),

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { AuditDraft, AuditEntry } from '../../src/disbursements/audit.entry';
 import { verifyChain } from '../../src/disbursements/audit.verify';
 import { openSqlite, SqliteHandle } from '../../src/database/sqlite.open';
-import { SqliteStore } from '../../src/store/sqlite.store';
+import { sqliteStore } from '../../src/store/sqlite.engine';
 import { TEST_ENTRY_KEY } from '../support/chain-key';
 import { shownRecord } from './store.fixtures';
+import { PayoutStore } from '../../src/store/payout.store';
 
 /**
  * The embedded file keeps each merchant's head row (change-log position, audit sequence and hash) in
@@ -19,12 +20,12 @@ import { shownRecord } from './store.fixtures';
 describe('the embedded file after a write it rolled back: no gap, no repeat in the chain or the change log', () => {
   let dir: string;
   let file: SqliteHandle;
-  let store: SqliteStore;
+  let store: PayoutStore;
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'payout-gateway-heads-'));
     file = openSqlite(join(dir, 'gateway.sqlite'));
-    store = new SqliteStore({ file, entryKey: TEST_ENTRY_KEY });
+    store = sqliteStore({ file, entryKey: TEST_ENTRY_KEY });
   });
   afterEach(() => {
     file.close();

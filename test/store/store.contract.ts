@@ -557,6 +557,35 @@ export function storeContract(engine: Engine): void {
     });
   });
 
+  describe('retention: the day’s counters', () => {
+    it('go with the prune once they hold nothing and their day is past everywhere, alike on every engine', async () => {
+      let clock = Date.UTC(2026, 0, 1, 12);
+      const s = db().store({ now: () => clock });
+      const day = (d: string) =>
+        record({ status: 'PENDING', reservation: { day: d, currency: 'ZMW', actorId: 'a', minor: 500 } });
+      const [spent, holding, today] = [day('2025-12-30'), day('2025-12-29'), day('2026-01-01')];
+      for (const r of [spent, holding, today]) await s.insertReserving(r, {});
+      for (const r of [spent, today]) await s.update('merchant-1', r.referenceId, bump({ status: 'FAILED' }));
+      const counters = async () =>
+        (await db().rows('SELECT day, actor_id, minor FROM daily_reservations ORDER BY day, actor_id')).map((r) =>
+          [r.day, r.actor_id, Number(r.minor)].join(' '),
+        );
+      await s.prune();
+      // 2025-12-30 is not yet past everywhere at noon UTC on 2026-01-01; what still holds an amount stays.
+      expect(await counters()).toEqual([
+        '2025-12-29  500',
+        '2025-12-29 a 500',
+        '2025-12-30  0',
+        '2025-12-30 a 0',
+        '2026-01-01  0',
+        '2026-01-01 a 0',
+      ]);
+      clock = Date.UTC(2026, 0, 4);
+      await s.prune();
+      expect(await counters()).toEqual(['2025-12-29  500', '2025-12-29 a 500']);
+    });
+  });
+
   describe('daily limits: insertReserving, reserved, and the release on FAILED, CANCELLED or removal', () => {
     const DAY = '2026-01-01';
     const held = (actorId: string, minor: number, over: Partial<Disbursement> = {}) =>

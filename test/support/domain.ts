@@ -15,9 +15,10 @@ import { DisbursementService } from '../../src/disbursements/disbursement.servic
 import { ControlEvent } from '../../src/disbursements/payout.controls';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { openSqlite } from '../../src/database/sqlite.open';
-import { SqliteStore } from '../../src/store/sqlite.store';
+import { sqliteStore } from '../../src/store/sqlite.engine';
 import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
 import { TEST_AUDIT_KEYS, TEST_ENTRY_KEY } from './chain-key';
+import { PayoutStore } from '../../src/store/payout.store';
 
 /**
  * What the fake provider does with the next create:
@@ -124,7 +125,7 @@ export function mobileRequest(overrides: Partial<DisbursementRequest> = {}): Dis
 
 export interface Domain {
   provider: FakeProvider;
-  store: SqliteStore;
+  store: PayoutStore;
   events: PubSubEvents;
   service: DisbursementService;
   /** Every record published, in order. */
@@ -160,7 +161,7 @@ export function domain(
   const mismatches: unknown[] = [];
   const controls: ControlEvent[] = [];
   const file = openSqlite(':memory:');
-  const store = new SqliteStore({
+  const store = sqliteStore({
     file,
     entryKey: TEST_ENTRY_KEY,
     onChange: (record) => {

@@ -8,7 +8,7 @@ import { migratePostgres } from '../../src/database/schema.migrate';
 import { PostgresEvents } from '../../src/events/postgres.events';
 import { PostgresRelayQueue } from '../../src/relay/postgres.relay-queue';
 import { PostgresReconciliations } from '../../src/store/postgres.reconciliations';
-import { PostgresStore } from '../../src/store/postgres.store';
+import { postgresStore } from '../../src/store/postgres.engine';
 import { PostgresBudgetLedger } from '../../src/upstream/postgres.budget';
 import { TEST_ENTRY_KEY } from './chain-key';
 import { DatabaseCopy, Engine, InsiderSql, TestDatabase } from './engine.types';
@@ -25,7 +25,7 @@ async function openPostgresDatabase(): Promise<TestDatabase> {
     return opened;
   };
   return {
-    store: (settings) => new PostgresStore({ pool: pool(), entryKey: TEST_ENTRY_KEY, ...settings }),
+    store: (settings) => postgresStore({ pool: pool(), entryKey: TEST_ENTRY_KEY, ...settings }),
     events: () => {
       const events = new PostgresEvents({ url: database.url, pool: pool() });
       closers.push(() => events.close());

@@ -11,7 +11,7 @@ import { openSqlite } from '../../src/database/sqlite.open';
 import { PubSubEvents } from '../../src/events/pubsub.events';
 import { SqliteRelayQueue } from '../../src/relay/sqlite.relay-queue';
 import { SqliteReconciliations } from '../../src/store/sqlite.reconciliations';
-import { SqliteStore } from '../../src/store/sqlite.store';
+import { sqliteStore } from '../../src/store/sqlite.engine';
 import { SqliteBudgetLedger } from '../../src/upstream/sqlite.budget';
 import { TEST_ENTRY_KEY } from './chain-key';
 import { Engine, InsiderSql, TestDatabase } from './engine.types';
@@ -32,7 +32,7 @@ async function openSqliteDatabase(): Promise<TestDatabase> {
   const events = new PubSubEvents();
   return {
     store: (settings) =>
-      new SqliteStore({
+      sqliteStore({
         file: handle,
         entryKey: TEST_ENTRY_KEY,
         onChange: (r) => void events.publish(r),
