@@ -34,6 +34,23 @@ export function storeContract(engine: Engine): void {
       expect(await store.due(new Date(at(1)), 10)).toEqual([]);
     });
 
+    it('answers records no caller can change: the next write starts from what is stored', async () => {
+      const r = record({ amount: '1.00' });
+      await store.insertIfAbsent(r);
+      const read = (await store.get(r.merchantId, r.referenceId)) as Disbursement;
+      expect(() => {
+        (read as { amount: string }).amount = '999.00';
+      }).toThrow(TypeError);
+      expect(() => read.history.push({ status: 'SUCCESSFUL', source: 'CALLBACK', at: at(0) })).toThrow(TypeError);
+      const seen: string[] = [];
+      await store.update(r.merchantId, r.referenceId, (current) => {
+        seen.push(current.amount);
+        return { ...current, message: 'next' };
+      });
+      expect(seen).toEqual(['1.00']);
+      expect(await store.get(r.merchantId, r.referenceId)).toMatchObject({ amount: '1.00', history: r.history });
+    });
+
     it('gives only one of many concurrent claims of a key', async () => {
       const referenceId = 'claimed-once';
       const claims = Array.from({ length: 20 }, (_, i) => record({ referenceId, amount: `${i + 1}.00` }));
