@@ -58,6 +58,8 @@ export class GroupCommit {
   private flushQueued = false;
   /** Work to run in the next group after its writes, by key (see `alongside`). */
   private readonly besides = new Map<string, () => void>();
+  /** Runs last in every group, just before its COMMIT (see `beforeEachCommit`). */
+  private readonly finishers: (() => void)[] = [];
 
   constructor(
     private readonly db: Database,
@@ -93,6 +95,15 @@ export class GroupCommit {
    */
   alongside(key: string, work: () => void): void {
     this.besides.set(key, work);
+  }
+
+  /**
+   * Runs `finish` in every group, after its writes and what runs alongside, just before its COMMIT:
+   * for what a writer gathers over a group's writes and writes once (the merchants' head rows). It is
+   * part of the group: one that throws fails the whole group, and every write in it gets the error.
+   */
+  beforeEachCommit(finish: () => void): void {
+    this.finishers.push(finish);
   }
 
   /** Commits every write asked for so far, and what runs alongside, now (before the file is closed). */
@@ -152,6 +163,7 @@ export class GroupCommit {
         }
       }
       this.runBesides();
+      for (const finish of this.finishers) finish();
       this.commit.run();
     } catch (error) {
       this.abandon();

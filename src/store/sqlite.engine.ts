@@ -81,7 +81,7 @@ export class SqliteEngine implements StoreEngine {
     this.db = file.db;
     this.q = sqliteRunner(this.db);
     this.writes = file.writes;
-    this.heads = new MerchantHeads(this.db);
+    this.heads = new MerchantHeads(this.db, this.writes);
     this.steps = new SqliteSteps(this.q, this.heads, {
       write: (work) => this.write(work),
       read: (reading) => this.sync(reading),
@@ -187,11 +187,12 @@ export class SqliteEngine implements StoreEngine {
     this.calls += 1;
     try {
       done = await this.writes.write(() => {
+        this.heads.begin();
         try {
           return work();
         } catch (error) {
-          // Rolled back alone: the head rows it may have moved in memory are not in the file.
-          this.heads.forget();
+          // Rolled back alone: the heads it moved in memory go back to where the group's other writes left them.
+          this.heads.undo();
           throw error;
         }
       });

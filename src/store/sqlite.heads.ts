@@ -3,6 +3,7 @@ import { GENESIS_HASH, KeyedDraft, linked } from '../disbursements/audit.entry';
 import { Disbursement } from '../disbursements/disbursement.model';
 import { PayoutColumns } from './payout.row';
 import { join, placeholders, raw, shape, Sql, sql } from '../database/sql.dialect';
+import { GroupCommit } from '../database/sqlite.group-commit';
 import { SqliteRunner, sqliteRunner } from '../database/sqlite.prepared';
 import { AUDIT_LOG_COLUMNS } from '../database/schema.declared';
 
@@ -13,37 +14,75 @@ interface Head {
   auditHash: string;
 }
 
-/** The head rows of each open file as last written, by merchant (see MerchantHeads). */
-const FILES = new WeakMap<Database, Map<string, Head>>();
+/** What a file's writers share about its heads: the heads as last written, and which the next COMMIT must write. */
+interface FileHeads {
+  heads: Map<string, Head>;
+  /** Merchants whose head moved in the group under way: their rows are written once, before its COMMIT. */
+  moved: Set<string>;
+}
+
+/** The head state of each open file, shared by every writer of it in this process. */
+const FILES = new WeakMap<Database, FileHeads>();
 
 /**
  * The merchants' head rows of one file, kept in memory as this process last wrote them: a write
- * appends its change-log entry and audit entries from the head it holds and writes the head row back
- * once, with no read before. This process is the file's only writer, so what it wrote last is what
- * is there, unless the write that wrote it was rolled back: every failed write forgets them all
- * (`forget`), and the next write of each merchant reads its row again.
+ * appends its change-log entry and audit entries from the head it holds, with no read before, and
+ * each merchant's head row is written once per group commit, just before its COMMIT, however many of
+ * the group's writes moved it. This process is the file's only writer, so what it holds is what is
+ * there once the group commits. Rollbacks: a write that fails alone (its savepoint rolled back) puts
+ * back the heads it moved (`begin`/`undo`), so the group's later writes append where the file will
+ * be; a group that fails whole forgets them all (`forget`), and each merchant's next write reads its
+ * row again.
  */
 export class MerchantHeads {
   private readonly heads: Map<string, Head>;
+  private readonly moved: Set<string>;
+  /** The heads the write under way moved, as they were before it: what `undo` puts back. */
+  private before = new Map<string, Head | undefined>();
 
   private readonly q: SqliteRunner;
 
-  constructor(db: Database) {
+  constructor(db: Database, writes: Pick<GroupCommit, 'beforeEachCommit'>) {
     this.q = sqliteRunner(db);
-    const known = FILES.get(db) ?? new Map<string, Head>();
-    FILES.set(db, known);
-    this.heads = known;
+    let file = FILES.get(db);
+    if (!file) {
+      file = { heads: new Map(), moved: new Set() };
+      FILES.set(db, file);
+      const shared = file;
+      writes.beforeEachCommit(() => writeMoved(this.q, shared));
+    }
+    this.heads = file.heads;
+    this.moved = file.moved;
   }
 
   /** The merchant's head for a write under way, to append to and then `close`. */
   open(merchantId: string): HeadWrite {
     const head = this.heads.get(merchantId) ?? this.read(merchantId);
-    return new HeadWrite(this.q, merchantId, { ...head }, (next) => this.heads.set(merchantId, next));
+    return new HeadWrite(this.q, merchantId, { ...head }, (next) => {
+      if (!this.before.has(merchantId)) this.before.set(merchantId, this.heads.get(merchantId));
+      this.heads.set(merchantId, next);
+      this.moved.add(merchantId);
+    });
   }
 
-  /** After a write that failed: what is in memory may be what it rolled back. */
+  /** A write starts: nothing of it to put back yet. */
+  begin(): void {
+    this.before = new Map();
+  }
+
+  /** The write failed alone (its savepoint rolled back): the heads it moved are as they were. */
+  undo(): void {
+    for (const [merchantId, head] of this.before)
+      if (head === undefined) this.heads.delete(merchantId);
+      else this.heads.set(merchantId, head);
+    this.before = new Map();
+  }
+
+  /** After a group that failed whole: what is in memory may be what it rolled back. */
   forget(): void {
     this.heads.clear();
+    this.moved.clear();
+    this.before = new Map();
   }
 
   private read(merchantId: string): Head {
@@ -54,6 +93,20 @@ export class MerchantHeads {
       ? { changePosition: row.change_position, auditSequence: row.audit_sequence, auditHash: row.audit_hash }
       : { changePosition: 0, auditSequence: 0, auditHash: GENESIS_HASH };
   }
+}
+
+/** Writes the head row of each merchant the group moved, once, as it stands after the group's writes. */
+function writeMoved(q: SqliteRunner, file: FileHeads): void {
+  for (const merchantId of file.moved) {
+    const head = file.heads.get(merchantId);
+    if (!head) continue;
+    const { changePosition, auditSequence, auditHash } = head;
+    q.run(sql`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
+      VALUES (${merchantId}, ${changePosition}, ${auditSequence}, ${auditHash}) ON CONFLICT (merchant_id)
+      DO UPDATE SET change_position = excluded.change_position, audit_sequence = excluded.audit_sequence,
+      audit_hash = excluded.audit_hash`);
+  }
+  file.moved.clear();
 }
 
 /** The audit append of `count` entries, its statement built once per count. */
@@ -70,7 +123,7 @@ function appendOf(count: number): (values: readonly unknown[]) => Sql {
   return append;
 }
 
-/** One write's appends to a merchant's change log and audit chain, its head row written once at `close`. */
+/** One write's appends to a merchant's change log and audit chain; `close` keeps where they end for the group's head row. */
 export class HeadWrite {
   private moved = false;
 
@@ -121,14 +174,8 @@ export class HeadWrite {
     return record;
   }
 
-  /** Writes the head row, if anything moved it. */
+  /** Keeps the head where this write left it, if anything moved it: written with its group's COMMIT. */
   close(): void {
-    if (!this.moved) return;
-    const { changePosition, auditSequence, auditHash } = this.head;
-    this.q.run(sql`INSERT INTO merchant_heads (merchant_id, change_position, audit_sequence, audit_hash)
-      VALUES (${this.merchantId}, ${changePosition}, ${auditSequence}, ${auditHash}) ON CONFLICT (merchant_id)
-      DO UPDATE SET change_position = excluded.change_position, audit_sequence = excluded.audit_sequence,
-      audit_hash = excluded.audit_hash`);
-    this.kept({ ...this.head });
+    if (this.moved) this.kept({ ...this.head });
   }
 }
