@@ -57,6 +57,8 @@ export function createApi(token: () => string | undefined): Api {
   );
   const client = new ApolloClient({
     link,
+    // A screen opened again shows what it had at once, and asks again: others approve, pay and change meanwhile.
+    defaultOptions: { watchQuery: { fetchPolicy: 'cache-and-network' } },
     cache: new InMemoryCache({
       typePolicies: {
         // Payouts are known by referenceId: a live change rewrites the one record every list shows.

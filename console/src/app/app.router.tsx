@@ -14,17 +14,20 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
-const current = () => location.pathname + location.search;
+/** Counts the console's own navigations: following the link of the screen one is on opens it afresh. */
+let visits = 0;
+const current = () => `${visits} ${location.pathname}${location.search}`;
 
-/** The path under /console ("/payouts/abc") and its query string, redrawn on every navigation. */
-export function useLocation(): { path: string; params: URLSearchParams } {
-  const href = useSyncExternalStore(subscribe, current);
+/** The path under /console ("/payouts/abc"), its query string, and which visit this is; redrawn on every navigation. */
+export function useLocation(): { path: string; params: URLSearchParams; visit: number } {
+  const [visit, href] = useSyncExternalStore(subscribe, current).split(' ');
   const url = new URL(href, location.origin);
   const path = url.pathname.startsWith(BASE) ? url.pathname.slice(BASE.length) : url.pathname;
-  return { path: path === '' ? '/' : path, params: url.searchParams };
+  return { path: path === '' ? '/' : path, params: url.searchParams, visit: Number(visit) };
 }
 
 export function navigate(to: string): void {
+  visits += 1;
   history.pushState(null, '', BASE + to);
   for (const listener of listeners) listener();
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { Fragment, useEffect, useRef, useState } from 'react';
 import { allows } from '../api/api.session';
 import { useSocketState, type SocketState } from '../api/api.socket';
 import { ApprovalsScreen } from '../approvals/approvals.screen';
@@ -50,7 +50,7 @@ function linkOf(path: string): ScreenLink | undefined {
 export function Shell({ onSignIn }: { onSignIn: (token: string) => void }) {
   const session = useSession();
   const socket = useSocketState();
-  const { path } = useLocation();
+  const { path, visit } = useLocation();
   const [signingIn, setSigningIn] = useState(false);
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
@@ -61,7 +61,7 @@ export function Shell({ onSignIn }: { onSignIn: (token: string) => void }) {
   useEffect(() => {
     if (first.current) first.current = false;
     else main.current?.focus();
-  }, [path]);
+  }, [visit]);
 
   if (signingIn) return <SignInScreen onSignIn={onSignIn} />;
   return (
@@ -110,7 +110,7 @@ export function Shell({ onSignIn }: { onSignIn: (token: string) => void }) {
             <p>Your token does not allow this screen: it needs {current.scopes.join(' or ')}.</p>
           </>
         ) : (
-          screenOf(path)
+          <Fragment key={visit}>{screenOf(path)}</Fragment>
         )}
       </main>
     </div>

@@ -34,9 +34,11 @@ export function ApprovalsScreen() {
     },
   });
   const readsBook = allows(session, SCOPES.beneficiariesRead) || allows(session, SCOPES.beneficiariesWrite);
+  // Beneficiary changes have no live feed in the API: the queue is asked again every 10 s.
   const changes = useQuery(BENEFICIARY_LIST, {
     variables: { first: QUEUE, filter: { status: 'AWAITING_APPROVAL' } },
     skip: !readsBook,
+    pollInterval: 10_000,
   });
   const held = (payouts.data?.disbursementHistory.edges ?? [])
     .map((edge) => edge.node)

@@ -33,9 +33,10 @@ export function PayoutActions({ payout, onDone }: { payout: PayoutRowFragment; o
     reject({ variables: { referenceId, reason: reason.trim() || null } }).catch(swallow);
   };
 
-  if (!canDecide && !canCancel) return own && awaiting ? <p className="muted">Your own request: another person approves it.</p> : null;
+  if (!canDecide && !canCancel && !own) return null;
   return (
     <div className="actions">
+      {own && awaiting && <p className="muted">Your own request: another person approves it.</p>}
       {canDecide && (
         <>
           <button
