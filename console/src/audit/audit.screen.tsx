@@ -1,6 +1,6 @@
 import { useQuery } from '@apollo/client/react';
 import { useState, type FormEvent } from 'react';
-import { Link } from '../app/app.router';
+import { Link, useLocation } from '../app/app.router';
 import { ErrorNote } from '../shared/error.note';
 import { Field } from '../shared/field';
 import { Loading } from '../shared/loading';
@@ -13,7 +13,8 @@ const PAGE = 50;
 
 /** The audit trail, oldest first as the API keeps it, filtered by payout or by person. */
 export function AuditScreen() {
-  const [draft, setDraft] = useState({ referenceId: '', actor: '' });
+  const { params } = useLocation();
+  const [draft, setDraft] = useState({ referenceId: params.get('reference') ?? '', actor: '' });
   const [filter, setFilter] = useState(draft);
   const cursors = useCursors();
   const { data, previousData, loading, error } = useQuery(AUDIT_TRAIL, {

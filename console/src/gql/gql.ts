@@ -40,7 +40,7 @@ type Documents = {
     "\n  query Payout($referenceId: ID!) {\n    disbursement(referenceId: $referenceId) {\n      ...PayoutRow\n      ...PayoutDetail\n    }\n  }\n": typeof types.PayoutDocument,
     "\n  fragment PayoutDetail on Disbursement {\n    identifier\n    externalId\n    providerStatus\n    history {\n      status\n      providerStatus\n      message\n      source\n      actor\n      at\n      lastAt\n      repeated\n    }\n  }\n": typeof types.PayoutDetailFragmentDoc,
     "\n  subscription PayoutUpdated($referenceId: ID!) {\n    disbursementUpdated(referenceId: $referenceId) {\n      ...PayoutRow\n      ...PayoutDetail\n    }\n  }\n": typeof types.PayoutUpdatedDocument,
-    "\n  query PayoutAudit($referenceId: String!) {\n    auditTrail(first: 200, filter: { referenceId: $referenceId }) {\n      edges {\n        node {\n          ...AuditRow\n        }\n      }\n    }\n  }\n": typeof types.PayoutAuditDocument,
+    "\n  query PayoutAudit($referenceId: String!) {\n    auditTrail(first: 40, filter: { referenceId: $referenceId }) {\n      pageInfo {\n        hasNextPage\n      }\n      edges {\n        node {\n          ...AuditRow\n        }\n      }\n    }\n  }\n": typeof types.PayoutAuditDocument,
     "\n  mutation ApprovePayout($referenceId: ID!) {\n    approveDisbursement(referenceId: $referenceId) {\n      ...PayoutRow\n    }\n  }\n": typeof types.ApprovePayoutDocument,
     "\n  mutation RejectPayout($referenceId: ID!, $reason: String) {\n    rejectDisbursement(referenceId: $referenceId, reason: $reason) {\n      ...PayoutRow\n    }\n  }\n": typeof types.RejectPayoutDocument,
     "\n  mutation CancelPayout($referenceId: ID!) {\n    cancelDisbursement(referenceId: $referenceId) {\n      ...PayoutRow\n    }\n  }\n": typeof types.CancelPayoutDocument,
@@ -75,7 +75,7 @@ const documents: Documents = {
     "\n  query Payout($referenceId: ID!) {\n    disbursement(referenceId: $referenceId) {\n      ...PayoutRow\n      ...PayoutDetail\n    }\n  }\n": types.PayoutDocument,
     "\n  fragment PayoutDetail on Disbursement {\n    identifier\n    externalId\n    providerStatus\n    history {\n      status\n      providerStatus\n      message\n      source\n      actor\n      at\n      lastAt\n      repeated\n    }\n  }\n": types.PayoutDetailFragmentDoc,
     "\n  subscription PayoutUpdated($referenceId: ID!) {\n    disbursementUpdated(referenceId: $referenceId) {\n      ...PayoutRow\n      ...PayoutDetail\n    }\n  }\n": types.PayoutUpdatedDocument,
-    "\n  query PayoutAudit($referenceId: String!) {\n    auditTrail(first: 200, filter: { referenceId: $referenceId }) {\n      edges {\n        node {\n          ...AuditRow\n        }\n      }\n    }\n  }\n": types.PayoutAuditDocument,
+    "\n  query PayoutAudit($referenceId: String!) {\n    auditTrail(first: 40, filter: { referenceId: $referenceId }) {\n      pageInfo {\n        hasNextPage\n      }\n      edges {\n        node {\n          ...AuditRow\n        }\n      }\n    }\n  }\n": types.PayoutAuditDocument,
     "\n  mutation ApprovePayout($referenceId: ID!) {\n    approveDisbursement(referenceId: $referenceId) {\n      ...PayoutRow\n    }\n  }\n": types.ApprovePayoutDocument,
     "\n  mutation RejectPayout($referenceId: ID!, $reason: String) {\n    rejectDisbursement(referenceId: $referenceId, reason: $reason) {\n      ...PayoutRow\n    }\n  }\n": types.RejectPayoutDocument,
     "\n  mutation CancelPayout($referenceId: ID!) {\n    cancelDisbursement(referenceId: $referenceId) {\n      ...PayoutRow\n    }\n  }\n": types.CancelPayoutDocument,
@@ -205,7 +205,7 @@ export function graphql(source: "\n  subscription PayoutUpdated($referenceId: ID
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query PayoutAudit($referenceId: String!) {\n    auditTrail(first: 200, filter: { referenceId: $referenceId }) {\n      edges {\n        node {\n          ...AuditRow\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query PayoutAudit($referenceId: String!) {\n    auditTrail(first: 200, filter: { referenceId: $referenceId }) {\n      edges {\n        node {\n          ...AuditRow\n        }\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  query PayoutAudit($referenceId: String!) {\n    auditTrail(first: 40, filter: { referenceId: $referenceId }) {\n      pageInfo {\n        hasNextPage\n      }\n      edges {\n        node {\n          ...AuditRow\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query PayoutAudit($referenceId: String!) {\n    auditTrail(first: 40, filter: { referenceId: $referenceId }) {\n      pageInfo {\n        hasNextPage\n      }\n      edges {\n        node {\n          ...AuditRow\n        }\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -99,6 +99,9 @@ export function PayoutScreen({ referenceId }: { referenceId: string }) {
           </li>
         ))}
       </ol>
+      {audit.data?.auditTrail.pageInfo.hasNextPage && (
+        <Link to={`/audit?reference=${encodeURIComponent(payout.referenceId)}`}>All audit entries of this payout</Link>
+      )}
     </>
   );
 }

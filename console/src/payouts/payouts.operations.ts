@@ -67,9 +67,13 @@ export const PAYOUT_UPDATED = graphql(`
   }
 `);
 
+/** The first 40 audit entries of a payout (the gateway's query cost limit allows about that many at once); the Audit screen pages the rest. */
 export const PAYOUT_AUDIT = graphql(`
   query PayoutAudit($referenceId: String!) {
-    auditTrail(first: 200, filter: { referenceId: $referenceId }) {
+    auditTrail(first: 40, filter: { referenceId: $referenceId }) {
+      pageInfo {
+        hasNextPage
+      }
       edges {
         node {
           ...AuditRow
