@@ -4,9 +4,7 @@ const swc = (syntax) => [
     jsc: {
       parser: syntax === 'tsx' ? { syntax: 'typescript', tsx: true } : { syntax: 'typescript', decorators: true },
       transform:
-        syntax === 'tsx'
-          ? { react: { runtime: 'automatic' } }
-          : { legacyDecorator: true, decoratorMetadata: true },
+        syntax === 'tsx' ? { react: { runtime: 'automatic' } } : { legacyDecorator: true, decoratorMetadata: true },
       target: 'es2022',
     },
     module: { type: 'commonjs' },

@@ -51,9 +51,7 @@ describe('the Payouts screen', () => {
   });
 
   it('sends the chosen filters to the API and pages on', async () => {
-    const api = new FakeApi()
-      .answer('PayoutList', () => page([payout()], true))
-      .stream('PayoutChanges');
+    const api = new FakeApi().answer('PayoutList', () => page([payout()], true)).stream('PayoutChanges');
     renderWith(api, <PayoutsScreen />, READER);
     await screen.findByRole('row', { name: /pay-1/ });
     act(() => screen.getByRole('button', { name: 'Next page' }).click());

@@ -76,7 +76,10 @@ describeBrowser('the console: approvals between two people', () => {
     await alice.getByLabel('Amount').fill('900');
     const referenceId = await alice.getByLabel('Reference').inputValue();
     await alice.getByRole('button', { name: 'Send payout' }).click();
-    await alice.getByRole('status', { name: 'Payout status' }).getByText('AWAITING_APPROVAL', { exact: true }).waitFor();
+    await alice
+      .getByRole('status', { name: 'Payout status' })
+      .getByText('AWAITING_APPROVAL', { exact: true })
+      .waitFor();
 
     await go(bob, 'Approvals');
     const held = bob.getByRole('listitem', { name: `Payout ${referenceId}` });
@@ -138,7 +141,7 @@ describeBrowser('the console: approvals between two people', () => {
     await clerk.context().close();
   });
 
-  it('a refused token is sent back to sign-in with the gateway\'s message and code', async () => {
+  it("a refused token is sent back to sign-in with the gateway's message and code", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${stack.gateway.url}/console`);

@@ -38,13 +38,17 @@ describeBrowser('the console: CSV batches', () => {
       `26097123,10,${run}-3,,Too short a number`,
     ].join('\r\n');
     const choose = () =>
-      page.getByLabel('CSV file').setInputFiles({ name: 'payroll.csv', mimeType: 'text/csv', buffer: Buffer.from(file) });
+      page
+        .getByLabel('CSV file')
+        .setInputFiles({ name: 'payroll.csv', mimeType: 'text/csv', buffer: Buffer.from(file) });
 
     await go(page, 'Batches');
     await choose();
     const review = page.getByRole('region', { name: 'Review' });
     await review.getByText('2 of 3 rows ready to send; 1 with problems will not be sent').waitFor();
-    expect(await review.getByRole('row', { name: /26097123 / }).textContent()).toContain('Not sent: recipient is neither');
+    expect(await review.getByRole('row', { name: /26097123 / }).textContent()).toContain(
+      'Not sent: recipient is neither',
+    );
     expect(sentOf(`${run}-1`) + sentOf(`${run}-2`)).toBe(0);
 
     await page.getByRole('button', { name: 'Send 2 payouts' }).click();

@@ -46,7 +46,10 @@ describeBrowser('the console: payouts', () => {
     const referenceId = await page.getByLabel('Reference').inputValue();
     await page.getByRole('button', { name: 'Send payout' }).click();
     const status = page.getByRole('status', { name: 'Payout status' });
-    await status.getByText('PENDING', { exact: true }).or(status.getByText('SUCCESSFUL', { exact: true })).waitFor();
+    await status
+      .getByText('PENDING', { exact: true })
+      .or(status.getByText('SUCCESSFUL', { exact: true }))
+      .waitFor();
     await status.getByText('SUCCESSFUL', { exact: true }).waitFor({ timeout: 20_000 });
     expect(stack.sandbox.stats().createRequestsByReferenceId[referenceId]).toBe(1);
   });
@@ -94,7 +97,12 @@ describeBrowser('the console: payouts', () => {
     for await (const chunk of file) chunks.push(chunk as Buffer);
     const lines = Buffer.concat(chunks).toString().trim().split('\r\n');
     expect(lines[0]).toMatch(/^referenceId,status,channel/);
-    expect(lines.slice(1).map((l) => l.split(',')[0]).sort()).toEqual([`${prefix}-a`, `${prefix}-b`]);
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.split(',')[0])
+        .sort(),
+    ).toEqual([`${prefix}-a`, `${prefix}-b`]);
   });
 
   it('opens a payout on its own page with its timeline', async () => {
@@ -116,7 +124,9 @@ describeBrowser('the console: payouts', () => {
     const pad = (n: number) => String(n).padStart(2, '0');
     await page
       .getByLabel('Send at (optional)')
-      .fill(`${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`);
+      .fill(
+        `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`,
+      );
     await page.getByRole('button', { name: 'Send payout' }).click();
     await page.getByRole('status', { name: 'Payout status' }).getByText('SCHEDULED', { exact: true }).waitFor();
 

@@ -50,8 +50,11 @@ describeBrowser('the console: every screen', () => {
       },
     });
     // Something on every screen: payouts (one held for approval, one scheduled), and a beneficiary.
-    const creator = { authorization: `Bearer ${await idp.sign({ claims: { merchant_id: 'default', sub: 'erin', scope: 'payouts:read payouts:write beneficiaries:write' } })}` };
-    const send = (input: Record<string, unknown>) => gql(stack.graphqlUrl, CREATE_MOBILE, { input: mobileInput(input) }, creator);
+    const creator = {
+      authorization: `Bearer ${await idp.sign({ claims: { merchant_id: 'default', sub: 'erin', scope: 'payouts:read payouts:write beneficiaries:write' } })}`,
+    };
+    const send = (input: Record<string, unknown>) =>
+      gql(stack.graphqlUrl, CREATE_MOBILE, { input: mobileInput(input) }, creator);
     // Trusted documents refuse any other text, as these (not the console's) are: the gateway checks the token first.
     expect((await send({ referenceId })).errors?.[0]?.extensions?.code).toBe('QUERY_NOT_IN_SAFELIST');
     browser = await launchChromium();
@@ -108,7 +111,11 @@ describeBrowser('the console: every screen', () => {
       await check(screen);
     }
     await page.goto(`${stack.gateway.url}/console/payouts/${paid}`);
-    await page.getByRole('list', { name: 'Timeline' }).getByText('SUCCESSFUL', { exact: true }).first().waitFor({ timeout: 20_000 });
+    await page
+      .getByRole('list', { name: 'Timeline' })
+      .getByText('SUCCESSFUL', { exact: true })
+      .first()
+      .waitFor({ timeout: 20_000 });
     await check('a payout');
   });
 });

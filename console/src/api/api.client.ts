@@ -1,6 +1,7 @@
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
 import { SetContextLink } from '@apollo/client/link/context';
 import { getMainDefinition } from '@apollo/client/utilities';
+import { Kind, OperationTypeNode } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { printTrusted } from './api.print';
 import { setSocketState } from './api.socket';
@@ -24,9 +25,9 @@ export function createApi(token: () => string | undefined): Api {
     const current = token();
     return current ? { authorization: `Bearer ${current}` } : {};
   };
-  const http = new SetContextLink(({ headers }) => ({ headers: { ...headers, ...authorization() } })).concat(
-    new HttpLink({ uri: '/graphql', print: (node) => printTrusted(node) }),
-  );
+  const http = new SetContextLink((previous) => ({
+    headers: { ...(previous.headers as Record<string, string> | undefined), ...authorization() },
+  })).concat(new HttpLink({ uri: '/graphql', print: (node) => printTrusted(node) }));
   let connectedBefore = false;
   const socket = createClient({
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
@@ -50,7 +51,7 @@ export function createApi(token: () => string | undefined): Api {
   const link = ApolloLink.split(
     ({ query }) => {
       const definition = getMainDefinition(query);
-      return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
+      return definition.kind === Kind.OPERATION_DEFINITION && definition.operation === OperationTypeNode.SUBSCRIPTION;
     },
     new WsLink(socket),
     http,

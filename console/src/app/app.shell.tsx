@@ -85,7 +85,7 @@ export function Shell({ onSignIn }: { onSignIn: (token: string) => void }) {
           ) : (
             <>
               <span>{session.subject ? `Signed in as ${session.subject}` : 'Signed in'}</span>
-              <button type="button" className="link" onClick={session.signOut}>
+              <button type="button" className="link" onClick={() => session.signOut()}>
                 Sign out
               </button>
             </>

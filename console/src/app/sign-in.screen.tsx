@@ -16,8 +16,8 @@ export function SignInScreen({ onSignIn, refusal }: { onSignIn: (token: string) 
       <form onSubmit={submit} className="card">
         <h2>Sign in</h2>
         <p>
-          Paste the access token (a JWT) your identity provider gave you, or a client token. It stays in this tab
-          and is forgotten when the tab closes.
+          Paste the access token (a JWT) your identity provider gave you, or a client token. It stays in this tab and is
+          forgotten when the tab closes.
         </p>
         <label htmlFor="token">Token</label>
         <textarea
@@ -36,7 +36,10 @@ export function SignInScreen({ onSignIn, refusal }: { onSignIn: (token: string) 
         <section className="card hint" aria-labelledby="dev-token">
           <h2 id="dev-token">Developing locally?</h2>
           <p>Mint a development token for the gateway started by npm start:</p>
-          <pre>npm run token -- --sub alice --scope &quot;payouts:read payouts:write payouts:approve audit:read beneficiaries:read beneficiaries:write&quot;</pre>
+          <pre>
+            npm run token -- --sub alice --scope &quot;payouts:read payouts:write payouts:approve audit:read
+            beneficiaries:read beneficiaries:write&quot;
+          </pre>
         </section>
       )}
     </main>

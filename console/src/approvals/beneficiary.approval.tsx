@@ -55,7 +55,7 @@ export function BeneficiaryApproval({ id, onDone }: { id: string; onDone: () => 
           disabled={approving.loading}
           aria-label={`Approve beneficiary ${beneficiary.name}`}
           onClick={() =>
-            approve({ variables: { id, expectedDetails: beneficiary.detailsFingerprint } }).catch(() => undefined)
+            void approve({ variables: { id, expectedDetails: beneficiary.detailsFingerprint } }).catch(() => undefined)
           }
         >
           Approve

@@ -22,9 +22,13 @@ export async function checkWithApi(client: ApolloClient, rows: readonly BatchRow
     ? await client.query({ query: KNOWN_PAYOUTS, variables: { referenceIds: references }, fetchPolicy: 'network-only' })
     : undefined;
   const existing = new Map(
-    (known?.data?.disbursements ?? []).flatMap((payout) => (payout ? [[payout.referenceId, payout.status] as const] : [])),
+    (known?.data?.disbursements ?? []).flatMap((payout) =>
+      payout ? [[payout.referenceId, payout.status] as const] : [],
+    ),
   );
-  const ids = [...new Set(rows.filter((r) => r.kind === 'beneficiary' && r.problems.length === 0).map((r) => r.recipient))];
+  const ids = [
+    ...new Set(rows.filter((r) => r.kind === 'beneficiary' && r.problems.length === 0).map((r) => r.recipient)),
+  ];
   const found = new Map<string, BeneficiaryRowFragment | null | string>(
     await Promise.all(
       ids.map(async (id) => {

@@ -32,7 +32,8 @@ export function checkRows(text: string): { rows: BatchRow[]; problem?: string } 
   const header = lines[0] && !AMOUNT.test((lines[0][1] ?? '').trim());
   const body = header ? lines.slice(1) : lines;
   if (body.length === 0) return { rows: [], problem: 'The file has no payouts.' };
-  if (body.length > MAX_ROWS) return { rows: [], problem: `The file has ${body.length} payouts; at most ${MAX_ROWS} go in one batch.` };
+  if (body.length > MAX_ROWS)
+    return { rows: [], problem: `The file has ${body.length} payouts; at most ${MAX_ROWS} go in one batch.` };
   const seen = new Map<string, number>();
   const rows = body.map((cells, index): BatchRow => {
     const [recipient = '', amount = '', reference = '', currency = '', narration = ''] = cells.map((c) => c.trim());

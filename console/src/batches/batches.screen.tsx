@@ -97,8 +97,8 @@ export function BatchesScreen() {
             aria-describedby="batch-file-hint"
           />
           <small id="batch-file-hint">
-            Columns: recipient (a beneficiary id, or a mobile money number), amount, reference, then optionally
-            currency (ZMW when empty) and narration. A first line naming the columns is skipped. At most 100 rows.
+            Columns: recipient (a beneficiary id, or a mobile money number), amount, reference, then optionally currency
+            (ZMW when empty) and narration. A first line naming the columns is skipped. At most 100 rows.
           </small>
         </div>
       </div>
@@ -137,9 +137,7 @@ export function BatchesScreen() {
                 return (
                   <tr key={row.line} data-line={row.line}>
                     <td data-label="Line">{row.line}</td>
-                    <td data-label="Recipient">
-                      {row.payee ? `${row.payee} (${row.recipient})` : row.recipient}
-                    </td>
+                    <td data-label="Recipient">{row.payee ? `${row.payee} (${row.recipient})` : row.recipient}</td>
                     <td data-label="Amount" className="num">
                       {formatMoney(row.amount, row.currency)}
                     </td>
@@ -166,7 +164,12 @@ export function BatchesScreen() {
               })}
             </tbody>
           </table>
-          <button type="button" className="primary" disabled={ready.length === 0 || sending} onClick={() => void send()}>
+          <button
+            type="button"
+            className="primary"
+            disabled={ready.length === 0 || sending}
+            onClick={() => void send()}
+          >
             {sending ? 'Sending…' : `Send ${ready.length} payouts`}
           </button>
           <ErrorNote error={sendError} />

@@ -71,8 +71,7 @@ export function BeneficiariesScreen() {
           onSubmit={(input) =>
             void create({ variables: { input } }).then(
               ({ data: created }) =>
-                created &&
-                done(`${created.createBeneficiary.name} saved: ${created.createBeneficiary.status}.`),
+                created && done(`${created.createBeneficiary.name} saved: ${created.createBeneficiary.status}.`),
               () => undefined,
             )
           }
@@ -148,12 +147,15 @@ export function BeneficiariesScreen() {
                           disabled={archiving.loading}
                           aria-label={`Archive ${node.name}`}
                           onClick={() =>
-                            void archive({ variables: { id: node.id } }).then(({ data: archived }) => {
-                              const cancelled = archived?.archiveBeneficiary.cancelledPayouts ?? [];
-                              done(
-                                `${node.name} archived${cancelled.length ? `; cancelled, never sent: ${cancelled.join(', ')}` : ''}.`,
-                              );
-                            }, () => undefined)
+                            void archive({ variables: { id: node.id } }).then(
+                              ({ data: archived }) => {
+                                const cancelled = archived?.archiveBeneficiary.cancelledPayouts ?? [];
+                                done(
+                                  `${node.name} archived${cancelled.length ? `; cancelled, never sent: ${cancelled.join(', ')}` : ''}.`,
+                                );
+                              },
+                              () => undefined,
+                            )
                           }
                         >
                           Archive

@@ -63,7 +63,10 @@ export function FinanceScreen() {
   const saveCsv = () =>
     download(
       `statement-${range.from}-${range.to}.csv`,
-      toCsv([['currency', 'status', 'count', 'amount'], ...lines.map((l) => [l.currency, l.status, String(l.count), l.amount])]),
+      toCsv([
+        ['currency', 'status', 'count', 'amount'],
+        ...lines.map((l) => [l.currency, l.status, String(l.count), l.amount]),
+      ]),
     );
 
   return (
@@ -103,8 +106,20 @@ export function FinanceScreen() {
       <section className="card" aria-labelledby="statement">
         <h2 id="statement">Statement</h2>
         <form className="filters" onSubmit={submit}>
-          <Field id="statement-from" label="From" type="date" value={range.from} onChange={(e) => setRange({ ...range, from: e.target.value })} />
-          <Field id="statement-to" label="To" type="date" value={range.to} onChange={(e) => setRange({ ...range, to: e.target.value })} />
+          <Field
+            id="statement-from"
+            label="From"
+            type="date"
+            value={range.from}
+            onChange={(e) => setRange({ ...range, from: e.target.value })}
+          />
+          <Field
+            id="statement-to"
+            label="To"
+            type="date"
+            value={range.to}
+            onChange={(e) => setRange({ ...range, to: e.target.value })}
+          />
           <div className="field actions">
             <button type="submit">Show statement</button>
           </div>

@@ -25,7 +25,10 @@ export function ReconciliationPanel({ window }: { window: { from: string; to: st
         disabled={!window || starting.loading || current?.state === 'RUNNING'}
         onClick={() =>
           window &&
-          void start({ variables: window }).then(({ data }) => setRunId(data?.startReconciliation.id), () => undefined)
+          void start({ variables: window }).then(
+            ({ data }) => setRunId(data?.startReconciliation.id),
+            () => undefined,
+          )
         }
       >
         Start reconciliation
@@ -34,7 +37,8 @@ export function ReconciliationPanel({ window }: { window: { from: string; to: st
       {current && (
         <div role="status">
           <p>
-            Run {current.state}: {current.checked} of {current.total} payouts checked, started {formatTime(current.startedAt)}
+            Run {current.state}: {current.checked} of {current.total} payouts checked, started{' '}
+            {formatTime(current.startedAt)}
             {current.failure && `: ${current.failure}`}
           </p>
           {current.state === 'DONE' && current.discrepancies.length === 0 && <p>No discrepancy.</p>}

@@ -70,13 +70,18 @@ export function NewPayoutScreen() {
     skip: mode !== 'BENEFICIARY',
   });
   const sending = mobileState.loading || bankState.loading || payState.loading;
-  const badFields = new Set(
-    problemsOf(failure).flatMap((p) => (p.fields ?? []).map((f) => f.replace(/^input\./, ''))),
-  );
+  const badFields = new Set(problemsOf(failure).flatMap((p) => (p.fields ?? []).map((f) => f.replace(/^input\./, ''))));
   const set = (key: keyof Form) => (event: { target: { value: string } }) =>
     setForm((f) => ({ ...f, [key]: event.target.value }));
   const field = (key: keyof Form, label: string, extra: Record<string, unknown> = {}) => (
-    <Field id={`payout-${key}`} label={label} value={form[key]} onChange={set(key)} invalid={badFields.has(key)} {...extra} />
+    <Field
+      id={`payout-${key}`}
+      label={label}
+      value={form[key]}
+      onChange={set(key)}
+      invalid={badFields.has(key)}
+      {...extra}
+    />
   );
 
   const submit = async (event: FormEvent) => {
@@ -171,7 +176,10 @@ export function NewPayoutScreen() {
             {field('firstName', 'First name')}
             {field('lastName', 'Last name')}
             {field('swiftCode', 'SWIFT code', { hint: '8 or 11 characters' })}
-            {field('phoneNumber', 'Phone number', { inputMode: 'tel', hint: 'International digits, e.g. 260971234567' })}
+            {field('phoneNumber', 'Phone number', {
+              inputMode: 'tel',
+              hint: 'International digits, e.g. 260971234567',
+            })}
             {field('email', 'Email', { type: 'email' })}
           </>
         )}
@@ -208,7 +216,10 @@ export function NewPayoutScreen() {
           hint="Your id for this payout: sending again with it never pays twice"
         />
         {field('narration', 'Narration', { hint: mode === 'BANK' ? 'Required for a bank payout' : 'Optional' })}
-        {field('sendAt', 'Send at (optional)', { type: 'datetime-local', hint: 'Later than now: scheduled, cancellable until then' })}
+        {field('sendAt', 'Send at (optional)', {
+          type: 'datetime-local',
+          hint: 'Later than now: scheduled, cancellable until then',
+        })}
         <button type="submit" className="primary" disabled={sending}>
           {sending ? 'Sending…' : 'Send payout'}
         </button>

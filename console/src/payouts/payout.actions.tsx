@@ -43,7 +43,7 @@ export function PayoutActions({ payout, onDone }: { payout: PayoutRowFragment; o
             type="button"
             className="primary"
             disabled={busy}
-            onClick={() => approve({ variables: { referenceId } }).catch(swallow)}
+            onClick={() => void approve({ variables: { referenceId } }).catch(swallow)}
             aria-label={`Approve ${referenceId}`}
           >
             Approve
@@ -63,7 +63,7 @@ export function PayoutActions({ payout, onDone }: { payout: PayoutRowFragment; o
         <button
           type="button"
           disabled={busy}
-          onClick={() => cancel({ variables: { referenceId } }).catch(swallow)}
+          onClick={() => void cancel({ variables: { referenceId } }).catch(swallow)}
           aria-label={`Cancel ${referenceId}`}
         >
           Cancel

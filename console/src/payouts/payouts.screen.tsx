@@ -82,7 +82,11 @@ export function PayoutsScreen() {
     <>
       <div className="screen-head">
         <h1>Payouts</h1>
-        <button type="button" onClick={() => void exportCsv()} disabled={exporting !== undefined && 'count' in exporting}>
+        <button
+          type="button"
+          onClick={() => void exportCsv()}
+          disabled={exporting !== undefined && 'count' in exporting}
+        >
           Export CSV
         </button>
       </div>
