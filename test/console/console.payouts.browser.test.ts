@@ -142,4 +142,55 @@ describeBrowser('the console: payouts', () => {
     expect(read.data?.disbursement.status).toBe('CANCELLED');
     expect(stack.sandbox.stats().createRequestsByReferenceId[referenceId] ?? 0).toBe(0);
   });
+
+  it('says when its live connection is lost, reconnects, and resumes after the last change it had', async () => {
+    // Keeps the page's sockets and what it sends on them, to cut one as a network would.
+    const watched = await openConsole(browser, stack.gateway.url, undefined, () => {
+      const Native = window.WebSocket;
+      const seen = window as unknown as { sockets: WebSocket[]; sent: string[] };
+      seen.sockets = [];
+      seen.sent = [];
+      window.WebSocket = class extends Native {
+        constructor(url: string | URL, protocols?: string | string[]) {
+          super(url, protocols);
+          seen.sockets.push(this);
+        }
+        override send(data: string): void {
+          seen.sent.push(data);
+          super.send(data);
+        }
+      };
+    });
+    await watched.getByRole('status').getByText('Live', { exact: true }).waitFor();
+    const first = uniqueRef('before');
+    await gql(stack.graphqlUrl, CREATE_MOBILE, { input: mobileInput({ referenceId: first }) });
+    await watched
+      .getByRole('row', { name: new RegExp(first) })
+      .getByText('SUCCESSFUL', { exact: true })
+      .waitFor({ timeout: 20_000 });
+
+    await watched.evaluate(() => {
+      // 4499: graphql-ws's "terminated", which it retries.
+      for (const socket of (window as unknown as { sockets: WebSocket[] }).sockets) socket.close(4499, 'cut');
+    });
+    await watched.getByText('Live updates lost: reconnecting, then resuming where they stopped').waitFor();
+    const during = uniqueRef('during');
+    await gql(stack.graphqlUrl, CREATE_MOBILE, { input: mobileInput({ referenceId: during }) });
+    await watched.getByRole('status').getByText('Live', { exact: true }).waitFor({ timeout: 20_000 });
+    await watched
+      .getByRole('row', { name: new RegExp(during) })
+      .getByText('SUCCESSFUL', { exact: true })
+      .waitFor({ timeout: 20_000 });
+
+    // The subscription sent again after the reconnect resumes after a cursor, not from now.
+    const subscribes = await watched.evaluate(() =>
+      (window as unknown as { sent: string[] }).sent.filter((m) => m.includes('PayoutChanges')),
+    );
+    const afters = subscribes.map(
+      (m) => (JSON.parse(m) as { payload: { variables: { after: string | null } } }).payload.variables.after,
+    );
+    expect(afters[0]).toBeNull();
+    expect(afters.at(-1)).toEqual(expect.any(String));
+    await watched.context().close();
+  });
 });

@@ -4,10 +4,19 @@ import { localContext } from './browser';
 
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-/** The console in a tab of its own at 1,400 px, signed in with `token` when given (else open access). */
-export async function openConsole(browser: Browser, gatewayUrl: string, token?: string): Promise<Page> {
+/**
+ * The console in a tab of its own at 1,400 px, signed in with `token` when given (else open access);
+ * `init` runs in the page before the console's own script.
+ */
+export async function openConsole(
+  browser: Browser,
+  gatewayUrl: string,
+  token?: string,
+  init?: () => void,
+): Promise<Page> {
   const context = await localContext(browser, { viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
+  if (init) await page.addInitScript(init);
   await page.goto(`${gatewayUrl}/console`);
   if (token) {
     await page.getByLabel('Token').fill(token);
