@@ -9,6 +9,7 @@ export const CONSOLE_PATH = '/console';
 const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'identity'];
 
 /**
  * GET /console and every address under it: the console web app (console/), built by `vite build`.
@@ -37,7 +38,9 @@ export class ConsoleRoute {
 }
 
 function send(req: IncomingMessage, res: ServerResponse, file: ConsoleFile, cacheControl: string): void {
-  const encoding = (new Negotiator(req).encoding(['br', 'gzip', 'identity']) ?? 'identity') as Encoding;
+  // The smallest the browser accepts; Negotiator alone would take its order, which puts gzip before br.
+  const accepted = new Negotiator(req).encodings([...ENCODINGS]);
+  const encoding = ENCODINGS.find((e) => accepted.includes(e)) ?? 'identity';
   const body = file.body(encoding);
   res.writeHead(200, {
     'content-type': file.type,

@@ -38,6 +38,23 @@ describeBrowser('the console: payouts', () => {
     expect(asset.headers.get('content-encoding')).toBe('gzip');
   });
 
+  it('keeps the first load within its budget: 300 KB of JavaScript and CSS as transferred (docs/benchmarks.md)', async () => {
+    const html = await (await fetch(`${stack.gateway.url}/console`)).text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    expect(assets.some((a) => a.endsWith('.js')) && assets.some((a) => a.endsWith('.css'))).toBe(true);
+    let transferred = 0;
+    for (const asset of assets) {
+      // What Chromium asks for; the gateway answers brotli.
+      const res = await fetch(`${stack.gateway.url}${asset}`, {
+        headers: { 'accept-encoding': 'gzip, deflate, br, zstd' },
+      });
+      expect(res.headers.get('content-encoding')).toBe('br');
+      transferred += Number(res.headers.get('content-length'));
+      await res.arrayBuffer();
+    }
+    expect(transferred).toBeLessThanOrEqual(300 * 1024);
+  });
+
   it('sends a mobile money payout from New payout: PENDING at once, then SUCCESSFUL live', async () => {
     await go(page, 'New payout');
     await page.getByLabel('Mobile money number').fill('260971234567');
