@@ -1,4 +1,4 @@
-import { act, screen, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { PayoutsScreen } from '../src/payouts/payouts.screen';
 import { FakeApi, never, refusal, renderWith } from './support/fake-api';
 import { change, page, payout } from './support/payouts';
@@ -48,6 +48,17 @@ describe('the Payouts screen', () => {
     listed = [fresh, ...listed];
     act(() => api.push('PayoutChanges', change(fresh, 'e2')));
     expect(await screen.findByRole('row', { name: /pay-2/ })).toBeTruthy();
+  });
+
+  it('reads the list again and follows from now when the changes it missed are no longer kept', async () => {
+    const api = new FakeApi().answer('PayoutList', () => page([payout()])).stream('PayoutChanges');
+    renderWith(api, <PayoutsScreen />, READER);
+    await screen.findByRole('row', { name: /pay-1/ });
+    expect(api.open('PayoutChanges')).toBe(1);
+    act(() => api.fail('PayoutChanges', 'The changes after that cursor are no longer kept', 'CURSOR_EXPIRED'));
+    await waitFor(() => expect(api.count('PayoutList')).toBe(2));
+    await waitFor(() => expect(api.open('PayoutChanges')).toBe(1));
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 
   it('sends the chosen filters to the API and pages on', async () => {

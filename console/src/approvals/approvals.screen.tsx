@@ -1,10 +1,11 @@
-import { useQuery, useSubscription } from '@apollo/client/react';
+import { useQuery } from '@apollo/client/react';
 import { allows, SCOPES } from '../api/api.session';
 import { Link } from '../app/app.router';
 import { useSession } from '../app/app.session';
 import { BENEFICIARY_LIST } from '../beneficiaries/beneficiaries.operations';
 import { PayoutActions } from '../payouts/payout.actions';
-import { PAYOUT_CHANGES, PAYOUT_LIST } from '../payouts/payouts.operations';
+import { usePayoutChanges } from '../payouts/payout.changes';
+import { PAYOUT_LIST } from '../payouts/payouts.operations';
 import { ErrorNote } from '../shared/error.note';
 import { Loading } from '../shared/loading';
 import { formatMoney } from '../shared/money';
@@ -26,12 +27,8 @@ export function ApprovalsScreen() {
   });
   const { refetch } = payouts;
   // A payout held, approved, rejected or expired anywhere changes the queue.
-  useSubscription(PAYOUT_CHANGES, {
-    variables: { after: null },
-    onData: ({ data }) => {
-      const payout = data.data?.disbursementEvents.disbursement;
-      if (payout?.status === 'AWAITING_APPROVAL' || payout?.approval) void refetch();
-    },
+  const liveError = usePayoutChanges((payout) => {
+    if (!payout || payout.status === 'AWAITING_APPROVAL' || payout.approval) void refetch();
   });
   const readsBook = allows(session, SCOPES.beneficiariesRead) || allows(session, SCOPES.beneficiariesWrite);
   // Beneficiary changes have no live feed in the API: the queue is asked again every 10 s.
@@ -51,6 +48,7 @@ export function ApprovalsScreen() {
       <section aria-labelledby="held-payouts">
         <h2 id="held-payouts">Payouts awaiting approval</h2>
         <ErrorNote error={payouts.error} />
+        <ErrorNote error={liveError} title="Live updates stopped" />
         {payouts.loading && !payouts.data && <Loading what="the approval queue" />}
         {payouts.data && held.length === 0 && <p className="empty">No payout awaits approval.</p>}
         <ul className="cards">

@@ -1,4 +1,4 @@
-import { useApolloClient, useQuery, useSubscription } from '@apollo/client/react';
+import { useApolloClient, useQuery } from '@apollo/client/react';
 import { useEffect, useRef, useState } from 'react';
 import type { PayoutListQuery, PayoutRowFragment } from '../gql/graphql';
 import { ErrorNote } from '../shared/error.note';
@@ -9,7 +9,8 @@ import { PayoutFiltersForm } from './payout.filters-form';
 import { accountMatches, apiFilter, matches, NO_FILTERS, type PayoutFilters } from './payout.filters';
 import { PayoutTable } from './payout.table';
 import { payoutsCsv } from './payouts.csv';
-import { PAYOUT_CHANGES, PAYOUT_LIST } from './payouts.operations';
+import { usePayoutChanges } from './payout.changes';
+import { PAYOUT_LIST } from './payouts.operations';
 
 const PAGE = 25;
 /** The API's largest page: an export reads in pages this size. */
@@ -37,15 +38,11 @@ export function PayoutsScreen() {
 
   const pending = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => () => clearTimeout(pending.current), []);
-  const { error: liveError } = useSubscription(PAYOUT_CHANGES, {
-    variables: { after: null },
-    onData: ({ data: change }) => {
-      const payout = change.data?.disbursementEvents.disbursement;
-      if (!payout || shown.current.has(payout.referenceId) || !onFirstPage || !matches(filters, payout)) return;
-      // A burst of new payouts reloads the page once.
-      clearTimeout(pending.current);
-      pending.current = setTimeout(() => void refetch(), 200);
-    },
+  const liveError = usePayoutChanges((payout) => {
+    if (payout && (shown.current.has(payout.referenceId) || !onFirstPage || !matches(filters, payout))) return;
+    // A burst of new payouts reloads the page once.
+    clearTimeout(pending.current);
+    pending.current = setTimeout(() => void refetch(), 200);
   });
 
   const [exporting, setExporting] = useState<{ count: number } | { error: unknown } | undefined>();

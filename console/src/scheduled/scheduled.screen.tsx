@@ -1,7 +1,8 @@
-import { useQuery, useSubscription } from '@apollo/client/react';
+import { useQuery } from '@apollo/client/react';
 import { PayoutActions } from '../payouts/payout.actions';
 import { PayoutTable } from '../payouts/payout.table';
-import { PAYOUT_CHANGES, PAYOUT_LIST } from '../payouts/payouts.operations';
+import { usePayoutChanges } from '../payouts/payout.changes';
+import { PAYOUT_LIST } from '../payouts/payouts.operations';
 import { ErrorNote } from '../shared/error.note';
 import { Loading } from '../shared/loading';
 import { Pager, useCursors } from '../shared/pager';
@@ -15,11 +16,8 @@ export function ScheduledScreen() {
     variables: { first: PAGE, after: cursors.after, filter: { status: ['SCHEDULED'] } },
     notifyOnNetworkStatusChange: true,
   });
-  useSubscription(PAYOUT_CHANGES, {
-    variables: { after: null },
-    onData: ({ data: change }) => {
-      if (change.data?.disbursementEvents.disbursement.sendAt) void refetch();
-    },
+  const liveError = usePayoutChanges((payout) => {
+    if (!payout || payout.sendAt) void refetch();
   });
   const page = data?.disbursementHistory;
   const rows = (page?.edges ?? []).map((edge) => edge.node).filter((payout) => payout.status === 'SCHEDULED');
@@ -27,6 +25,7 @@ export function ScheduledScreen() {
     <>
       <h1>Scheduled</h1>
       <ErrorNote error={error} />
+      <ErrorNote error={liveError} title="Live updates stopped" />
       {loading && !page && <Loading what="scheduled payouts" />}
       {page && rows.length === 0 && <p className="empty">No payout is waiting for its time.</p>}
       {rows.length > 0 && (

@@ -1,9 +1,9 @@
-import { ApolloClient, ApolloLink, InMemoryCache } from '@apollo/client';
+import { ApolloClient, ApolloLink, CombinedGraphQLErrors, InMemoryCache } from '@apollo/client';
 import { ApolloProvider } from '@apollo/client/react';
 import { render, type RenderResult } from '@testing-library/react';
 import type { FormattedExecutionResult } from 'graphql';
 import type { ReactNode } from 'react';
-import { Observable, Subject } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 import { sessionOf } from '../../src/api/api.session';
 import { SessionContext } from '../../src/app/app.session';
 
@@ -18,7 +18,8 @@ type Answer = (variables: Variables) => FormattedExecutionResult | Promise<Forma
 export class FakeApi {
   readonly calls: { operationName: string; variables: Variables }[] = [];
   private readonly answers = new Map<string, Answer>();
-  private readonly streams = new Map<string, Subject<FormattedExecutionResult>>();
+  /** Each subscription's open subscribers, by operation name. */
+  private readonly streams = new Map<string, Set<Subscriber<FormattedExecutionResult>>>();
   readonly client: ApolloClient;
 
   constructor() {
@@ -26,7 +27,11 @@ export class FakeApi {
       const { operationName = '', variables } = operation;
       this.calls.push({ operationName, variables });
       const stream = this.streams.get(operationName);
-      if (stream) return stream.asObservable();
+      if (stream)
+        return new Observable<FormattedExecutionResult>((subscriber) => {
+          stream.add(subscriber);
+          return () => stream.delete(subscriber);
+        });
       const answer = this.answers.get(operationName);
       if (!answer) return new Observable((o) => o.error(new Error(`no answer for ${operationName}`)));
       return new Observable((observer) => {
@@ -49,14 +54,29 @@ export class FakeApi {
 
   /** Declares a subscription the test feeds with push(). */
   stream(operationName: string): this {
-    this.streams.set(operationName, new Subject());
+    this.streams.set(operationName, new Set());
     return this;
   }
 
-  push(operationName: string, data: Record<string, unknown>): void {
+  /** Ends every open subscription of that name with the gateway's error, as graphql-ws reports one. */
+  fail(operationName: string, message: string, code: string): void {
+    for (const subscriber of [...this.subscribers(operationName)])
+      subscriber.error(new CombinedGraphQLErrors({ errors: [{ message, extensions: { code } }] }));
+  }
+
+  /** How many subscriptions of that name are open. */
+  open(operationName: string): number {
+    return this.subscribers(operationName).size;
+  }
+
+  private subscribers(operationName: string): Set<Subscriber<FormattedExecutionResult>> {
     const stream = this.streams.get(operationName);
     if (!stream) throw new Error(`no stream ${operationName}`);
-    stream.next({ data });
+    return stream;
+  }
+
+  push(operationName: string, data: Record<string, unknown>): void {
+    for (const subscriber of this.subscribers(operationName)) subscriber.next({ data });
   }
 
   count(operationName: string): number {
