@@ -57,6 +57,12 @@ export function Shell({ onSignIn }: { onSignIn: (token: string) => void }) {
   const offered = SCREENS.filter((screen) => screen.scopes.some((scope) => allows(session, scope)));
   const current = linkOf(path);
 
+  // The tab and the history name the screen, as separate pages would.
+  const title = current?.name ?? 'Payouts';
+  useEffect(() => {
+    document.title = `${title} · Payouts console`;
+  }, [title]);
+
   // After a navigation, focus moves to the new screen, as a page load would put it.
   useEffect(() => {
     if (first.current) first.current = false;
