@@ -3,7 +3,7 @@
 const domain = '^src/disbursements/';
 const base = '^src/(observability|http|database)/|^src/config([.]settings)?[.]ts$';
 const adapters = '^src/(store|events|upstream|relay|auth|callbacks|sandbox)/';
-const edges = '^src/(graphql|demo|exports)/';
+const edges = '^src/(graphql|console|exports)/';
 // Start-up wiring: the files at the top of src/ (app.ts and its app.*.ts steps, main.ts) but
 // config.ts and config.settings.ts, the storage each engine assembles from the adapters (src/storage/), and every `*.main.ts` entry point.
 const wiring = '^src/[^/]+[.]ts$|^src/storage/|[.]main[.]ts$';
@@ -60,7 +60,7 @@ module.exports = {
       name: 'edges-import-no-wiring',
       severity: 'error',
       comment:
-        'GraphQL, the demo and the exports are assembled by the wiring, not the other way round; an entry point among them still checks the Node line first.',
+        'GraphQL, the console route and the exports are assembled by the wiring, not the other way round; an entry point among them still checks the Node line first.',
       from: { path: edges },
       to: { path: wiring, pathNot: [config, '^src/node[.]supported[.]ts$'] },
     },

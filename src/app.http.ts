@@ -5,7 +5,7 @@ import { JwtVerifier } from './auth/jwt.verifier';
 import { MerchantRegistry } from './auth/merchant.registry';
 import { CallbackReceiver } from './callbacks/callback.receiver';
 import { Config } from './config';
-import { handleDemo } from './demo/demo.route';
+import { CONSOLE_PATH, ConsoleRoute } from './console/console.route';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { PayoutExports, PAYOUTS_CSV_PATH } from './exports/payouts.route';
 import { TrustedOperation } from './graphql/operations/trusted-documents.manifest';
@@ -92,7 +92,7 @@ export interface Serving {
 /**
  * Serves on a bound server, in steps: health and metrics (first up, last down, so readiness is
  * reported through the drain), client credentials, GraphQL, CSV exports, the callback receiver,
- * and the routes that send each request to one of them.
+ * the console web app, and the routes that send each request to one of them.
  */
 export async function serve({ httpServer, serving }: Listening, parts: ServerParts): Promise<Serving> {
   const { config, logger, metrics, storage, service } = parts;
@@ -116,7 +116,8 @@ export async function serve({ httpServer, serving }: Listening, parts: ServerPar
       metrics,
       scrubber: new SecretScrubber(parts.secrets),
     });
-    route(httpServer, { config, logger, health, graphql, exports, callbacks, allowedOrigins });
+    const consoleApp = new ConsoleRoute();
+    route(httpServer, { config, logger, health, graphql, exports, callbacks, consoleApp, allowedOrigins });
     serving();
     return {
       metricsPort: health.metricsPort,
@@ -150,18 +151,20 @@ interface Routes {
   graphql: GraphQLEndpoints;
   exports: PayoutExports;
   callbacks: CallbackReceiver;
+  consoleApp: ConsoleRoute;
   allowedOrigins: ReadonlySet<string>;
 }
 
 /** Sends each request on the API's server to its part; a failure is answered, and logged at most five a minute. */
 function route(httpServer: Server, routes: Routes): void {
-  const { config, health, graphql, exports, callbacks, allowedOrigins } = routes;
+  const { config, health, graphql, exports, callbacks, consoleApp, allowedOrigins } = routes;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway');
     // With METRICS_PORT, /metrics is served only there: never with the API.
     if (await health.respond(res, url, config.metricsPort === undefined)) return;
-    if (url.pathname === '/demo' || url.pathname.startsWith('/demo/')) return handleDemo(req, res);
+    if (url.pathname === CONSOLE_PATH || url.pathname.startsWith(`${CONSOLE_PATH}/`))
+      return consoleApp.handle(req, res, url.pathname);
     if (url.pathname.startsWith('/callbacks/'))
       return callbacks.handle(req, res, url.pathname.slice('/callbacks/'.length));
     if (url.pathname === '/graphql') {

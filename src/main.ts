@@ -28,6 +28,7 @@ async function main(): Promise<void> {
   const { logger } = gateway;
   const shown = config.host === '0.0.0.0' ? 'localhost' : config.host;
   logger.info(`ready: GraphQL and Apollo Sandbox at http://${shown}:${gateway.port}/graphql`);
+  logger.info(`the console at http://${shown}:${gateway.port}/console`);
   if (gateway.metricsUrl)
     logger.info(
       `metrics and health on their own listener at ${gateway.metricsUrl.replace('127.0.0.1', shown)}/metrics`,

@@ -1,0 +1,55 @@
+import { ApolloLink, CombinedGraphQLErrors } from '@apollo/client';
+import type { GraphQLFormattedError } from 'graphql';
+import type { Client } from 'graphql-ws';
+import { Observable } from 'rxjs';
+import { printTrusted } from './api.print';
+
+/** The `cursor` of a result's single root field, when it has one (disbursementEvents). */
+function cursorOf(result: { data?: unknown }): string | undefined {
+  const root: unknown = typeof result.data === 'object' && result.data ? Object.values(result.data)[0] : undefined;
+  if (typeof root !== 'object' || root === null || !('cursor' in root)) return undefined;
+  return typeof root.cursor === 'string' ? root.cursor : undefined;
+}
+
+/**
+ * Subscriptions over graphql-ws, printed as the trusted-documents manifest has them. A subscription
+ * with an `after` variable resumes from the last cursor it received: graphql-ws sends the same
+ * payload again after a reconnect, so moving its `after` on makes the server replay exactly what
+ * was missed while the socket was down, with no gap or repeat.
+ */
+export class WsLink extends ApolloLink {
+  constructor(private readonly client: Client) {
+    super();
+  }
+
+  override request(operation: ApolloLink.Operation): Observable<ApolloLink.Result> {
+    return new Observable((observer) => {
+      const variables: Record<string, unknown> = { ...operation.variables };
+      const payload = {
+        query: printTrusted(operation.query),
+        operationName: operation.operationName,
+        variables,
+      };
+      return this.client.subscribe<ApolloLink.Result['data']>(payload, {
+        next: (result) => {
+          const cursor = 'after' in variables ? cursorOf(result) : undefined;
+          if (cursor) variables.after = cursor;
+          observer.next(result as ApolloLink.Result);
+        },
+        complete: () => observer.complete(),
+        error: (error: unknown) => observer.error(socketError(error)),
+      });
+    });
+  }
+}
+
+/** As Apollo's own GraphQLWsLink: a refused subscription is its GraphQL errors, a lost socket a plain Error. */
+function socketError(error: unknown): Error {
+  if (error instanceof Error) return error;
+  if (typeof error === 'object' && error !== null && 'code' in error && 'reason' in error) {
+    const { code, reason } = error as { code: number; reason: string };
+    return new Error(`The live connection closed (${code}${reason ? `: ${reason}` : ''})`);
+  }
+  const errors = (Array.isArray(error) ? error : [error]) as GraphQLFormattedError[];
+  return new CombinedGraphQLErrors({ errors });
+}
