@@ -6,6 +6,7 @@ import { BENEFICIARY_LIST } from '../beneficiaries/beneficiaries.operations';
 import { PayoutActions } from '../payouts/payout.actions';
 import { usePayoutChanges } from '../payouts/payout.changes';
 import { PAYOUT_LIST } from '../payouts/payouts.operations';
+import { SendingAgain } from '../payouts/sending-again';
 import { ErrorNote } from '../shared/error.note';
 import { Loading } from '../shared/loading';
 import { formatMoney } from '../shared/money';
@@ -82,6 +83,7 @@ export function ApprovalsScreen() {
           ))}
         </ul>
       </section>
+      <SendingAgain title="Approved, to be sent again" which={(payout) => payout.approval?.decision === 'APPROVED'} />
       {readsBook && (
         <section aria-labelledby="held-beneficiaries">
           <h2 id="held-beneficiaries">Beneficiary details awaiting approval</h2>

@@ -16,6 +16,7 @@ export const PAYOUT_ROW = graphql(`
     updatedAt
     sendAt
     beneficiaryId
+    sendsAgain
     approval {
       requestedBy
       expiresAt

@@ -3,6 +3,7 @@ import { PayoutActions } from '../payouts/payout.actions';
 import { PayoutTable } from '../payouts/payout.table';
 import { usePayoutChanges } from '../payouts/payout.changes';
 import { PAYOUT_LIST } from '../payouts/payouts.operations';
+import { SendingAgain } from '../payouts/sending-again';
 import { ErrorNote } from '../shared/error.note';
 import { Loading } from '../shared/loading';
 import { Pager, useCursors } from '../shared/pager';
@@ -36,6 +37,7 @@ export function ScheduledScreen() {
           action={(payout) => <PayoutActions payout={payout} onDone={() => void refetch()} />}
         />
       )}
+      <SendingAgain title="Due, to be sent again" which={(payout) => Boolean(payout.sendAt)} />
       {page && (page.pageInfo.hasNextPage || cursors.page > 1) && (
         <Pager
           label="Scheduled payouts"

@@ -17,6 +17,7 @@ export function payout(overrides: Partial<PayoutRowFragment> = {}): PayoutRowFra
     updatedAt: '2026-01-02T10:00:00.000Z',
     sendAt: null,
     beneficiaryId: null,
+    sendsAgain: false,
     approval: null,
     ...overrides,
   };
