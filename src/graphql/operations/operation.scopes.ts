@@ -58,7 +58,10 @@ const ENTITY_SCOPES: Readonly<Record<string, readonly Scope[]>> = {
 
 type Variables = Readonly<Record<string, unknown>> | null | undefined;
 
-/** The `__typename`s an `_entities` field asks for, from its literal or its variables; payouts:read for anything else. */
+/**
+ * The `__typename`s an `_entities` field asks for, from its literal or its variables (as coerced:
+ * defaults included, operation.checks.ts); payouts:read for anything else.
+ */
 function entityScopes(field: FieldNode, variables: Variables): (readonly Scope[])[] {
   const argument = field.arguments?.find((a) => a.name.value === 'representations');
   const value = argument ? valueFromASTUntyped(argument.value, variables ?? undefined) : undefined;
