@@ -156,6 +156,33 @@ describe('the gateway as a Federation 2 subgraph', () => {
     }
   });
 
+  it('takes at most 100 representations in one operation, as disbursements(referenceIds:) takes 100 ids: 101, or 102 over two aliases, refused whole, naming the field', async () => {
+    const headers = await bearer(A.id, ALL);
+    const many = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ __typename: 'Disbursement', referenceId: `none-${i}` }));
+    const accepted = await entities(many(100), headers);
+    expect(accepted.errors).toBeUndefined();
+    expect(accepted.data?._entities).toHaveLength(100);
+
+    const refused = await entities(many(101), headers);
+    expect(refused.status).toBe(400);
+    expect(refused.data ?? undefined).toBeUndefined();
+    expect(refused.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: ['representations'] });
+    expect(refused.errors?.[0].message).toContain('at most 100 representations');
+
+    const twoAliases = await gql(
+      stack.graphqlUrl,
+      `query Two($a: [_Any!]!, $b: [_Any!]!) {
+        a: _entities(representations: $a) { __typename }
+        b: _entities(representations: $b) { __typename }
+      }`,
+      { a: many(51), b: many(51) },
+      headers,
+    );
+    expect(twoAliases.data ?? undefined).toBeUndefined();
+    expect(twoAliases.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: ['representations'] });
+  });
+
   it('refuses a representation without its key, naming the field', async () => {
     const res = await entities([{ __typename: 'Disbursement' }], await bearer(A.id, ALL));
     expect(res.data?._entities).toBeUndefined();

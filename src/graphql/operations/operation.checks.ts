@@ -4,6 +4,7 @@ import { ClientRateLimit } from '../../auth/client.rate-limit';
 import { GatewayError } from '../../disbursements/disbursement.errors';
 import { GatewayContext } from '../gateway.context';
 import { refusalError } from '../gateway.errors';
+import { entitiesRefusal } from './operation.entities';
 import { payoutRefusal } from './operation.payouts';
 import { scopeRefusal } from './operation.scopes';
 import { nulRefusal } from './operation.text';
@@ -35,8 +36,8 @@ function coercedVariables(
 /**
  * The checks every transport makes once an operation is resolved and before any resolver runs, on
  * its variables as coerced, in this order, so a refused operation spends none of the client's payout
- * quota: scopes (403), a NUL in an argument (400), the payouts it holds (429 when the quota is spent,
- * else 400). Undefined when it may run.
+ * quota: scopes (403), a NUL in an argument (400), more `_entities` representations than it may ask
+ * for (400), the payouts it holds (429 when the quota is spent, else 400). Undefined when it may run.
  */
 export async function operationRefusal(
   rateLimit: ClientRateLimit,
@@ -51,6 +52,8 @@ export async function operationRefusal(
   if (scope) return { error: scope, httpStatus: 403 };
   const nul = nulRefusal(document, variables);
   if (nul) return { error: nul, httpStatus: 400 };
+  const entities = entitiesRefusal(operation, document, variables);
+  if (entities) return { error: entities, httpStatus: 400 };
   const payouts = await payoutRefusal(rateLimit, caller.quotaKey, operation, document, variables);
   if (payouts) return { error: payouts, httpStatus: payouts.code === 'RATE_LIMITED' ? 429 : 400 };
   return undefined;
