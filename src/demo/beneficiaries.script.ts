@@ -14,7 +14,7 @@ export const BENEFICIARIES_SCRIPT = String.raw`'use strict';
   const CREATE = 'mutation CreateBeneficiary($input: BeneficiaryInput!) { createBeneficiary(input: $input) { ' + FIELDS + ' } }';
   const UPDATE = 'mutation UpdateBeneficiary($id: ID!, $input: BeneficiaryInput!) { updateBeneficiary(id: $id, input: $input) { ' + FIELDS + ' } }';
   // The approval names the details its row showed: changed since, STALE_APPROVAL and nothing approved.
-  const APPROVE = 'mutation ApproveBeneficiary($id: ID!, $seen: String) { approveBeneficiary(id: $id, expectedDetails: $seen) { ' + FIELDS + ' } }';
+  const APPROVE = 'mutation ApproveBeneficiary($id: ID!, $seen: String!) { approveBeneficiary(id: $id, expectedDetails: $seen) { ' + FIELDS + ' } }';
   const ARCHIVE = 'mutation ArchiveBeneficiary($id: ID!) { archiveBeneficiary(id: $id) { ' + FIELDS + ' } }';
   const PAY = 'mutation PayBeneficiary($input: BeneficiaryPayoutInput!) { payBeneficiary(input: $input) { referenceId status } }';
   const PAY_MANY = 'mutation PayBeneficiaries($inputs: [BeneficiaryPayoutInput!]!) { payBeneficiaries(inputs: $inputs) { referenceId disbursement { status } error { code message } } }';
