@@ -173,15 +173,25 @@ export class CheckpointWitness {
  * why when it cannot be read: not reached, an answer other than 200, a line that is not a checkpoint.
  */
 export async function readWitness(url: string, token?: string): Promise<Map<string, AuditCheckpoint[]>> {
-  const res = await request(url, {
-    method: 'GET',
-    headers: { accept: NDJSON, ...authorization(token) },
-    signal: AbortSignal.timeout(TIMEOUT_MS),
-    headersTimeout: TIMEOUT_MS,
-    bodyTimeout: TIMEOUT_MS,
-  });
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`it answered ${res.statusCode}`);
+  // Its own connection, closed after: a kept-alive one would hold the command open after its answer.
+  const agent = new Agent({ connect: { timeout: TIMEOUT_MS } });
+  let status: number;
+  let text: string;
+  try {
+    const res = await request(url, {
+      method: 'GET',
+      headers: { accept: NDJSON, ...authorization(token) },
+      dispatcher: agent,
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      headersTimeout: TIMEOUT_MS,
+      bodyTimeout: TIMEOUT_MS,
+    });
+    status = res.statusCode;
+    text = await res.body.text();
+  } finally {
+    await agent.close();
+  }
+  if (status !== 200) throw new Error(`it answered ${status}`);
   const byMerchant = new Map<string, AuditCheckpoint[]>();
   text.split('\n').forEach((line, i) => keepLine(byMerchant, line, i + 1, 'its answer'));
   return byMerchant;
