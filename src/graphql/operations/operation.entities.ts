@@ -4,12 +4,12 @@ import { tooManyRepresentations } from '../request.errors';
 import { representationsOf, rootFields } from './operation.scopes';
 
 /** Representations one operation may ask `_entities` for in all, whatever its aliases: as many ids as `disbursements(referenceIds:)` takes. */
-export const MAX_REPRESENTATIONS_PER_OPERATION = 100;
+const MAX_REPRESENTATIONS_PER_OPERATION = 100;
 
 /**
  * Every transport's check, before any resolver runs: an operation whose `_entities` fields ask for
  * more than MAX_REPRESENTATIONS_PER_OPERATION representations in all is refused whole, so nothing
- * is read; each representation is a read, and a router never needs more in one plan.
+ * is read. Each representation is a read, bounded as a list of ids is, whatever carries it.
  */
 export function entitiesRefusal(
   operation: OperationDefinitionNode,
