@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { asInsider, auditVerify, copyDatabase, cutTail } from '../support/audit';
 import { describeEachEngine, ownerUrl } from '../support/modes';
 import { capturedLogs, eventually, gql, knownSecrets, mobileInput, Stack, startStack } from '../support/stack';
-import { startWitness, Witness, Witnessed } from '../support/witness';
+import { AuditCheckpoint } from '../../src/disbursements/audit.keys';
+import { startWitness, Witness } from '../support/witness';
 
 jest.setTimeout(120_000);
 
@@ -41,7 +42,7 @@ const lines = (file: string) =>
   readFileSync(file, 'utf8')
     .trim()
     .split('\n')
-    .map((line) => JSON.parse(line) as Witnessed);
+    .map((line) => JSON.parse(line) as AuditCheckpoint);
 
 describeEachEngine('audit checkpoints published to a witness the database keepers cannot rewrite', (env) => {
   const dir = mkdtempSync(join(tmpdir(), 'audit-witness-'));
@@ -80,7 +81,7 @@ describeEachEngine('audit checkpoints published to a witness the database keeper
 
   it('receives every checkpoint the gateway signs, with its token, and audit:verify checks the trail against them', async () => {
     // At least once: a checkpoint whose answer was lost may come twice.
-    const named = (list: Witnessed[]) => new Set(list.map((c) => `${c.merchantId}:${c.sequence}:${c.hash}`));
+    const named = (list: AuditCheckpoint[]) => new Set(list.map((c) => `${c.merchantId}:${c.sequence}:${c.hash}`));
     expect(named(witness.kept())).toEqual(named(lines(file)));
     expect(new Set(witness.authorizations())).toEqual(new Set([`Bearer ${token}`]));
 

@@ -1,20 +1,11 @@
 import { createServer, IncomingMessage } from 'node:http';
 import { AddressInfo } from 'node:net';
-
-/** A checkpoint as a witness keeps it: one line of the checkpoint file's format. */
-export interface Witnessed {
-  merchantId: string;
-  sequence: number;
-  hash: string;
-  at: string;
-  signature: string;
-  keyId: string | null;
-}
+import { AuditCheckpoint } from '../../src/disbursements/audit.keys';
 
 export interface Witness {
   url: string;
-  /** Every checkpoint it took, in order. */
-  kept(): Witnessed[];
+  /** Every checkpoint it took, in order (one line of the checkpoint file's format each). */
+  kept(): AuditCheckpoint[];
   /** The `authorization` header of every request it was sent. */
   authorizations(): (string | undefined)[];
   /** While down, every request is answered 503 and nothing is kept. */
@@ -54,7 +45,7 @@ export async function startWitness(token?: string): Promise<Witness> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/checkpoints`,
-    kept: () => lines.map((line) => JSON.parse(line) as Witnessed),
+    kept: () => lines.map((line) => JSON.parse(line) as AuditCheckpoint),
     authorizations: () => [...authorizations],
     setDown: (value) => {
       down = value;
