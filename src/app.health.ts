@@ -5,6 +5,7 @@ import { sendJson } from './http/http.reply';
 import { GatewayMetrics } from './observability/gateway.metrics';
 import { repeatedLine } from './observability/log.throttle';
 import { Logger } from './observability/pino.logger';
+import { WitnessState } from './audit/audit.witness';
 import { Storage } from './app.storage';
 
 export interface HealthParts {
@@ -14,6 +15,8 @@ export interface HealthParts {
   logger: Logger;
   /** The merchants this replica serves now: what waits is counted for them, and what is due of any other apart. */
   merchantIds: () => readonly string[];
+  /** Reported, never a failure: `none` when the checkpoints are kept only beside the database. */
+  auditWitness: () => WitnessState;
 }
 
 export interface Health {
@@ -38,12 +41,23 @@ export async function startHealth(parts: HealthParts): Promise<Health> {
    * is not this replica's state (every replica shares the provider, and reads and callbacks work
    * without it): taking the replica out of a balancer would only lose its callback receiver. A
    * database that must not be written (the embedded file replaced under it) is not ready, and says why.
+   * Where the audit checkpoints go is said beside, never a reason to be out of a balancer.
    */
-  async function readiness(): Promise<{ ready: boolean; checks: Record<string, boolean>; problem?: string }> {
+  async function readiness(): Promise<{
+    ready: boolean;
+    checks: Record<string, boolean>;
+    problem?: string;
+    auditWitness: WitnessState;
+  }> {
     const [storeOk, pubsubOk] = await Promise.all([store.healthy(), events.healthy()]);
     const why = problem?.();
     const checks = { notShuttingDown: !shuttingDown, store: storeOk && why === undefined, pubsub: pubsubOk };
-    return { ready: Object.values(checks).every(Boolean), checks, ...(why === undefined ? {} : { problem: why }) };
+    return {
+      ready: Object.values(checks).every(Boolean),
+      checks,
+      ...(why === undefined ? {} : { problem: why }),
+      auditWitness: parts.auditWitness(),
+    };
   }
 
   async function respond(res: ServerResponse, url: URL, withMetrics: boolean): Promise<boolean> {

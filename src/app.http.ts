@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { WitnessState } from './audit/audit.witness';
 import { ClientAuth } from './auth/client.auth';
 import { JwtVerifier } from './auth/jwt.verifier';
 import { MerchantRegistry } from './auth/merchant.registry';
@@ -78,6 +79,8 @@ export interface ServerParts {
   developmentJwksUrl?: string;
   /** TRUSTED_DOCUMENTS, read at startup (trusted-documents.manifest.ts). */
   trustedOperations?: readonly TrustedOperation[];
+  /** Whether the audit checkpoints reach a witness (AUDIT_WITNESS_URL), for /readyz. */
+  auditWitness: () => WitnessState;
 }
 
 export interface Serving {
@@ -98,7 +101,14 @@ export async function serve({ httpServer, serving }: Listening, parts: ServerPar
   const { config, logger, metrics, storage, service } = parts;
   const opened = new Opened();
   return opened.starting(async () => {
-    const health = await startHealth({ config, storage, metrics, logger, merchantIds: () => parts.merchants.ids() });
+    const health = await startHealth({
+      config,
+      storage,
+      metrics,
+      logger,
+      merchantIds: () => parts.merchants.ids(),
+      auditWitness: parts.auditWitness,
+    });
     opened.add(() => health.close());
     const auth = clientAuth(parts);
     const allowedOrigins = new Set(config.corsOrigins);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AuditCheckpointer } from './audit/audit.checkpointer';
+import { CheckpointWitness } from './audit/audit.witness';
 import { LoadedAuditKeys, loadAuditKeys } from './audit/audit.keys.load';
 import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
 import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
@@ -91,6 +92,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ...webhookSecretForms(webhookSecrets),
     ...webhookSecretForms(opts.config.relay.secrets),
     ...(opts.config.trustedDocuments?.routerTokens ?? []),
+    ...(opts.config.audit.witnessToken ? [opts.config.audit.witnessToken] : []),
   ]);
   const logger = createLogger({ level: opts.config.logLevel, secrets, destination: opts.logDestination });
   // The embedded sandbox doubles as a development identity provider: `npm run token` signs with this key.
@@ -171,35 +173,65 @@ async function openStorage(
   return storage;
 }
 
-/** The audit checkpointer: it signs at start, every AUDIT_CHECKPOINT_SECONDS, and once more at stop. */
+/**
+ * The audit checkpointer: it signs at start, every AUDIT_CHECKPOINT_SECONDS, and once more at stop,
+ * publishing to the witness when there is one. With the embedded sandbox the gateway is in
+ * development; with a provider configured, in production, where a development key, or checkpoints
+ * kept only beside the database, are warnings.
+ */
 async function startCheckpointer(
   config: Config,
   merchants: MerchantRegistry,
   storage: Storage,
   audit: LoadedAuditKeys,
   logger: Logger,
+  metrics: GatewayMetrics,
   developmentJwksUrl?: string,
 ): Promise<AuditCheckpointer> {
+  // The embedded sandbox means development; a provider configured, production: say it louder.
+  const production = developmentJwksUrl === undefined;
   if (audit.developmentFile) {
     const line = `audit checkpoints signed with the development key in ${audit.developmentFile}`;
-    // With the embedded sandbox this is development; with a real provider, say it louder.
-    if (developmentJwksUrl) logger.info(line);
-    else logger.warn(`AUDIT_SIGNING_KEY is unset: ${line}; set it to a key kept outside the database`);
+    if (production) logger.warn(`AUDIT_SIGNING_KEY is unset: ${line}; set it to a key kept outside the database`);
+    else logger.info(line);
   }
   const [inUse, ...older] = audit.keys;
   logger.info(
     { auditKeyId: inUse.keyId, olderAuditKeyIds: older.map((k) => k.keyId) },
     `audit entries keyed and checkpoints signed with key ${inUse.keyId}${older.length > 0 ? `; older keys still verify what they made` : ''}`,
   );
+  const { witnessUrl, witnessToken, checkpointFile } = config.audit;
+  metrics.auditCheckpointsLocalOnly.set(witnessUrl ? 0 : 1);
+  if (witnessUrl) logger.info(`audit checkpoints are also published to the witness at ${new URL(witnessUrl).origin}`);
+  else {
+    const line = `AUDIT_WITNESS_URL is unset: the signed audit checkpoints are kept only in the database and in ${checkpointFile}, where whoever can rewrite the database can rewrite them too; set it to a witness they cannot`;
+    if (production) logger.warn(line);
+    else logger.info(line);
+  }
+  const witness =
+    witnessUrl === undefined
+      ? undefined
+      : new CheckpointWitness({
+          url: witnessUrl,
+          token: witnessToken,
+          logger,
+          onPending: (count) => metrics.auditWitnessPending.set(count),
+        });
   const checkpointer = new AuditCheckpointer({
     store: storage.store,
     keys: audit.keys,
     intervalMs: config.audit.checkpointSeconds * 1000,
     logger,
-    file: config.audit.checkpointFile,
+    file: checkpointFile,
     merchantIds: () => merchants.ids(),
+    witness,
   });
-  await checkpointer.start();
+  try {
+    await checkpointer.start();
+  } catch (error) {
+    await witness?.close();
+    throw error;
+  }
   return checkpointer;
 }
 
@@ -232,7 +264,15 @@ async function startGateway(
     const publicUrl = config.publicUrl ?? `http://localhost:${listening.port}`;
     const callbackUrl = (merchantId: string) => `${publicUrl}/callbacks/${merchants.byId(merchantId)?.callbackToken}`;
 
-    const checkpointer = await startCheckpointer(config, merchants, storage, audit, logger, developmentJwksUrl);
+    const checkpointer = await startCheckpointer(
+      config,
+      merchants,
+      storage,
+      audit,
+      logger,
+      metrics,
+      developmentJwksUrl,
+    );
     opened.add(() => checkpointer.stop());
 
     const upstream = connectProvider({
@@ -285,6 +325,7 @@ async function startGateway(
       secrets,
       developmentJwksUrl,
       trustedOperations,
+      auditWitness: () => checkpointer.witnessState(),
     });
     // Creates still running after the grace are answered OUTCOME_UNKNOWN, so the HTTP drain can finish.
     opened.add(() => Promise.all([service.drain(createGraceMs), server.close()]));

@@ -249,8 +249,18 @@ const audit = {
   ),
   AUDIT_CHECKPOINT_FILE: doc(
     optionalText,
-    "the file, outside the database, to which the gateway appends every checkpoint it signs (one JSON object a line); `audit:verify` checks against it, and the gateway refuses to start on a trail shorter than it signed. Keep it where the database's keepers cannot rewrite it",
+    "the file, outside the database, to which the gateway appends every checkpoint it signs (one JSON object a line); `audit:verify` checks against it, and the gateway logs an error at start on a trail shorter than it signed. Keep it where the database's keepers cannot rewrite it",
     'beside the embedded file (`.data/gateway.audit-checkpoints.jsonl`); on PostgreSQL `.data/audit-checkpoints-<host>-<port>-<database>.jsonl` in the working folder',
+  ),
+  AUDIT_WITNESS_URL: doc(
+    z.url({ protocol: /^https?$/ }).optional(),
+    "a witness the database's keepers cannot rewrite: the gateway POSTs every checkpoint it signs there (JSON lines, the checkpoint file's format), in the background, retrying until it answers 2xx, so no payout waits for it; a `GET` answers every checkpoint it keeps, which `audit:verify` checks the trail against. Set it in production (a provider configured)",
+    'checkpoints are kept only in the database and AUDIT_CHECKPOINT_FILE: said at start (a warning when a provider is configured), in `/readyz` (`auditWitness: "none"`) and in `gateway_audit_checkpoints_local_only`',
+  ),
+  AUDIT_WITNESS_TOKEN: doc(
+    z.string().trim().min(16, 'must be at least 16 characters').optional(),
+    'bearer token sent to AUDIT_WITNESS_URL (`authorization: Bearer …`), by the gateway and by `audit:verify`; a secret, never logged',
+    'no `authorization` header',
   ),
 };
 

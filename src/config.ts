@@ -119,6 +119,10 @@ function toConfig(e: z.infer<typeof envSchema>, database: DatabaseTarget) {
       checkpointSeconds: e.AUDIT_CHECKPOINT_SECONDS,
       /** AUDIT_CHECKPOINT_FILE, resolved; unset, one beside the database (defaultCheckpointFile). */
       checkpointFile: resolve(e.AUDIT_CHECKPOINT_FILE ?? defaultCheckpointFile(database)),
+      /** AUDIT_WITNESS_URL: where every signed checkpoint is also published; unset, none. */
+      witnessUrl: e.AUDIT_WITNESS_URL,
+      /** AUDIT_WITNESS_TOKEN: the witness's bearer token (a secret). */
+      witnessToken: e.AUDIT_WITNESS_TOKEN,
     },
     recheck: {
       intervalMs: e.RECONCILE_INTERVAL_MS,

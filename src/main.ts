@@ -1,4 +1,6 @@
 import './node.supported';
+// First: a SIGHUP from here on waits for the gateway instead of ending the process.
+import { reloadSignal } from './reload.signal';
 import 'reflect-metadata';
 import type { App } from './app';
 import { Config, ConfigError, loadConfig } from './config';
@@ -54,9 +56,10 @@ async function main(): Promise<void> {
     process.exit(0);
   };
   // The operator's reload: MERCHANTS_FILE and its secrets, applied whole or not at all, without a restart.
-  process.on('SIGHUP', () => {
+  const waited = reloadSignal.ready(() => {
     if (!stopping) void gateway.reloadMerchants();
   });
+  if (waited) logger.info('SIGHUP came while the gateway started: MERCHANTS_FILE is read again now that it is ready');
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }

@@ -55,6 +55,25 @@ export function parseCheckpoint(line: string): AuditCheckpoint | undefined {
 export class CheckpointFileError extends Error {}
 
 /**
+ * Adds one line of checkpoints kept outside the database (the file, a witness's answer) to
+ * `byMerchant`; a blank line is skipped, anything else that is not a checkpoint throws
+ * CheckpointFileError naming `where` and the line's number.
+ */
+export function keepLine(
+  byMerchant: Map<string, AuditCheckpoint[]>,
+  line: string,
+  number: number,
+  where: string,
+): void {
+  if (line.trim() === '') return;
+  const c = parseCheckpoint(line);
+  if (!c) throw new CheckpointFileError(`${where}: line ${number} is not a checkpoint`);
+  const list = byMerchant.get(c.merchantId);
+  if (list) list.push(c);
+  else byMerchant.set(c.merchantId, [c]);
+}
+
+/**
  * Every checkpoint of the file, by merchant, read a line at a time; undefined when there is no file
  * (the gateway has signed nothing there yet). Throws CheckpointFileError naming a bad line.
  */
@@ -67,14 +86,7 @@ export async function readCheckpointFile(file: string): Promise<Map<string, Audi
   });
   if (!(await opened)) return undefined;
   let number = 0;
-  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-    number += 1;
-    if (line.trim() === '') continue;
-    const c = parseCheckpoint(line);
-    if (!c) throw new CheckpointFileError(`${file}: line ${number} is not a checkpoint`);
-    const list = byMerchant.get(c.merchantId);
-    if (list) list.push(c);
-    else byMerchant.set(c.merchantId, [c]);
-  }
+  for await (const line of createInterface({ input: stream, crlfDelay: Infinity }))
+    keepLine(byMerchant, line, ++number, file);
   return byMerchant;
 }

@@ -16,11 +16,12 @@ import {
 import { describeUnchecked } from '../disbursements/audit.unchecked';
 import { chainBreaks, payoutAgainstTrail } from '../disbursements/audit.verify';
 import { readCheckpointFile } from '../audit/audit.checkpoint-file';
+import { readWitness } from '../audit/audit.witness';
 import { AuditLogReader } from '../store/audit-log.reader';
 import { BROKEN, gatewayAuditKeys, INCOMPLETE, INTACT, runCli, UsageError, withAuditLog } from './audit.cli';
 
 const USAGE =
-  'usage: npm run audit:verify [-- --merchant ID] [--checkpoints FILE] [--public-key FILE ...]   (reads DATABASE_URL; unset: .data/gateway.sqlite)';
+  'usage: npm run audit:verify [-- --merchant ID] [--checkpoints FILE] [--witness URL] [--public-key FILE ...]   (reads DATABASE_URL; unset: .data/gateway.sqlite)';
 
 /** Entries and payouts read per round trip: memory stays constant however long a chain is. */
 const BATCH = 1000;
@@ -72,7 +73,7 @@ interface Run {
   reader: AuditLogReader;
   keys: AuditKeyRing<AuditVerifyingKeys>;
   merchants: readonly string[];
-  /** Checkpoints kept outside the database (the gateway's file, `--checkpoints`), by merchant. */
+  /** Checkpoints kept outside the database (the gateway's file, `--checkpoints`, the witness), by merchant. */
   kept: ReadonlyMap<string, AuditCheckpoint[]>;
 }
 
@@ -145,9 +146,19 @@ async function verify({ reader, keys, merchants, kept }: Run): Promise<number> {
   return INTACT;
 }
 
-/** The checkpoints kept outside the database: the gateway's file, and what `--checkpoints` names. */
-async function keptCheckpoints(file: string, extra: string | undefined): Promise<Map<string, AuditCheckpoint[]>> {
+/** Where the checkpoints kept outside the database are read from, and which setting or option named it. */
+interface KeptSources {
+  file: string;
+  extra?: string;
+  witness?: { url: string; token?: string; source: 'AUDIT_WITNESS_URL' | '--witness' };
+}
+
+/** The checkpoints kept outside the database: the gateway's file, what `--checkpoints` names, and the witness's copies. */
+async function keptCheckpoints({ file, extra, witness }: KeptSources): Promise<Map<string, AuditCheckpoint[]>> {
   const byMerchant = new Map<string, AuditCheckpoint[]>();
+  const add = (read: Map<string, AuditCheckpoint[]>) => {
+    for (const [merchantId, list] of read) byMerchant.set(merchantId, [...(byMerchant.get(merchantId) ?? []), ...list]);
+  };
   for (const [source, path] of [
     ['AUDIT_CHECKPOINT_FILE', file],
     ['--checkpoints', extra],
@@ -167,7 +178,17 @@ async function keptCheckpoints(file: string, extra: string | undefined): Promise
       continue;
     }
     console.log(`checking against the checkpoints kept in ${path} (${source})`);
-    for (const [merchantId, list] of read) byMerchant.set(merchantId, [...(byMerchant.get(merchantId) ?? []), ...list]);
+    add(read);
+  }
+  if (witness) {
+    // Its origin only: a path or query may carry a credential.
+    const shown = new URL(witness.url).origin;
+    try {
+      add(await readWitness(witness.url, witness.token));
+    } catch (error) {
+      throw new UsageError(`Cannot read the witness at ${shown} (${witness.source}): ${(error as Error).message}`);
+    }
+    console.log(`checking against the checkpoints kept by the witness at ${shown} (${witness.source})`);
   }
   return byMerchant;
 }
@@ -190,15 +211,17 @@ function publicKeysFrom(files: readonly string[]): AuditKeyRing<AuditVerifyingKe
 
 /**
  * `npm run audit:verify`: checks the audit chains of DATABASE_URL (parsed as the gateway parses it)
- * against their keyed values, their signed checkpoints (and those kept in `--checkpoints`), their
- * head rows, and the payouts they record; streaming, with nothing written, so it can run beside a
- * live gateway. The database is named as the gateway's log names it: never with its password.
+ * against their keyed values, their signed checkpoints (and those kept in AUDIT_CHECKPOINT_FILE,
+ * `--checkpoints` and by the witness, AUDIT_WITNESS_URL or `--witness`), their head rows, and the
+ * payouts they record; streaming, with nothing written, so it can run beside a live gateway. The
+ * database is named as the gateway's log names it: never with its password.
  */
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       merchant: { type: 'string' },
       checkpoints: { type: 'string' },
+      witness: { type: 'string' },
       'public-key': { type: 'string', multiple: true },
       help: { type: 'boolean' },
     },
@@ -215,7 +238,21 @@ async function main(): Promise<number> {
     throw new UsageError(
       `No key to verify with: set AUDIT_SIGNING_KEY as the gateway has it, or give --public-key FILE. ${USAGE}`,
     );
-  const kept = await keptCheckpoints(config.audit.checkpointFile, values.checkpoints);
+  const witnessUrl = values.witness ?? config.audit.witnessUrl;
+  if (values.witness !== undefined && !/^https?:$/.test(URL.parse(values.witness)?.protocol ?? ''))
+    throw new UsageError(`--witness needs an http(s) address. ${USAGE}`);
+  const kept = await keptCheckpoints({
+    file: config.audit.checkpointFile,
+    extra: values.checkpoints,
+    witness:
+      witnessUrl === undefined
+        ? undefined
+        : {
+            url: witnessUrl,
+            token: config.audit.witnessToken,
+            source: values.witness === undefined ? 'AUDIT_WITNESS_URL' : '--witness',
+          },
+  });
   const only = values.merchant;
   const merchants = only === undefined ? [...MerchantRegistry.fromConfig(config, true).ids(), ...kept.keys()] : [only];
   return withAuditLog(config, async (reader) => {

@@ -1,18 +1,9 @@
 import Database from 'better-sqlite3';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  realpathSync,
-  Stats,
-  statfsSync,
-  statSync,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, realpathSync, Stats, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { flockSync } from 'fs-ext';
 import { GroupCommit } from './sqlite.group-commit';
+import { WAL_LIMIT_BYTES, WAL_STOP_BYTES, WalBound } from './sqlite.wal';
 import { migrateSqlite } from './schema.migrate';
 
 /** Another process holds the file: one process per SQLite file (replicas share PostgreSQL instead). */
@@ -26,8 +17,9 @@ export class DatabaseInUseError extends Error {
 }
 
 /**
- * Writes stopped because the file may not be written now (it was replaced under the gateway). Coded
- * as SQLite's own read-only refusal, so the store answers it as the file being unusable right now.
+ * Writes stopped because the file may not be written now (it was replaced under the gateway, or a
+ * reader pins its WAL past its bound). Coded as SQLite's own read-only refusal, so the store answers
+ * it as the file being unusable right now.
  */
 export class WritesStoppedError extends Error {
   readonly code = 'SQLITE_READONLY_STOPPED';
@@ -36,20 +28,6 @@ export class WritesStoppedError extends Error {
     this.name = 'WritesStoppedError';
   }
 }
-
-/**
- * The WAL's size limit (journal_size_limit): SQLite cuts the WAL back to it whenever a checkpoint
- * lets it start over, and past it the housekeeping truncates it. About what 1000 pages (SQLite's
- * automatic checkpoint) take, so a WAL no reader holds stays under it but for a very large write.
- */
-export const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
-
-/**
- * How far a WAL that a reader pins (an open snapshot keeps every checkpoint from starting it over) may
- * grow before writes stop: the disk never fills because of a reader, at the price of creates answered
- * SERVICE_UNAVAILABLE, nothing sent, until the reader lets go and the next checkpoint empties the WAL.
- */
-export const WAL_STOP_BYTES = 64 * 1024 * 1024;
 
 export interface SqliteOptions {
   /** WAL_STOP_BYTES by default. */
@@ -62,16 +40,17 @@ export interface SqliteHandle {
   writes: GroupCommit;
   /**
    * Folds the WAL into the file and truncates it, when it has grown past WAL_LIMIT_BYTES (a reader
-   * held an old snapshot while writes went on) or past the space left on its disk (a disk smaller
-   * than the limit, where the WAL's own space is what there is to give back). Never waits: while a
-   * reader still holds the WAL, it folds what it can and the next call tries again; past
-   * walStopBytes, or past half the space left on its disk, writes stop until a checkpoint empties it.
+   * held an old snapshot while writes went on) or past half the space left on its disk (a disk
+   * smaller than the limit, where the WAL's own space is what there is to give back). Never waits:
+   * while a reader still holds the WAL, it folds what it can and the next call tries again. Every
+   * group commit first makes the same check against walStopBytes: a WAL a reader pins past it, or
+   * past half the space left on its disk, stops writes until it can be emptied.
    */
   checkpoint(): void;
   /**
    * Why the file must not be written now: the path no longer names the file this process holds
    * (renamed over, or removed: final, the gateway writes nothing more until restarted), or a reader
-   * pins a WAL grown past its bound (until a checkpoint empties it).
+   * pins a WAL grown past its bound (until a write or a checkpoint empties it).
    */
   problem(): string | undefined;
   close(): void;
@@ -114,43 +93,20 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteHan
     db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
     migrateSqlite(db);
     const opened = db;
-    let pinned: string | undefined;
-    const problem = () => hold?.lost() ?? pinned;
+    // SQLite names the WAL after the file's real path, symbolic links resolved.
+    const wal = hold && new WalBound(opened, `${realpathSync(path)}-wal`, path, walStopBytes);
+    const problem = () => hold?.lost() ?? wal?.pinned;
     const writes = new GroupCommit(opened, {
       refuse: () => {
-        const why = problem();
-        return why === undefined ? undefined : new WritesStoppedError(why);
+        const why = hold?.lost() ?? wal?.beforeWrite();
+        return typeof why === 'string' ? new WritesStoppedError(why) : why;
       },
     });
-    // SQLite names the WAL after the file's real path, symbolic links resolved.
-    const wal = hold && `${realpathSync(path)}-wal`;
     return {
       db: opened,
       writes,
       checkpoint() {
-        if (!wal) return;
-        const size = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
-        const { bavail, bsize } = statfsSync(dirname(wal));
-        // Truncated past its limit, or once it is more than half of what the disk has left: on a
-        // small or nearly full disk, space a reader had pinned comes back without waiting for writes.
-        if (size === 0 || size <= Math.min(WAL_LIMIT_BYTES, (bavail * bsize) / 2)) {
-          pinned = undefined;
-          return;
-        }
-        // TRUNCATE waits for readers through the busy handler; with the timeout at 0 it never blocks.
-        const timeout = opened.pragma('busy_timeout', { simple: true }) as number;
-        opened.pragma('busy_timeout = 0');
-        let busy: number;
-        try {
-          busy = (opened.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[])[0]?.busy ?? 0;
-        } finally {
-          opened.pragma(`busy_timeout = ${timeout}`);
-        }
-        const left = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
-        pinned =
-          busy !== 0 && (left > walStopBytes || left > (bavail * bsize) / 2)
-            ? `a reader holds an old snapshot of ${path}, so its WAL (${Math.round(left / 1048576)} MiB) cannot be emptied: writes stop until that reader ends its transaction, so the disk does not fill`
-            : undefined;
+        wal?.settle(WAL_LIMIT_BYTES);
       },
       problem,
       close() {

@@ -13,21 +13,22 @@ import { Actor } from './payout.controls';
 /**
  * Approves a beneficiary's new name or account details, by someone other than who set them; audited
  * BENEFICIARY_APPROVED with the details approved. `expectedDetails` (the `detailsFingerprint` the
- * approver saw) makes it approve those details only: changed since, it is STALE_APPROVAL and nothing changes.
+ * approver saw) is always given, so an approval approves those details only: changed since, it is
+ * STALE_APPROVAL and nothing changes.
  */
 export async function approveBeneficiary(
   ctx: BeneficiaryContext,
   merchant: Merchant,
   id: string,
   actor: Actor,
-  expectedDetails?: string,
+  expectedDetails: string,
 ): Promise<Beneficiary> {
   const { stored } = await ctx.book.updateBeneficiary(merchant.id, id, (current) => {
     if (current.status !== 'AWAITING_APPROVAL')
       throw beneficiaryState(id, current.status, 'it does not await approval');
     if (current.requesterId === actor.id) throw selfApprovedBeneficiary(id);
     const seen = detailsFingerprint(current);
-    if (expectedDetails !== undefined && expectedDetails !== seen) throw staleBeneficiaryApproval(id);
+    if (expectedDetails !== seen) throw staleBeneficiaryApproval(id);
     const at = ctx.now().toISOString();
     const next: Beneficiary = { ...current, status: 'ACTIVE', approvedBy: actor.name, updatedAt: at };
     const what = `"${current.name}" ${describeAccount(current.details)} approved (details ${seen})`;

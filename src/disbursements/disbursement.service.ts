@@ -158,7 +158,7 @@ export class DisbursementService {
     return updateBeneficiary(this.beneficiaryCtx, merchant, id, draft, actor);
   }
 
-  approveBeneficiary(merchant: Merchant, id: string, actor: Actor, expectedDetails?: string): Promise<Beneficiary> {
+  approveBeneficiary(merchant: Merchant, id: string, actor: Actor, expectedDetails: string): Promise<Beneficiary> {
     return approveBeneficiary(this.beneficiaryCtx, merchant, id, actor, expectedDetails);
   }
 

@@ -1,8 +1,8 @@
 import { badInput, ErrorCode, GatewayError } from '../disbursements/disbursement.errors';
 
 // Refusals of a request before any use case runs: how it came over HTTP or a websocket, the
-// client's quotas, the operation's payout count and the trusted documents. Their codes are the
-// contract in src/disbursements/disbursement.errors.ts.
+// client's quotas, the operation's payout and representation counts and the trusted documents.
+// Their codes are the contract in src/disbursements/disbursement.errors.ts.
 
 /** The request could not be read as GraphQL over HTTP. */
 export function badRequest(message: string): GatewayError {
@@ -68,6 +68,14 @@ export function tooManyPayouts(count: number, max: number, fields: string[]): Ga
   return badInput(
     `One operation may carry at most ${max} payouts in all; this one carries ${count}. Nothing was sent.`,
     fields,
+  );
+}
+
+/** One operation's `_entities` fields ask for more representations than it may, across all its aliases; nothing was read. */
+export function tooManyRepresentations(count: number, max: number): GatewayError {
+  return badInput(
+    `representations may hold at most ${max} representations in one operation, across every _entities field; this one holds ${count}. Nothing was read.`,
+    ['representations'],
   );
 }
 

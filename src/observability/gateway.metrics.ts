@@ -127,6 +127,18 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly auditCheckpointsLocalOnly = new Gauge({
+    name: 'gateway_audit_checkpoints_local_only',
+    help: 'Whether the signed audit checkpoints are kept only beside the database (1: no AUDIT_WITNESS_URL), where whoever can rewrite it can rewrite them',
+    registers: [this.registry],
+  });
+
+  readonly auditWitnessPending = new Gauge({
+    name: 'gateway_audit_witness_pending',
+    help: 'Signed audit checkpoints the witness (AUDIT_WITNESS_URL) has not taken yet, at most one per merchant',
+    registers: [this.registry],
+  });
+
   readonly untrustedOperations = new Counter({
     name: 'gateway_untrusted_operations_total',
     help: 'Operations not in TRUSTED_DOCUMENTS, by code (PERSISTED_QUERY_NOT_IN_LIST, QUERY_NOT_IN_SAFELIST) and action (refused; allowed in log mode)',

@@ -12,8 +12,9 @@ import { every, HISTORY_MS, HOUSEKEEPING_MS } from './housekeeping.timer';
 import { retentionOf, Storage, StorageNeeds } from './storage.port';
 
 /**
- * How often the embedded file's WAL is looked at, truncated when past its limit or the disk's free
- * space, and writes stopped or resumed as a pinning reader holds it past its bound or lets go.
+ * How often the embedded file's WAL is looked at with no traffic, truncated when past its limit or
+ * half the disk's free space, and writes stopped or resumed as a pinning reader holds it past its
+ * bound or lets go (every group commit looks first too: sqlite.wal.ts).
  */
 const CHECKPOINT_MS = 1_000;
 

@@ -35,6 +35,15 @@ describe('the audit settings', () => {
     );
   });
 
+  it('publishes checkpoints to AUDIT_WITNESS_URL with AUDIT_WITNESS_TOKEN, when set', () => {
+    const witness = { AUDIT_WITNESS_URL: 'https://witness.example/ckpt', AUDIT_WITNESS_TOKEN: 'w'.repeat(32) };
+    expect(loadConfig(witness).audit).toMatchObject({
+      witnessUrl: witness.AUDIT_WITNESS_URL,
+      witnessToken: 'w'.repeat(32),
+    });
+    expect(loadConfig({}).audit.witnessUrl).toBeUndefined();
+  });
+
   it.each([
     ['not a key', { AUDIT_SIGNING_KEY: 'not a key' }, /^Invalid setting AUDIT_SIGNING_KEY: must be an Ed25519/],
     ['an RSA key', { AUDIT_SIGNING_KEY: rsa }, /^Invalid setting AUDIT_SIGNING_KEY: must be an Ed25519/],
@@ -42,6 +51,16 @@ describe('the audit settings', () => {
     ['the same key twice', { AUDIT_SIGNING_KEY: `${ed25519}${ed25519}` }, /AUDIT_SIGNING_KEY: .*none twice/],
     ['text between keys', { AUDIT_SIGNING_KEY: `${ed25519}oops\n${older}` }, /AUDIT_SIGNING_KEY: must be/],
     ['no checkpoint interval', { AUDIT_CHECKPOINT_SECONDS: '0' }, /^Invalid setting AUDIT_CHECKPOINT_SECONDS/],
+    [
+      'a witness not over HTTP',
+      { AUDIT_WITNESS_URL: 'ftp://witness.example/ckpt' },
+      /^Invalid setting AUDIT_WITNESS_URL/,
+    ],
+    [
+      'a short witness token',
+      { AUDIT_WITNESS_TOKEN: 'short-token' },
+      /^Invalid setting AUDIT_WITNESS_TOKEN: must be at least 16 characters/,
+    ],
     [
       'an owner URL beside the embedded file',
       { DATABASE_OWNER_URL: 'postgres://owner@db/payouts' },

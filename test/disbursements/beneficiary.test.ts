@@ -1,4 +1,9 @@
-import { AccountDetails, Beneficiary, BeneficiaryDraft } from '../../src/disbursements/beneficiary.model';
+import {
+  AccountDetails,
+  Beneficiary,
+  BeneficiaryDraft,
+  detailsFingerprint,
+} from '../../src/disbursements/beneficiary.model';
 import { GatewayError } from '../../src/disbursements/disbursement.errors';
 import { DisbursementRequest } from '../../src/disbursements/disbursement.model';
 import { Merchant } from '../../src/disbursements/disbursement.ports';
@@ -89,8 +94,21 @@ describe('beneficiary book', () => {
   ])('under beneficiaryApproval, %s', async (_name, draft, status) => {
     const m = merchantWith({ beneficiaryApproval: true });
     const created = await d.service.createBeneficiary(m, mobile(), alice);
-    await d.service.approveBeneficiary(m, created.id, bob);
+    await d.service.approveBeneficiary(m, created.id, bob, detailsFingerprint(created));
     expect((await d.service.updateBeneficiary(m, created.id, draft, alice)).status).toBe(status);
+  });
+
+  it('an approval approves the details its approver saw: changed since, STALE_APPROVAL naming expectedDetails, and it still awaits approval', async () => {
+    const m = merchantWith({ beneficiaryApproval: true });
+    const b = await d.service.createBeneficiary(m, mobile(), alice);
+    const seen = detailsFingerprint(b);
+    await d.service.updateBeneficiary(m, b.id, mobile('260971111999'), alice);
+    const stale = await outcome(d.service.approveBeneficiary(m, b.id, bob, seen));
+    expect(stale).toMatchObject({
+      code: 'STALE_APPROVAL',
+      details: { beneficiaryId: b.id, fields: ['expectedDetails'] },
+    });
+    expect(await d.service.beneficiary(m, b.id)).toMatchObject({ status: 'AWAITING_APPROVAL' });
   });
 
   it('awaiting approval: unpayable (INVALID_STATE naming it), not approvable by whoever set it (FORBIDDEN), then payable once another approves', async () => {
@@ -98,8 +116,13 @@ describe('beneficiary book', () => {
     const b = await d.service.createBeneficiary(m, bank(), alice);
     const refused = await pay(m, b, 'r-1');
     expect(refused).toMatchObject({ code: 'INVALID_STATE', details: { beneficiaryId: b.id } });
-    expect(codeOf(await outcome(d.service.approveBeneficiary(m, b.id, alice)))).toBe('FORBIDDEN');
-    expect(await d.service.approveBeneficiary(m, b.id, bob)).toMatchObject({ status: 'ACTIVE', approvedBy: 'bob' });
+    expect(codeOf(await outcome(d.service.approveBeneficiary(m, b.id, alice, detailsFingerprint(b))))).toBe(
+      'FORBIDDEN',
+    );
+    expect(await d.service.approveBeneficiary(m, b.id, bob, detailsFingerprint(b))).toMatchObject({
+      status: 'ACTIVE',
+      approvedBy: 'bob',
+    });
     expect(codeOf(await pay(m, b, 'r-1'))).toBe('PENDING');
     expect(d.provider.creates[0]).toMatchObject({
       accountNumber: '1234567890123',
@@ -190,7 +213,7 @@ describe('beneficiary book', () => {
   it('every change is audited in the chain with the account number masked', async () => {
     const m = merchantWith({ beneficiaryApproval: true });
     const b = await d.service.createBeneficiary(m, mobile(), alice);
-    await d.service.approveBeneficiary(m, b.id, bob);
+    await d.service.approveBeneficiary(m, b.id, bob, detailsFingerprint(b));
     await d.service.updateBeneficiary(m, b.id, mobile('260971111999'), alice);
     await d.service.archiveBeneficiary(m, b.id, alice);
     const trail = await d.service.auditTrail(m, { first: 50, filter: {} });

@@ -26,10 +26,10 @@ const MERCHANTS = {
 } as const;
 type MerchantId = keyof typeof MERCHANTS;
 
-const BENEFICIARY = `id name channel accountNumber status createdBy approvedBy changedAt payableFrom`;
+const BENEFICIARY = `id name channel accountNumber status createdBy approvedBy changedAt payableFrom detailsFingerprint`;
 const CREATE = `mutation C($input: BeneficiaryInput!) { createBeneficiary(input: $input) { ${BENEFICIARY} } }`;
 const UPDATE = `mutation U($id: ID!, $input: BeneficiaryInput!) { updateBeneficiary(id: $id, input: $input) { ${BENEFICIARY} } }`;
-const APPROVE = `mutation A($id: ID!) { approveBeneficiary(id: $id) { ${BENEFICIARY} } }`;
+const APPROVE = `mutation A($id: ID!, $seen: String!) { approveBeneficiary(id: $id, expectedDetails: $seen) { ${BENEFICIARY} } }`;
 const ARCHIVE = `mutation X($id: ID!) { archiveBeneficiary(id: $id) { ${BENEFICIARY} } }`;
 const ONE = `query One($id: ID!) { beneficiary(id: $id) { ${BENEFICIARY} } }`;
 const LIST = `query L($first: Int, $after: String, $filter: BeneficiaryFilter) {
@@ -55,6 +55,7 @@ interface Row {
   accountNumber: string;
   status: string;
   approvedBy: string | null;
+  detailsFingerprint: string;
 }
 interface Payout {
   referenceId: string;
@@ -211,7 +212,12 @@ describeEachEngine('the beneficiary book, end to end', (storeEnv) => {
     const created = await create('guarded', mobile(account()), 'alice');
     expect(created.status).toBe('AWAITING_APPROVAL');
     expect(
-      (await call<{ approveBeneficiary: Row }>('guarded', 'bob', APPROVE, { id: created.id })).data?.approveBeneficiary,
+      (
+        await call<{ approveBeneficiary: Row }>('guarded', 'bob', APPROVE, {
+          id: created.id,
+          seen: created.detailsFingerprint,
+        })
+      ).data?.approveBeneficiary,
     ).toMatchObject({
       status: 'ACTIVE',
       approvedBy: 'bob',
@@ -223,8 +229,12 @@ describeEachEngine('the beneficiary book, end to end', (storeEnv) => {
     // A new name alone awaits approval too (issue 44 item 10d; docs/beneficiaries.md).
     expect(renamed.data?.updateBeneficiary.status).toBe('AWAITING_APPROVAL');
     expect(
-      (await call<{ approveBeneficiary: Row }>('guarded', 'bob', APPROVE, { id: created.id })).data?.approveBeneficiary
-        .status,
+      (
+        await call<{ approveBeneficiary: Row }>('guarded', 'bob', APPROVE, {
+          id: created.id,
+          seen: renamed.data?.updateBeneficiary.detailsFingerprint,
+        })
+      ).data?.approveBeneficiary.status,
     ).toBe('ACTIVE');
 
     const changed = await call<{ updateBeneficiary: Row }>('guarded', 'alice', UPDATE, {
@@ -235,10 +245,11 @@ describeEachEngine('the beneficiary book, end to end', (storeEnv) => {
     const refused = await pay('guarded', created.id);
     expect(codeOf(refused)).toBe('INVALID_STATE');
     expect(refused.errors?.[0]?.extensions).toMatchObject({ beneficiaryId: created.id, status: 'AWAITING_APPROVAL' });
-    expect(codeOf(await call('guarded', 'alice', APPROVE, { id: created.id }))).toBe('FORBIDDEN');
+    const seen = changed.data?.updateBeneficiary.detailsFingerprint;
+    expect(codeOf(await call('guarded', 'alice', APPROVE, { id: created.id, seen }))).toBe('FORBIDDEN');
     expect(
-      (await call<{ approveBeneficiary: Row }>('guarded', 'bob', APPROVE, { id: created.id })).data?.approveBeneficiary
-        .status,
+      (await call<{ approveBeneficiary: Row }>('guarded', 'bob', APPROVE, { id: created.id, seen })).data
+        ?.approveBeneficiary.status,
     ).toBe('ACTIVE');
 
     const small = await pay('guarded', created.id, { amount: '1' });
@@ -250,6 +261,24 @@ describeEachEngine('the beneficiary book, end to end', (storeEnv) => {
     expect(approved.errors).toBeUndefined();
     await eventually(() => atProvider(ref));
   }, 60_000);
+
+  it('an approval names the details it approves: without expectedDetails it is refused naming the argument, and nothing is approved', async () => {
+    const created = await create('guarded', mobile(account()), 'alice');
+    const unnamed = await call<Record<string, unknown>>(
+      'guarded',
+      'bob',
+      `mutation A($id: ID!) { approveBeneficiary(id: $id) { id } }`,
+      {
+        id: created.id,
+      },
+    );
+    expect(codeOf(unnamed)).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(unnamed.errors?.[0]?.message).toContain('expectedDetails');
+    expect(unnamed.data ?? undefined).toBeUndefined();
+    expect(
+      (await call<{ beneficiary: Row }>('guarded', 'bob', ONE, { id: created.id })).data?.beneficiary,
+    ).toMatchObject({ status: 'AWAITING_APPROVAL', approvedBy: null });
+  });
 
   it("another merchant's beneficiary is invisible and cannot be paid; an archived one cannot be paid and its payouts stay", async () => {
     const mine = await create('plain', mobile(account()));
@@ -313,20 +342,22 @@ describeEachEngine('the beneficiary book, end to end', (storeEnv) => {
     const as = (query: string, variables: Record<string, unknown>) => gql(gateway.graphqlUrl, query, variables, reader);
     expect(codeOf(await as(CREATE, { input: mobile(account()) }))).toBe('FORBIDDEN');
     expect(codeOf(await as(UPDATE, { id: b.id, input: mobile(account()) }))).toBe('FORBIDDEN');
-    expect(codeOf(await as(APPROVE, { id: b.id }))).toBe('FORBIDDEN');
+    expect(codeOf(await as(APPROVE, { id: b.id, seen: b.detailsFingerprint }))).toBe('FORBIDDEN');
     expect(codeOf(await as(ARCHIVE, { id: b.id }))).toBe('FORBIDDEN');
     expect(
       codeOf(await as(PAY, { input: { referenceId: 'r', beneficiaryId: b.id, amount: '1', currency: 'ZMW' } })),
     ).toBe('FORBIDDEN');
     expect((await as(ONE, { id: b.id })).data).toMatchObject({ beneficiary: { status: 'AWAITING_APPROVAL' } });
     const writerOnly = await token('guarded', 'wes', 'beneficiaries:write');
-    expect(codeOf(await gql(gateway.graphqlUrl, APPROVE, { id: b.id }, writerOnly))).toBe('FORBIDDEN');
+    expect(codeOf(await gql(gateway.graphqlUrl, APPROVE, { id: b.id, seen: b.detailsFingerprint }, writerOnly))).toBe(
+      'FORBIDDEN',
+    );
   }, 60_000);
 
   it('every change is in the audit trail, account numbers masked there and absent from the logs, and audit:verify passes', async () => {
     const number = account();
     const b = await create('guarded', mobile(number), 'alice');
-    await call('guarded', 'bob', APPROVE, { id: b.id });
+    await call('guarded', 'bob', APPROVE, { id: b.id, seen: b.detailsFingerprint });
     const changed = account();
     await call('guarded', 'alice', UPDATE, { id: b.id, input: mobile(changed) });
     await call('guarded', 'alice', ARCHIVE, { id: b.id });

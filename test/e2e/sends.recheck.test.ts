@@ -30,7 +30,7 @@ type MerchantId = keyof typeof LOOSE;
 const BENEFICIARY = 'id name accountNumber status detailsFingerprint cancelledPayouts';
 const CREATE_BEN = `mutation C($input: BeneficiaryInput!) { createBeneficiary(input: $input) { ${BENEFICIARY} } }`;
 const UPDATE_BEN = `mutation U($id: ID!, $input: BeneficiaryInput!) { updateBeneficiary(id: $id, input: $input) { ${BENEFICIARY} } }`;
-const APPROVE_BEN = `mutation A($id: ID!, $seen: String) { approveBeneficiary(id: $id, expectedDetails: $seen) { ${BENEFICIARY} } }`;
+const APPROVE_BEN = `mutation A($id: ID!, $seen: String!) { approveBeneficiary(id: $id, expectedDetails: $seen) { ${BENEFICIARY} } }`;
 const ARCHIVE_BEN = `mutation X($id: ID!) { archiveBeneficiary(id: $id) { ${BENEFICIARY} } }`;
 const ONE_BEN = `query B($id: ID!) { beneficiary(id: $id) { ${BENEFICIARY} } }`;
 const PAYOUT = 'referenceId status accountNumber message';
@@ -219,7 +219,12 @@ describeEachEngine('issue 44: sends re-checked, end to end', (storeEnv, engine) 
 
   it('the approval race: details changed between seeing and approving are not approved (STALE_APPROVAL), and nothing is paid', async () => {
     const ben = await beneficiary('guarded', 'Acme', '260971311567');
-    ok(await call<{ approveBeneficiary: Ben }>('guarded', 'bob', APPROVE_BEN, { id: ben.id }));
+    ok(
+      await call<{ approveBeneficiary: Ben }>('guarded', 'bob', APPROVE_BEN, {
+        id: ben.id,
+        seen: ben.detailsFingerprint,
+      }),
+    );
     const changed = ok(
       await call<{ updateBeneficiary: Ben }>('guarded', 'mallory', UPDATE_BEN, {
         id: ben.id,
@@ -244,9 +249,19 @@ describeEachEngine('issue 44: sends re-checked, end to end', (storeEnv, engine) 
 
   it('a new name alone awaits approval: an approved payee cannot take a trusted one’s name unseen', async () => {
     const trusted = await beneficiary('guarded', `Trusted ${randomUUID()}`);
-    ok(await call<{ approveBeneficiary: Ben }>('guarded', 'bob', APPROVE_BEN, { id: trusted.id }));
+    ok(
+      await call<{ approveBeneficiary: Ben }>('guarded', 'bob', APPROVE_BEN, {
+        id: trusted.id,
+        seen: trusted.detailsFingerprint,
+      }),
+    );
     const other = await beneficiary('guarded', 'Mallory Co');
-    ok(await call<{ approveBeneficiary: Ben }>('guarded', 'bob', APPROVE_BEN, { id: other.id }));
+    ok(
+      await call<{ approveBeneficiary: Ben }>('guarded', 'bob', APPROVE_BEN, {
+        id: other.id,
+        seen: other.detailsFingerprint,
+      }),
+    );
     const renamed = await call<{ updateBeneficiary: Ben & { name: string } }>('guarded', 'mallory', UPDATE_BEN, {
       id: other.id,
       input: { name: 'Trusted', channel: 'MOBILE_MONEY', accountNumber: '260970000001' },

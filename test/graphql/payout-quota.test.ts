@@ -30,6 +30,27 @@ describe('payouts per operation', () => {
     expect(stack.sandbox.stats().createRequests).toBe(before);
   });
 
+  it("counts the payouts of a variable's default as those sent: six aliases of a 17-item default are refused whole", async () => {
+    const literal = inputs(17)
+      .map(
+        (input) =>
+          `{ ${Object.entries(input)
+            .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+            .join(', ')} }`,
+      )
+      .join(', ');
+    const defaulted = SIX_BATCHES.replace(
+      '[MobileMoneyDisbursementInput!]!)',
+      `[MobileMoneyDisbursementInput!]! = [${literal}])`,
+    );
+    const before = stack.sandbox.stats().createRequests;
+    const res = await gql(stack.graphqlUrl, defaulted);
+    expect(res.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    expect(res.errors?.[0].message).toMatch(/at most 100 payouts in all; this one carries 102/);
+    expect(res.data ?? undefined).toBeUndefined();
+    expect(stack.sandbox.stats().createRequests).toBe(before);
+  });
+
   it('refuses the same over websockets, sending nothing', async () => {
     const before = stack.sandbox.stats().createRequests;
     const ws = wsClient(stack.graphqlUrl);

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestIdp } from '../support/idp';
 import { CREATE_MOBILE, gql, knownSecrets, mobileInput, Stack, startStack } from '../support/stack';
+import { codesOf } from '../support/streams';
+import { subscribe, wsClient } from '../support/ws';
 
 const A = {
   id: 'merchant-a',
@@ -121,6 +123,64 @@ describe('the gateway as a Federation 2 subgraph', () => {
     expect(res.data).toBeUndefined();
     expect(res.errors?.[0]).toMatchObject({ extensions: { code: 'FORBIDDEN' } });
     expect(res.errors?.[0].message).toContain(missing);
+  });
+
+  it("decides _entities' scopes on the variables as GraphQL coerces them: a beneficiary in a variable's default needs beneficiaries:read, over HTTP and websockets", async () => {
+    const accountNumber = '260971230987';
+    const created = await gql<{ createBeneficiary: { id: string } }>(
+      stack.graphqlUrl,
+      `mutation C($input: BeneficiaryInput!) { createBeneficiary(input: $input) { id } }`,
+      { input: { name: 'Defaulted', channel: 'MOBILE_MONEY', accountNumber } },
+      await bearer(A.id, ALL),
+    );
+    const id = created.data!.createBeneficiary.id;
+    const defaulted = `query Defaulted($representations: [_Any!]! = [{ __typename: "Beneficiary", id: "${id}" }]) {
+      _entities(representations: $representations) { ... on Beneficiary { id accountNumber } }
+    }`;
+    const headers = await bearer(A.id, 'payouts:read');
+    const res = await gql(stack.graphqlUrl, defaulted, {}, headers);
+    expect(res.status).toBe(403);
+    expect(res.data).toBeUndefined();
+    expect(res.errors?.[0]).toMatchObject({ extensions: { code: 'FORBIDDEN' } });
+    expect(res.errors?.[0].message).toContain('beneficiaries:read');
+    expect(res.text).not.toContain(accountNumber);
+
+    const client = wsClient(stack.graphqlUrl, headers);
+    try {
+      const overWs = subscribe(client, defaulted);
+      await overWs.completed.catch(() => undefined);
+      expect(overWs.events).toEqual([]);
+      expect(codesOf(overWs.errors)).toEqual(['FORBIDDEN']);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('takes at most 100 representations in one operation, as disbursements(referenceIds:) takes 100 ids: 101, or 102 over two aliases, refused whole, naming the field', async () => {
+    const headers = await bearer(A.id, ALL);
+    const many = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ __typename: 'Disbursement', referenceId: `none-${i}` }));
+    const accepted = await entities(many(100), headers);
+    expect(accepted.errors).toBeUndefined();
+    expect(accepted.data?._entities).toHaveLength(100);
+
+    const refused = await entities(many(101), headers);
+    expect(refused.status).toBe(400);
+    expect(refused.data ?? undefined).toBeUndefined();
+    expect(refused.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: ['representations'] });
+    expect(refused.errors?.[0].message).toContain('at most 100 representations');
+
+    const twoAliases = await gql(
+      stack.graphqlUrl,
+      `query Two($a: [_Any!]!, $b: [_Any!]!) {
+        a: _entities(representations: $a) { __typename }
+        b: _entities(representations: $b) { __typename }
+      }`,
+      { a: many(51), b: many(51) },
+      headers,
+    );
+    expect(twoAliases.data ?? undefined).toBeUndefined();
+    expect(twoAliases.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: ['representations'] });
   });
 
   it('refuses a representation without its key, naming the field', async () => {

@@ -72,7 +72,11 @@ describe('/readyz and /healthz', () => {
     expect((await fetch(`${stack.gateway.url}/healthz`)).status).toBe(200);
     const res = await fetch(`${stack.gateway.url}/readyz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ready: true, checks: { notShuttingDown: true, store: true, pubsub: true } });
+    expect(await res.json()).toEqual({
+      ready: true,
+      checks: { notShuttingDown: true, store: true, pubsub: true },
+      auditWitness: 'none',
+    });
   });
 
   it("stays ready while a merchant's provider circuit is open; the circuit shows in /metrics by merchant id", async () => {

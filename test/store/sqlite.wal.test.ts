@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite, SqliteHandle, WAL_LIMIT_BYTES, WritesStoppedError } from '../../src/database/sqlite.open';
+import { openSqlite, SqliteHandle, WritesStoppedError } from '../../src/database/sqlite.open';
+import { WAL_LIMIT_BYTES } from '../../src/database/sqlite.wal';
 
 describe("the embedded file's WAL", () => {
   let dir: string;
@@ -70,5 +71,21 @@ describe("the embedded file's WAL", () => {
     expect(handle.problem()).toBeUndefined();
     expect(walBytes()).toBeLessThanOrEqual(WAL_LIMIT_BYTES);
     await handle.writes.write(() => handle.db.prepare('INSERT INTO filler (body) VALUES (randomblob(16))').run());
+  });
+
+  it('the first write after the pinning reader lets go empties the WAL and goes through, with no checkpoint in between', async () => {
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM filler').get();
+    for (let i = 0; i < 3; i += 1) writeTwiceTheLimit();
+    const insert = () =>
+      handle.writes.write(() => handle.db.prepare('INSERT INTO filler (body) VALUES (randomblob(16))').run());
+    // Checked before the group itself, not a timer's second later.
+    await expect(insert()).rejects.toBeInstanceOf(WritesStoppedError);
+    expect(handle.problem()).toContain('a reader holds an old snapshot');
+
+    reader.exec('COMMIT');
+    await insert();
+    expect(handle.problem()).toBeUndefined();
+    expect(walBytes()).toBeLessThanOrEqual(WAL_LIMIT_BYTES);
   });
 });

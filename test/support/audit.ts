@@ -70,3 +70,37 @@ export function asInsider(databaseUrl: string, use: (sql: InsiderSql) => Promise
 export function copyDatabase(databaseUrl: string): Promise<DatabaseCopy> {
   return engineServing(databaseUrl).copy(databaseUrl);
 }
+
+/**
+ * What an insider cutting a merchant's tail removes: its last payouts, every entry from their first
+ * on, the checkpoints above what is left, and the head moved back: the database alone agrees.
+ */
+export async function cutTail(sql: InsiderSql, merchant: string): Promise<void> {
+  const rows = await sql.all<{ sequence: number | string; reference_id: string | null; hash: string }>(
+    'SELECT sequence, reference_id, hash FROM audit_log WHERE merchant_id = ? ORDER BY sequence',
+    merchant,
+  );
+  // From the first entry of the last payout, back until no payout of the cut has an entry before it.
+  const firstOf = (ref: string | null) => rows.findIndex((row) => row.reference_id === ref);
+  let from = firstOf(rows.at(-1)!.reference_id);
+  for (;;) {
+    const earlier = Math.min(...rows.slice(from).map((row) => firstOf(row.reference_id)));
+    if (earlier === from) break;
+    from = earlier;
+  }
+  const last = rows[from - 1];
+  await sql.run('DELETE FROM audit_log WHERE merchant_id = ? AND sequence > ?', merchant, Number(last.sequence));
+  await sql.run(
+    'DELETE FROM audit_checkpoints WHERE merchant_id = ? AND sequence > ?',
+    merchant,
+    Number(last.sequence),
+  );
+  for (const ref of new Set(rows.slice(from).map((row) => row.reference_id)))
+    await sql.run('DELETE FROM payouts WHERE merchant_id = ? AND reference_id = ?', merchant, ref);
+  await sql.run(
+    'UPDATE merchant_heads SET audit_sequence = ?, audit_hash = ? WHERE merchant_id = ?',
+    Number(last.sequence),
+    last.hash,
+    merchant,
+  );
+}

@@ -29,55 +29,71 @@ export interface GatewayProcess {
   stop(): Promise<number | null>;
 }
 
-const running = new Set<GatewayProcess>();
+/** Every process spawned in this test file, ready or not, for the cleanup below. */
+const running = new Set<Pick<GatewayProcess, 'child' | 'output' | 'stop'>>();
 
 /**
  * Spawns the real `node dist/main.js` (built by jest's globalSetup) with only `env`, in `cwd` (by
  * default a new working folder), and waits for its ready line. `nodeArgs` go to node before the script.
  */
-export async function launchGateway(
+export function launchGateway(
   env: Record<string, string>,
   cwd = workingFolder(),
   nodeArgs: string[] = [],
 ): Promise<GatewayProcess> {
-  let output = '';
+  return spawnGateway(env, cwd, nodeArgs).ready;
+}
+
+/**
+ * launchGateway without the wait: the process at once, to be signalled while it starts, and
+ * `ready` once it has printed its ready line (rejected, with its output, if it exits first).
+ */
+export function spawnGateway(
+  env: Record<string, string>,
+  cwd = workingFolder(),
+  nodeArgs: string[] = [],
+): Pick<GatewayProcess, 'child' | 'output'> & { ready: Promise<GatewayProcess> } {
+  let text = '';
   const child = spawn(process.execPath, [...nodeArgs, main], {
     cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  await new Promise<void>((resolve, reject) => {
+  child.stdout?.on('data', (c: Buffer) => (text += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (text += c.toString()));
+  const output = () => text;
+  const stop = () => {
+    // A process ended by a signal (SIGKILL in a test) keeps exitCode null: it has exited all the same.
+    if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    return exited;
+  };
+  running.add({ child, output, stop });
+  const ready = new Promise<void>((resolve, reject) => {
     const check = setInterval(() => {
-      if (/ready: /.test(output)) {
+      if (/ready: /.test(text)) {
         clearInterval(check);
         child.off('exit', failed);
         resolve();
       }
     }, 20);
-    const failed = (code: number | null) => {
+    const failed = (code: number | null, signal: NodeJS.Signals | null) => {
       clearInterval(check);
-      reject(new Error(`gateway exited with ${code}: ${output}`));
+      reject(new Error(`gateway exited with ${code ?? signal}: ${text}`));
     };
     child.once('exit', failed);
+  }).then((): GatewayProcess => {
+    const port = /ready: GraphQL and Apollo Sandbox at http:\/\/[^:]+:(\d+)\/graphql/.exec(text)?.[1];
+    return {
+      child,
+      output,
+      url: `http://127.0.0.1:${port}`,
+      graphqlUrl: `http://127.0.0.1:${port}/graphql`,
+      stop,
+    };
   });
-  const port = /ready: GraphQL and Apollo Sandbox at http:\/\/[^:]+:(\d+)\/graphql/.exec(output)?.[1];
-  const handle: GatewayProcess = {
-    child,
-    output: () => output,
-    url: `http://127.0.0.1:${port}`,
-    graphqlUrl: `http://127.0.0.1:${port}/graphql`,
-    stop: () => {
-      // A process ended by a signal (SIGKILL in a test) keeps exitCode null: it has exited all the same.
-      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-  running.add(handle);
-  return handle;
+  return { child, output, ready };
 }
 
 /**

@@ -75,7 +75,7 @@ export const ARCHIVE_BENEFICIARY = graphql(`
 `);
 
 export const APPROVE_BENEFICIARY = graphql(`
-  mutation ApproveBeneficiary($id: ID!, $expectedDetails: String) {
+  mutation ApproveBeneficiary($id: ID!, $expectedDetails: String!) {
     approveBeneficiary(id: $id, expectedDetails: $expectedDetails) {
       ...BeneficiaryRow
     }

@@ -26,7 +26,7 @@ type Documents = {
     "\n  mutation CreateBeneficiary($input: BeneficiaryInput!) {\n    createBeneficiary(input: $input) {\n      ...BeneficiaryRow\n    }\n  }\n": typeof types.CreateBeneficiaryDocument,
     "\n  mutation UpdateBeneficiary($id: ID!, $input: BeneficiaryInput!) {\n    updateBeneficiary(id: $id, input: $input) {\n      ...BeneficiaryRow\n    }\n  }\n": typeof types.UpdateBeneficiaryDocument,
     "\n  mutation ArchiveBeneficiary($id: ID!) {\n    archiveBeneficiary(id: $id) {\n      ...BeneficiaryRow\n      cancelledPayouts\n    }\n  }\n": typeof types.ArchiveBeneficiaryDocument,
-    "\n  mutation ApproveBeneficiary($id: ID!, $expectedDetails: String) {\n    approveBeneficiary(id: $id, expectedDetails: $expectedDetails) {\n      ...BeneficiaryRow\n    }\n  }\n": typeof types.ApproveBeneficiaryDocument,
+    "\n  mutation ApproveBeneficiary($id: ID!, $expectedDetails: String!) {\n    approveBeneficiary(id: $id, expectedDetails: $expectedDetails) {\n      ...BeneficiaryRow\n    }\n  }\n": typeof types.ApproveBeneficiaryDocument,
     "\n  query Wallet {\n    walletBalance {\n      amount\n      currency\n      asOf\n    }\n  }\n": typeof types.WalletDocument,
     "\n  query Allowance {\n    payoutAllowance {\n      currency\n      maxAmount\n      approvalAbove\n      dailyRemaining\n      userDailyRemaining\n    }\n  }\n": typeof types.AllowanceDocument,
     "\n  query Statement($from: DateTimeISO!, $to: DateTimeISO!) {\n    payoutStatement(from: $from, to: $to) {\n      from\n      to\n      lines {\n        currency\n        status\n        count\n        amount\n      }\n    }\n  }\n": typeof types.StatementDocument,
@@ -61,7 +61,7 @@ const documents: Documents = {
     "\n  mutation CreateBeneficiary($input: BeneficiaryInput!) {\n    createBeneficiary(input: $input) {\n      ...BeneficiaryRow\n    }\n  }\n": types.CreateBeneficiaryDocument,
     "\n  mutation UpdateBeneficiary($id: ID!, $input: BeneficiaryInput!) {\n    updateBeneficiary(id: $id, input: $input) {\n      ...BeneficiaryRow\n    }\n  }\n": types.UpdateBeneficiaryDocument,
     "\n  mutation ArchiveBeneficiary($id: ID!) {\n    archiveBeneficiary(id: $id) {\n      ...BeneficiaryRow\n      cancelledPayouts\n    }\n  }\n": types.ArchiveBeneficiaryDocument,
-    "\n  mutation ApproveBeneficiary($id: ID!, $expectedDetails: String) {\n    approveBeneficiary(id: $id, expectedDetails: $expectedDetails) {\n      ...BeneficiaryRow\n    }\n  }\n": types.ApproveBeneficiaryDocument,
+    "\n  mutation ApproveBeneficiary($id: ID!, $expectedDetails: String!) {\n    approveBeneficiary(id: $id, expectedDetails: $expectedDetails) {\n      ...BeneficiaryRow\n    }\n  }\n": types.ApproveBeneficiaryDocument,
     "\n  query Wallet {\n    walletBalance {\n      amount\n      currency\n      asOf\n    }\n  }\n": types.WalletDocument,
     "\n  query Allowance {\n    payoutAllowance {\n      currency\n      maxAmount\n      approvalAbove\n      dailyRemaining\n      userDailyRemaining\n    }\n  }\n": types.AllowanceDocument,
     "\n  query Statement($from: DateTimeISO!, $to: DateTimeISO!) {\n    payoutStatement(from: $from, to: $to) {\n      from\n      to\n      lines {\n        currency\n        status\n        count\n        amount\n      }\n    }\n  }\n": types.StatementDocument,
@@ -149,7 +149,7 @@ export function graphql(source: "\n  mutation ArchiveBeneficiary($id: ID!) {\n  
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation ApproveBeneficiary($id: ID!, $expectedDetails: String) {\n    approveBeneficiary(id: $id, expectedDetails: $expectedDetails) {\n      ...BeneficiaryRow\n    }\n  }\n"): (typeof documents)["\n  mutation ApproveBeneficiary($id: ID!, $expectedDetails: String) {\n    approveBeneficiary(id: $id, expectedDetails: $expectedDetails) {\n      ...BeneficiaryRow\n    }\n  }\n"];
+export function graphql(source: "\n  mutation ApproveBeneficiary($id: ID!, $expectedDetails: String!) {\n    approveBeneficiary(id: $id, expectedDetails: $expectedDetails) {\n      ...BeneficiaryRow\n    }\n  }\n"): (typeof documents)["\n  mutation ApproveBeneficiary($id: ID!, $expectedDetails: String!) {\n    approveBeneficiary(id: $id, expectedDetails: $expectedDetails) {\n      ...BeneficiaryRow\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

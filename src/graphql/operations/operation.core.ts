@@ -270,7 +270,14 @@ export class OperationConnection {
     if (!operation) return { errors: refusal(badRequest('The document names no operation to run')) };
     const notCarried = carries?.(operation.operation);
     if (notCarried) return { errors: refusal(notCarried) };
-    const refused = await operationRefusal(rateLimit, this.principal, operation, checked.document, request.variables);
+    const refused = await operationRefusal(
+      rateLimit,
+      this.principal,
+      schema,
+      operation,
+      checked.document,
+      request.variables,
+    );
     if (refused) return { errors: refusal(refused.error) };
     metrics.operations.inc({
       operation: metrics.operationLabels.label(operation.name?.value),

@@ -58,12 +58,21 @@ const ENTITY_SCOPES: Readonly<Record<string, readonly Scope[]>> = {
 
 type Variables = Readonly<Record<string, unknown>> | null | undefined;
 
-/** The `__typename`s an `_entities` field asks for, from its literal or its variables; payouts:read for anything else. */
-function entityScopes(field: FieldNode, variables: Variables): (readonly Scope[])[] {
+/**
+ * The representations an `_entities` field asks for, from its literal or its variables (as coerced:
+ * defaults included, operation.checks.ts); one value stands for a list of one, as GraphQL coerces it.
+ */
+export function representationsOf(field: FieldNode, variables: Variables): unknown[] {
   const argument = field.arguments?.find((a) => a.name.value === 'representations');
-  const value = argument ? valueFromASTUntyped(argument.value, variables ?? undefined) : undefined;
+  const value: unknown = argument ? valueFromASTUntyped(argument.value, variables ?? undefined) : undefined;
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** The scopes of the `__typename`s an `_entities` field asks for; payouts:read for anything else. */
+function entityScopes(field: FieldNode, variables: Variables): (readonly Scope[])[] {
   const typenames = new Set(
-    (Array.isArray(value) ? value : [value]).map((r) => (r as { __typename?: unknown })?.__typename),
+    representationsOf(field, variables).map((r) => (r as { __typename?: unknown } | null)?.__typename),
   );
   return [...typenames].map((t) =>
     typeof t === 'string' && Object.hasOwn(ENTITY_SCOPES, t) ? ENTITY_SCOPES[t] : [SCOPES.read],

@@ -91,14 +91,14 @@ export class BeneficiaryResolver {
 
   @Mutation(() => Beneficiary, {
     description:
-      'Approves its new name or account details; not by the person who set them (FORBIDDEN). With expectedDetails (its detailsFingerprint as you saw it), details changed since are STALE_APPROVAL and nothing is approved. Needs payouts:approve.',
+      'Approves its new name or account details; not by the person who set them (FORBIDDEN). expectedDetails is its detailsFingerprint as you saw it: details changed since are STALE_APPROVAL and nothing is approved. Needs payouts:approve.',
   })
   async approveBeneficiary(
     @Arg('id', () => ID) id: string,
-    @Arg('expectedDetails', () => String, { nullable: true }) expectedDetails: string | null,
+    @Arg('expectedDetails', () => String) expectedDetails: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<Beneficiary> {
-    const approved = await ctx.service.approveBeneficiary(ctx.merchant, id, ctx.actor, expectedDetails ?? undefined);
+    const approved = await ctx.service.approveBeneficiary(ctx.merchant, id, ctx.actor, expectedDetails);
     return toBeneficiaryView(approved, true);
   }
 

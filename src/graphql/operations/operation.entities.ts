@@ -1,0 +1,25 @@
+import { DocumentNode, OperationDefinitionNode } from 'graphql';
+import { GatewayError } from '../../disbursements/disbursement.errors';
+import { tooManyRepresentations } from '../request.errors';
+import { representationsOf, rootFields } from './operation.scopes';
+
+/** Representations one operation may ask `_entities` for in all, whatever its aliases: as many ids as `disbursements(referenceIds:)` takes. */
+const MAX_REPRESENTATIONS_PER_OPERATION = 100;
+
+/**
+ * Every transport's check, before any resolver runs: an operation whose `_entities` fields ask for
+ * more than MAX_REPRESENTATIONS_PER_OPERATION representations in all is refused whole, so nothing
+ * is read. Each representation is a read, bounded as a list of ids is, whatever carries it.
+ */
+export function entitiesRefusal(
+  operation: OperationDefinitionNode,
+  document: DocumentNode,
+  variables: Readonly<Record<string, unknown>>,
+): GatewayError | undefined {
+  let count = 0;
+  for (const field of rootFields(operation, document))
+    if (field.name.value === '_entities') count += representationsOf(field, variables).length;
+  return count > MAX_REPRESENTATIONS_PER_OPERATION
+    ? tooManyRepresentations(count, MAX_REPRESENTATIONS_PER_OPERATION)
+    : undefined;
+}
