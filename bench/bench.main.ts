@@ -85,13 +85,12 @@ async function main(): Promise<void> {
   try {
     const runs = (part: BenchPart) => (settings.only === undefined && part !== 'memory') || settings.only === part;
     if (runs('memory')) {
-      const successfulStub = await startChild(STUB_CHILD, { BENCH_STUB_STATUS: 'Successful' });
+      // A provider slow to settle: every payout stays Pending, so the rechecker keeps asking about them.
+      const pendingStub = await startChild(STUB_CHILD, { BENCH_STUB_STATUS: 'Pending', BENCH_STUB_KEEPS_PENDING: '1' });
       try {
-        parts.push(
-          await attempt('5. Memory', () => runMemoryBench(settings, startGateway, successfulStub.url, ids, log)),
-        );
+        parts.push(await attempt('5. Memory', () => runMemoryBench(settings, startGateway, pendingStub.url, ids, log)));
       } finally {
-        await successfulStub.close();
+        await pendingStub.close();
       }
     }
     if (runs('mutation')) {

@@ -32,8 +32,9 @@ async function held(gatewayUrl: string, referenceId: string): Promise<boolean> {
 
 /**
  * Part 5 (`npm run bench -- memory`): the gateway's memory after many payouts stored in its
- * default store (an embedded SQLite file, records kept forever). The stub answers every create
- * Successful, as settled payouts would. Records live on disk, so RSS should stay flat.
+ * default store (an embedded SQLite file, records kept forever). The stub keeps every payout Pending,
+ * as a provider slow to settle would, and says so when asked: a backlog the rechecker keeps asking
+ * about. Records live on disk, so RSS should stay flat however many wait.
  */
 export async function runMemoryBench(
   settings: BenchSettings,
@@ -134,7 +135,7 @@ export async function runMemoryBench(
         },
       ],
       notes: [
-        `The gateway with its defaults (the embedded SQLite store in a new file, LOG_LEVEL info), a client token and the quota off, node flags: ${nodeFlags.length > 0 ? nodeFlags.join(' ') : 'none'}, pointed at the provider stub answering every create Successful; ${connections} connections; every payout a new referenceId; ${byTime ? `creates at full speed for ${fmt(seconds, 0)} s, sampled every ${fmt(sliceSeconds, 0)} s` : `${fmt(payouts, 0)} payouts, sampled every ${fmt(sampleEvery, 0)}`}.`,
+        `The gateway with its defaults (the embedded SQLite store in a new file, LOG_LEVEL info), a client token and the quota off, node flags: ${nodeFlags.length > 0 ? nodeFlags.join(' ') : 'none'}, pointed at a provider stub that keeps every payout Pending and answers each status check so (the rechecker keeps asking); ${connections} connections; every payout a new referenceId; ${byTime ? `creates at full speed for ${fmt(seconds, 0)} s, sampled every ${fmt(sliceSeconds, 0)} s` : `${fmt(payouts, 0)} payouts, sampled every ${fmt(sampleEvery, 0)}`}.`,
         `After the run the oldest payout was ${oldestHeld ? 'still there' : 'missing'} and the newest ${newestHeld ? 'there' : 'missing'}.`,
         `Creates/s: ${fmt(early, 0)} in the first fifth of the run (after the first batch), ${fmt(late, 0)} in the last fifth.`,
         byTime

@@ -9,10 +9,22 @@ import { failStart, serveHttpToParent } from './child.ipc';
  * the gateway there.
  */
 const STATUS = process.env.BENCH_STUB_STATUS ?? 'Pending';
+/**
+ * BENCH_STUB_KEEPS_PENDING=1: a provider slow to settle, which keeps every payout Pending and says so
+ * when asked, whatever the referenceId, with the amount and account every bench payout has (it stores
+ * nothing all the same); else a check is answered 404.
+ */
+const KEEPS_PENDING = process.env.BENCH_STUB_KEEPS_PENDING === '1';
 const STATUS_PATH = '/api/v1/disbursements/check-status';
 
 function notHeld(url: URL, res: ServerResponse): void {
-  const message = `No disbursement found with referenceId ${url.searchParams.get('referenceId') ?? ''}`;
+  const referenceId = url.searchParams.get('referenceId') ?? '';
+  if (KEEPS_PENDING) {
+    const body = { referenceId, status: 'Pending', amount: 150.75, currency: 'ZMW', accountNumber: '260971234567' };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...body, type: 'Disbursement' }));
+    return;
+  }
+  const message = `No disbursement found with referenceId ${referenceId}`;
   res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 404, message }));
 }
 
