@@ -80,7 +80,7 @@ export const DECLARED_TABLES: readonly DeclaredTable[] = [
     gateway: 'write',
     columns: PAYOUTS_TABLE_COLUMNS,
     primaryKey: ['merchant_id', 'reference_id'],
-    indexes: ['payouts_history', 'payouts_due', 'payouts_final'],
+    indexes: ['payouts_history', 'payouts_due', 'payouts_final', 'payouts_due_kind'],
   },
   {
     name: 'merchant_heads',

@@ -183,6 +183,15 @@ UPDATE payouts SET due_kind = CASE status
   WHERE due_at IS NOT NULL;
 `;
 
+/**
+ * What is due, by its kind then its time: the metrics count the payouts scheduled, and those the gateway
+ * sends again, from a range of this index rather than a scan of every payout with a due time (a
+ * backlog of payouts waiting to be checked can be a million rows).
+ */
+const dueByKind = () => `
+CREATE INDEX payouts_due_kind ON payouts (due_kind, due_at) WHERE due_at IS NOT NULL;
+`;
+
 /** The merchants' beneficiary books (docs/beneficiaries.md). */
 const beneficiaryTables = ({ text, bigint }: SchemaDialect) => `
 -- One row per beneficiary: the record as JSON text, and the columns the book's queries need.
@@ -239,4 +248,5 @@ export const MIGRATIONS: readonly Migration[] = [
     shared: contentKeyedAudit,
   },
   { version: 11, name: 'audit key ids on entries and checkpoints', shared: auditKeyIds },
+  { version: 12, name: 'what is due, by its kind: the waiting work counted from an index', shared: dueByKind },
 ];

@@ -1,7 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { auditEvent, AuditAction, keyed } from '../../src/disbursements/audit.entry';
 import { compile, preparedName, sql } from '../../src/database/sql.dialect';
+import { openSqlite } from '../../src/database/sqlite.open';
+import { waitingWork } from '../../src/store/shared.statements';
+import { sqlFor } from '../../src/store/store.read';
 import { payoutColumns } from '../../src/store/payout.row';
 import {
   appendStatement,
@@ -106,6 +110,25 @@ describe('the store’s rules, over every variant', () => {
       const { text } = compile(statement, 'postgres');
       const appends = text.includes('audit_append(');
       expect([appends, /FROM audited\)::int AS appended/.test(text)]).toEqual([appends, appends]);
+    }
+  });
+
+  it('counts the waiting work for /metrics from ranges of the due indexes, never a scan of every payout', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payout-gateway-plans-'));
+    const file = openSqlite(join(dir, 'gateway.sqlite'));
+    try {
+      const plans = waitingWork(Date.now(), ['m']).statements.map(({ sql: statement }) => {
+        const { text, values } = compile(sqlFor(statement, 'sqlite'), 'sqlite');
+        const rows = file.db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...values) as { detail: string }[];
+        return rows.map((r) => r.detail).join('; ');
+      });
+      expect(plans[0]).toMatch(/USING INDEX payouts_due_kind \(due_kind=/);
+      expect(plans[1]).toMatch(/USING INDEX payouts_due_kind \(due_kind=/);
+      expect(plans[2]).toMatch(/USING INDEX payouts_due \(due_at/);
+      for (const plan of plans) expect(plan).not.toMatch(/SCAN payouts(?! USING)/);
+    } finally {
+      file.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
