@@ -1,4 +1,4 @@
-import { act, screen, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { AuditScreen } from '../src/audit/audit.screen';
 import { BeneficiariesScreen } from '../src/beneficiaries/beneficiaries.screen';
 import { FinanceScreen } from '../src/finance/finance.screen';
@@ -43,6 +43,26 @@ describe('the Scheduled screen', () => {
     act(() => api.push('PayoutChanges', change(scheduled)));
     const row = await screen.findByRole('row', { name: /later-1/ });
     expect(within(row).getByRole('button', { name: 'Cancel later-1' })).toBeTruthy();
+  });
+});
+
+describe('the sends the gateway will finish', () => {
+  it('lists, under Scheduled, a scheduled payout whose send has no known outcome, until it settles', async () => {
+    let unknown = [
+      payout({ referenceId: 'cut-1', status: 'UNKNOWN', sendAt: '2026-01-05T09:00:00.000Z', sendsAgain: true }),
+      payout({ referenceId: 'client-1', status: 'UNKNOWN', sendsAgain: false }),
+    ];
+    const api = new FakeApi()
+      .answer('PayoutList', (variables) => page(JSON.stringify(variables).includes('UNKNOWN') ? unknown : []))
+      .stream('PayoutChanges');
+    renderWith(api, <ScheduledScreen />, EVERYTHING);
+    const section = await screen.findByRole('region', { name: 'Due, to be sent again' });
+    expect(within(section).getByRole('row', { name: /cut-1/ })).toBeTruthy();
+    expect(within(section).queryByRole('row', { name: /client-1/ })).toBeNull();
+    const settled = payout({ referenceId: 'cut-1', status: 'PENDING', sendAt: '2026-01-05T09:00:00.000Z' });
+    unknown = [];
+    act(() => api.push('PayoutChanges', change(settled)));
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Due, to be sent again' })).toBeNull());
   });
 });
 
