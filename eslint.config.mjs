@@ -3,7 +3,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'dist-bench/', 'coverage/', 'test-artifacts/', '*.js', '*.mjs', '*.cjs'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'dist-bench/',
+      'coverage/',
+      'test-artifacts/',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
