@@ -214,7 +214,7 @@ export class MerchantRegistry {
     return earlier === undefined ? undefined : this.byId(earlier);
   }
 
-  /** Every form of every merchant's secrets (config.secrets.ts: keys, client tokens, callback path tokens, webhook secrets), for redaction. */
+  /** Every form of every merchant's secrets, as config.secrets.ts declares them, for redaction. */
   secrets(): string[] {
     return this.state.secretValues;
   }
