@@ -1,13 +1,13 @@
 // The arrows of the house (docs/architecture.md): from the edges toward the domain, never back.
 // `npm test` runs it; a violating import fails the build.
 const domain = '^src/disbursements/';
-const base = '^src/(observability|http|database)/|^src/config([.]settings)?[.]ts$';
+const base = '^src/(observability|http|database)/|^src/config([.](settings|secrets))?[.]ts$';
 const adapters = '^src/(store|events|upstream|relay|auth|callbacks|sandbox)/';
 const edges = '^src/(graphql|console|exports)/';
 // Start-up wiring: the files at the top of src/ (app.ts and its app.*.ts steps, main.ts) but
-// config.ts and config.settings.ts, the storage each engine assembles from the adapters (src/storage/), and every `*.main.ts` entry point.
+// config.ts, config.settings.ts and config.secrets.ts, the storage each engine assembles from the adapters (src/storage/), and every `*.main.ts` entry point.
 const wiring = '^src/[^/]+[.]ts$|^src/storage/|[.]main[.]ts$';
-const config = '^src/config([.]settings)?[.]ts$';
+const config = '^src/config([.](settings|secrets))?[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -18,7 +18,7 @@ const gateway = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    // jose 6 ships only ES modules; Node 20.19 can require() them, Jest's module loader cannot.
+    // jose 6 ships only ES modules; Node 22 and 24 can require() them, Jest's module loader cannot.
     '/node_modules/jose/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
     '^.+\\.ts$': swc('ts'),
   },

@@ -3,9 +3,10 @@ import { AuditCheckpointer } from './audit/audit.checkpointer';
 import { CheckpointWitness } from './audit/audit.witness';
 import { LoadedAuditKeys, loadAuditKeys } from './audit/audit.keys.load';
 import { DEV_KEY_FILE, loadOrCreateDevKey } from './auth/jwt.dev-key';
-import { MerchantRegistry, webhookSecretForms } from './auth/merchant.registry';
+import { MerchantRegistry } from './auth/merchant.registry';
 import { Config, ConfigError } from './config';
-import { databasePassword, shownTarget } from './database/database.target';
+import { SECRETS } from './config.secrets';
+import { shownTarget } from './database/database.target';
 import { EntryKey } from './disbursements/audit.entry';
 import { DisbursementService } from './disbursements/disbursement.service';
 import { loadManifest } from './graphql/operations/trusted-documents.manifest';
@@ -80,23 +81,18 @@ export async function startApp(opts: AppOptions): Promise<App> {
       : [opts.config.sandbox.webhookSecret ?? `whsec_${randomBytes(24).toString('base64')}`]
     : opts.config.webhookSecrets;
   const merchants = MerchantRegistry.fromConfig(opts.config, embedded || opts.trustedProvider === true);
-  const dbPassword = databasePassword(opts.config.database);
-  const ownerPassword =
-    opts.config.databaseOwnerUrl && databasePassword({ engine: 'postgres', url: opts.config.databaseOwnerUrl });
   const audit = await loadAuditKeys(opts.config);
-  const secrets = new SecretList([
-    ...merchants.secrets(),
-    ...audit.secrets,
-    ...(dbPassword ? [dbPassword] : []),
-    ...(ownerPassword ? [ownerPassword] : []),
-    ...webhookSecretForms(webhookSecrets),
-    ...webhookSecretForms(opts.config.relay.secrets),
-    ...(opts.config.trustedDocuments?.routerTokens ?? []),
-    ...(opts.config.audit.witnessToken ? [opts.config.audit.witnessToken] : []),
-  ]);
-  const logger = createLogger({ level: opts.config.logLevel, secrets, destination: opts.logDestination });
   // The embedded sandbox doubles as a development identity provider: `npm run token` signs with this key.
   const devKey = embedded ? await loadOrCreateDevKey() : undefined;
+  // What the settings and the merchants hold, and what this start made or read from a file (config.secrets.ts).
+  const secrets = new SecretList([
+    ...opts.config.secrets,
+    ...merchants.secrets(),
+    ...audit.secrets,
+    ...webhookSecrets.flatMap(SECRETS.webhookSecrets.forms),
+    ...(devKey?.privateJwk.d ? SECRETS.developmentJwtKey.forms(devKey.privateJwk.d) : []),
+  ]);
+  const logger = createLogger({ level: opts.config.logLevel, secrets, destination: opts.logDestination });
   const sandbox = embedded
     ? await startSandbox({
         ...opts.config.sandbox,
@@ -154,8 +150,7 @@ async function openStorage(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // Written and percent-encoded: a driver message may echo the URL.
-    const owner = config.databaseOwnerUrl && databasePassword({ engine: 'postgres', url: config.databaseOwnerUrl });
-    const reason = redactSecrets(message, secretForms([databasePassword(config.database) ?? '', owner || '']));
+    const reason = redactSecrets(message, secretForms(config.secrets));
     throw new ConfigError(`Cannot open the database of DATABASE_URL (${shown}): ${reason}`);
   }
   logger.info(`records kept in the ${shown}`);

@@ -396,3 +396,6 @@ export const envSchema = z.object({
   ...operations,
   ...sandbox,
 });
+
+/** The settings as validated: each by its name. */
+export type Settings = z.output<typeof envSchema>;

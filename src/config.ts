@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { DatabaseTarget, databaseTarget, defaultCheckpointFile } from './database/database.target';
 import { z } from 'zod';
+import { settingSecrets } from './config.secrets';
 import { envSchema } from './config.settings';
 
 /** A setting that stops startup; its message is the one line printed. */
@@ -75,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database,
     databaseOwnerUrl: owner?.engine === 'postgres' ? owner.url : undefined,
     retiredSettings: retiredRedis(blanksRemoved, database),
+    secrets: settingSecrets(e),
   };
 }
 
@@ -178,6 +180,8 @@ export type Config = ReturnType<typeof toConfig> & {
   databaseOwnerUrl?: string;
   /** Said once at startup when a retired setting is still set, but harmless. */
   retiredSettings?: string;
+  /** Every form of every secret the settings hold (config.secrets.ts), for the logger and the scrubbers. */
+  secrets: string[];
 };
 export type SandboxConfig = Config['sandbox'];
 export type JwtConfig = Config['jwt'];

@@ -1,4 +1,5 @@
 import { Config } from '../config';
+import { SECRETS } from '../config.secrets';
 import { AuditKeyRing, auditSigningKeys } from '../disbursements/audit.keys';
 import { DEV_AUDIT_KEY_FILE, loadOrCreateDevAuditKey } from './audit.dev-key';
 
@@ -18,22 +19,6 @@ export async function loadAuditKeys(config: Config): Promise<LoadedAuditKeys> {
   return {
     keys,
     developmentFile: config.audit.signingKey ? undefined : DEV_AUDIT_KEY_FILE,
-    secrets: auditKeySecrets(pem, keys),
+    secrets: SECRETS.auditSigningKey.forms(pem),
   };
-}
-
-/**
- * Every form in which a key could leak: each PEM's body lines and body whole, and each chain key in
- * hex and base64.
- */
-function auditKeySecrets(pem: string, keys: AuditKeyRing): string[] {
-  const blocks = pem.split(/-----END [A-Z ]+-----/);
-  const bodies = blocks.map((block) =>
-    block.split('\n').filter((line) => line.trim().length > 0 && !line.startsWith('-----')),
-  );
-  return [
-    ...bodies.flat(),
-    ...bodies.filter((body) => body.length > 0).map((body) => body.join('')),
-    ...keys.flatMap((k) => [k.chainKey.toString('hex'), k.chainKey.toString('base64')]),
-  ];
 }

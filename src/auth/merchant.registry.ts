@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Config, ConfigError } from '../config';
+import { merchantSecrets } from '../config.secrets';
 import { Merchant } from '../disbursements/disbursement.ports';
 import { MerchantChanges } from '../disbursements/merchants.reload';
 import { Actor, ANONYMOUS } from '../disbursements/payout.controls';
@@ -78,10 +79,9 @@ function stateOf(merchants: MerchantSpec[]): State {
     byCallbackToken,
     byMerchantId,
     fingerprints: new Map(merchants.map((m) => [m.id, digest(JSON.stringify(m)).toString('hex')])),
-    // The callback token and webhook secret authenticate the provider's callbacks: credentials like the others.
-    secretValues: merchants
-      .flatMap((m) => [m.apiKey, ...m.clientTokens.map((t) => t.token), ...webhookSecretForms(m.webhookSecret)])
-      .concat([...byCallbackToken.keys()]),
+    secretValues: merchants.flatMap((m, i) =>
+      merchantSecrets({ ...m, callbackToken: entries[i].merchant.callbackToken }),
+    ),
   };
 }
 
@@ -214,15 +214,8 @@ export class MerchantRegistry {
     return earlier === undefined ? undefined : this.byId(earlier);
   }
 
-  /** Every merchant key, client token, callback path token and merchant webhook secret, for redaction. */
+  /** Every form of every merchant's secrets, as config.secrets.ts declares them, for redaction. */
   secrets(): string[] {
     return this.state.secretValues;
   }
-}
-
-/** Each `whsec_` secret as written, and its key part alone (what a leak of the decoded value would start from). */
-export function webhookSecretForms(secrets: readonly string[] | undefined): string[] {
-  return (secrets ?? []).flatMap((secret) =>
-    secret.startsWith('whsec_') ? [secret, secret.slice('whsec_'.length)] : [secret],
-  );
 }

@@ -1,6 +1,6 @@
 import { readDevAuditKey } from '../audit/audit.dev-key';
 import { Config } from '../config';
-import { databasePassword, DatabaseTarget, onEngine, shownTarget } from '../database/database.target';
+import { DatabaseTarget, onEngine, shownTarget } from '../database/database.target';
 import { postgresPool } from '../database/postgres.open';
 import { readSqlite } from '../database/sqlite.open';
 import { AuditKeyRing, auditSigningKeys } from '../disbursements/audit.keys';
@@ -33,14 +33,13 @@ function open(target: DatabaseTarget): AuditLogReader {
  */
 export async function withAuditLog<T>(config: Config, use: (reader: AuditLogReader) => Promise<T>): Promise<T> {
   const target = config.database;
-  const password = databasePassword(target);
   let reader: AuditLogReader | undefined;
   try {
     reader = open(target);
     return await use(reader);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const reason = redactSecrets(message, secretForms([password ?? '']));
+    const reason = redactSecrets(message, secretForms(config.secrets));
     throw new UsageError(`Cannot read the database of DATABASE_URL (${shownTarget(target)}): ${reason}`);
   } finally {
     await reader?.close();

@@ -1,4 +1,5 @@
-import { databasePassword, databaseTarget, DatabaseTarget, shownTarget } from '../database/database.target';
+import { SECRETS } from '../config.secrets';
+import { databaseTarget, DatabaseTarget, shownTarget } from '../database/database.target';
 import { redactSecrets, secretForms } from '../observability/secret.redaction';
 
 /** A mistake in how the command was called, or a refusal: one line, exit 2. */
@@ -20,8 +21,8 @@ export function runDatabaseCommand(usage: string, work: (target: DatabaseTarget,
     } catch (error) {
       if (error instanceof CommandError) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      const owner = databaseTarget(process.env.DATABASE_OWNER_URL ?? '');
-      const passwords = [databasePassword(target) ?? '', (owner && databasePassword(owner)) ?? ''];
+      const urls = [process.env.DATABASE_URL, process.env.DATABASE_OWNER_URL];
+      const passwords = urls.flatMap((url) => (url ? SECRETS.databasePasswords.forms(url) : []));
       const reason = redactSecrets(message, secretForms(passwords));
       throw new CommandError(`The database of DATABASE_URL (${shownTarget(target)}): ${reason}`);
     }

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, constants, fstatSync, mkdirSync, openSync, realpathSync, Stats, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { flockSync } from 'fs-ext';
+import { lockExclusive } from './file.flock';
 import { GroupCommit } from './sqlite.group-commit';
 import { WAL_LIMIT_BYTES, WAL_STOP_BYTES, WalBound } from './sqlite.wal';
 import { migrateSqlite } from './schema.migrate';
@@ -138,15 +138,9 @@ interface Hold {
   release(): void;
 }
 
-/** LOCK_EX|LOCK_NB on an open descriptor; EAGAIN (held through another descriptor) is the file in use. */
+/** LOCK_EX|LOCK_NB on an open descriptor; held through another descriptor, the file is in use. */
 function lockOrRefuse(fd: number, path: string): void {
-  try {
-    flockSync(fd, 'exnb');
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === 'EAGAIN' || code === 'EWOULDBLOCK') throw new DatabaseInUseError(path);
-    throw error;
-  }
+  if (!lockExclusive(fd)) throw new DatabaseInUseError(path);
 }
 
 /**

@@ -1,39 +1,48 @@
 import { createHash, createHmac, randomFillSync } from 'node:crypto';
 import { Disbursement, DisbursementStatus } from './disbursement.model';
 
-/** Every decision and event about money the audit trail records, one entry each. */
-export const AuditAction = {
-  CREATE_REQUESTED: 'CREATE_REQUESTED',
-  HELD: 'HELD',
-  /** Stored to be sent at its sendAt. */
-  SCHEDULED: 'SCHEDULED',
-  APPROVED: 'APPROVED',
-  REJECTED: 'REJECTED',
-  CANCELLED: 'CANCELLED',
-  EXPIRED: 'EXPIRED',
-  LIMIT_REFUSED: 'LIMIT_REFUSED',
-  SENT: 'SENT',
-  PROVIDER_ANSWERED: 'PROVIDER_ANSWERED',
-  CALLBACK: 'CALLBACK',
-  STATUS_CHECKED: 'STATUS_CHECKED',
-  RECONCILED: 'RECONCILED',
-  /** Retention (RECORD_RETENTION_SECONDS) removed the final payout's record; its entries stay. */
-  RECORD_REMOVED: 'RECORD_REMOVED',
-  EXPORTED: 'EXPORTED',
-  /** A payout decided earlier was not sent at its time or approval: its record differs from its keyed request. */
-  SEND_REFUSED: 'SEND_REFUSED',
-  /** A beneficiary added to the book (docs/beneficiaries.md); `detail` names it, account number masked. */
-  BENEFICIARY_CREATED: 'BENEFICIARY_CREATED',
-  /** Its name or account details changed: old and new, account numbers masked. */
-  BENEFICIARY_CHANGED: 'BENEFICIARY_CHANGED',
-  BENEFICIARY_APPROVED: 'BENEFICIARY_APPROVED',
-  BENEFICIARY_ARCHIVED: 'BENEFICIARY_ARCHIVED',
-  /** The merchants' configuration reloaded by the operator: `detail` says which merchants it added, changed and removed, never a credential. */
-  MERCHANTS_RELOADED: 'MERCHANTS_RELOADED',
-  /** The gateway started with another audit key in use than the one that signed this merchant's newest checkpoint (audit.key-change.ts). */
-  AUDIT_KEY_CHANGED: 'AUDIT_KEY_CHANGED',
+/**
+ * Every action an audit entry records, and when: the one list, from which the GraphQL enum `AuditAction`
+ * and its descriptions are generated (src/graphql/schema/audit.type.ts); docs/audit-and-reconciliation.md's
+ * table names the same actions (a test compares).
+ */
+export const AUDIT_ACTIONS = {
+  CREATE_REQUESTED: 'a create was accepted for sending (or holding)',
+  HELD: 'the payout controls held it for approval, at its request or at its send',
+  SCHEDULED: 'it was stored to be sent at its `sendAt`',
+  APPROVED: 'a second person approved it (written before its send)',
+  REJECTED: 'an approver refused it; never sent',
+  CANCELLED:
+    'its requester (or an approver) withdrew it, anyone of the merchant a scheduled one, or its beneficiary was archived before its send; never sent',
+  EXPIRED: 'nobody approved it in time, or a scheduled one was not sent within its late limit; never sent',
+  LIMIT_REFUSED:
+    '`maxAmount`, `dailyLimit` or `userDailyLimit` refused it at its request (nothing stored or sent), or `maxAmount` at its send (CANCELLED, never sent)',
+  SENT: 'the create left the gateway (`at`: when); `detail` says when no answer came',
+  PROVIDER_ANSWERED:
+    'the provider answered the create (its status), refused it, or could not be reached (`detail` says which)',
+  CALLBACK: 'a callback changed the payout (signed, or confirmed by check-status)',
+  STATUS_CHECKED: 'a status check changed it (a refresh, the status rechecker, a callback the provider contradicted)',
+  RECONCILED: "a reconciliation run took the provider's final status",
+  RECORD_REMOVED:
+    "retention (`RECORD_RETENTION_SECONDS`) removed the final payout's record; `status` null, its entries stay",
+  EXPORTED: 'someone exported payouts (the window and the row count)',
+  SEND_REFUSED:
+    'at its approval or send, its record was not what was requested and decided (its seal, its trail says it ended, or no decision lets it go): CANCELLED, never sent; `audit:verify` reports it',
+  BENEFICIARY_CREATED: 'a beneficiary was added to the book; `detail` names it, account masked',
+  BENEFICIARY_CHANGED:
+    'its name or account details changed: old and new in `detail`, account numbers masked to the last four',
+  BENEFICIARY_APPROVED: 'a second person approved its new account details',
+  BENEFICIARY_ARCHIVED: 'it was archived; it can never be paid again',
+  MERCHANTS_RELOADED:
+    'the operator reloaded `MERCHANTS_FILE` (`SIGHUP`) and it touched this merchant: the ids added, changed, removed (never a credential)',
+  AUDIT_KEY_CHANGED:
+    "the gateway started with another audit key in use than the one that signed this merchant's newest checkpoint: both key ids",
 } as const;
-export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
+export type AuditAction = keyof typeof AUDIT_ACTIONS;
+/** Each action by its name, as an enum: `AuditAction.SENT`. */
+export const AuditAction = Object.fromEntries(Object.keys(AUDIT_ACTIONS).map((action) => [action, action])) as {
+  readonly [A in AuditAction]: A;
+};
 
 /** An entry as the domain writes it; the store gives it its place in the chain. */
 export interface AuditDraft {

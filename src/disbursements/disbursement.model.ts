@@ -197,7 +197,7 @@ export interface Disbursement {
   due?: Due;
   /**
    * Until when one replica's due loop holds it (ISO): no other takes it meanwhile. Any write that sets
-   * what is due next ends it (`dueNext`).
+   * what is due next ends it (`nextDue`, `withDueNext`).
    */
   leasedUntil?: string;
   /** Status checks made by the rechecker so far, for its backoff. */

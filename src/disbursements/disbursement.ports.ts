@@ -190,9 +190,9 @@ export interface DisbursementStore {
   latestChange(merchantId: string): Promise<string>;
   /**
    * Requests the store has sent to the database so far, reads and writes alike. On PostgreSQL each
-   * round trip is one: a statement, and a transaction's BEGIN and COMMIT each (taking an idle
-   * pooled connection is none). SQLite, with no round trips, counts each read call and each write
-   * (its savepoint in a group commit) as one. A batched read (`getMany`) is one.
+   * round trip is one: every statement, each in autocommit (the store opens no transaction; taking
+   * an idle pooled connection is none). SQLite, with no round trips, counts each read call and each
+   * write (its savepoint in a group commit) as one. A batched read (`getMany`) is one.
    */
   readonly databaseCalls: number;
   /** Whether the store answers; false while its backing service is unreachable. */

@@ -8,7 +8,7 @@ export type { Logger };
 
 export interface LoggerOptions {
   level: string;
-  /** Merchant keys and client tokens: removed from every line, whatever field they hide in (those a reload adds too). */
+  /** Every secret the gateway holds (src/config.secrets.ts): removed from every line, whatever field it hides in (those a reload adds too). */
   secrets: SecretList | readonly string[];
   /** Where lines go; default stdout (pino's own sonic-boom writer), human-readable when it is a terminal. */
   destination?: NodeJS.WritableStream;

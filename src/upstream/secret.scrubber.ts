@@ -2,8 +2,8 @@ import { ProviderRecord } from '../disbursements/disbursement.model';
 import { redactSecrets, SecretList } from '../observability/secret.redaction';
 
 /**
- * Removes every secret the gateway holds (merchant keys, client tokens, webhook and relay secrets,
- * callback path tokens) from text that comes from the provider, at the door: create and
+ * Removes every secret the gateway holds (each kind src/config.secrets.ts declares) from text that
+ * comes from the provider, at the door: create and
  * check-status answers, callbacks and error bodies are scrubbed before anything else reads them,
  * so the store, events, history, relays and logs never see a secret a provider echoed back.
  */

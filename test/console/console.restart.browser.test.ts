@@ -167,7 +167,7 @@ describeBrowser('the console across a gateway restart', () =>
           (text) => (JSON.parse(text) as { payload: { variables: { after: string | null } } }).payload.variables.after,
         );
         expect(after.length).toBeGreaterThanOrEqual(2);
-        // A cursor is a change-log position and its MAC.
+        // A cursor is a change-log position and its MAC (change-log.feed.ts).
         expect(after.at(-1)).toEqual(expect.stringMatching(/^\d+\.[\w-]+$/));
         expect(seen.errors).toEqual([]);
         expect(pageErrors).toEqual([]);

@@ -66,8 +66,8 @@ function outageAfterFinalWrite(
 }
 
 /**
- * A bank payout with a callbackUrl; the database goes away right after its final write commits and
- * comes back `downMs` later. Its client's endpoint must receive the final record exactly once.
+ * A bank payout with a callbackUrl; the database goes away (`down`) right after its final write commits
+ * and comes back (`up`) a moment later. Its client's endpoint must receive the final record exactly once.
  */
 async function relayedOnceAcrossOutage(
   stack: Stack,

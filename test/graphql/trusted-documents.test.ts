@@ -310,6 +310,40 @@ describe('TRUSTED_DOCUMENTS (enforce, the default)', () => {
   });
 });
 
+describe('TRUSTED_DOCUMENTS_ROUTER_TOKENS, rotated as docs/operations.md says', () => {
+  const NEW = `router-new-${randomUUID()}`;
+  const OLD = `router-old-${randomUUID()}`;
+  /** UNLISTED over HTTP, with `token` as x-router-token (or none): the code it is refused with, or 'ran'. */
+  const unlistedWith = async (stack: Stack, token?: string) => {
+    const res = await gql(stack.graphqlUrl, UNLISTED, {}, token === undefined ? {} : { 'x-router-token': token });
+    return res.errors?.[0]?.extensions?.code ?? (res.data ? 'ran' : 'nothing');
+  };
+  const withTokens = (tokens: string) =>
+    startStack({ env: { TRUSTED_DOCUMENTS: manifestPath, TRUSTED_DOCUMENTS_ROUTER_TOKENS: tokens } });
+
+  it('runs what a router sends with either token while both are set, and only with the new one after', async () => {
+    const both = await withTokens(`${NEW} ${OLD}`);
+    try {
+      expect([await unlistedWith(both, NEW), await unlistedWith(both, OLD), await unlistedWith(both)]).toEqual([
+        'ran',
+        'ran',
+        'QUERY_NOT_IN_SAFELIST',
+      ]);
+    } finally {
+      await both.close();
+    }
+    const after = await withTokens(NEW);
+    try {
+      expect([await unlistedWith(after, NEW), await unlistedWith(after, OLD)]).toEqual([
+        'ran',
+        'QUERY_NOT_IN_SAFELIST',
+      ]);
+    } finally {
+      await after.close();
+    }
+  });
+});
+
 describe('TRUSTED_DOCUMENTS_MODE=log', () => {
   let stack: Stack;
   beforeAll(async () => {

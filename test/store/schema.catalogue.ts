@@ -123,7 +123,6 @@ async function builtOnPostgres(migrations?: readonly Migration[]): Promise<Catal
   }
 }
 
-/** Per engine: the schema declared for it, and the one its migrations (by default all of them) build. */
 /** Each engine's declared and built schema, by the name its test registry entry (test/support/*.engine.ts) gives. */
 export const CATALOGUES: Record<
   string,

@@ -1,8 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import {
+  closeSync,
   linkSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   renameSync,
   rmSync,
@@ -13,6 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { lockExclusive } from '../../src/database/file.flock';
 import { DatabaseInUseError, openSqlite } from '../../src/database/sqlite.open';
 
 /** The compiled module, built by jest's globalSetup: what a second gateway process runs. */
@@ -166,5 +169,35 @@ describe('one process per SQLite file', () => {
     writeFileSync(`${path}.copy`, '');
     renameSync(`${path}.copy`, path);
     expect(await open(path).line()).toBe(refusal());
+  });
+});
+
+describe('lockExclusive: flock(2) on one open file description', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'payout-gateway-flock-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses a second descriptor of the same file, in the same process too, until the first is closed', () => {
+    const file = join(dir, 'held');
+    const first = openSync(file, 'w');
+    const second = openSync(file, 'r');
+    try {
+      expect(lockExclusive(first)).toBe(true);
+      expect(lockExclusive(second)).toBe(false);
+      closeSync(first);
+      expect(lockExclusive(second)).toBe(true);
+    } finally {
+      closeSync(second);
+    }
+  });
+
+  it('throws any other failure with its errno named', () => {
+    let thrown: unknown;
+    try {
+      lockExclusive(-1);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ code: 'EBADF', message: 'flock(-1) failed: EBADF' });
   });
 });

@@ -1,8 +1,8 @@
 import { capturedLogs, capturedResponses, knownSecrets } from './stack';
 
 /**
- * Runs after every test file: no merchant key or client token appears in any response body
- * or log line the file's gateways produced.
+ * Runs after every test file: no known secret (stack.ts: every secret the file's gateways held, and any a test
+ * added) appears in any response body or log line the file's gateways produced.
  */
 afterAll(() => {
   const texts = [...capturedResponses, ...capturedLogs];

@@ -2,7 +2,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { capturedLogs } from './stack';
+import { capturedLogs, knownSecrets, secretsOf } from './stack';
 
 const main = join(__dirname, '..', '..', 'dist', 'main.js');
 
@@ -53,6 +53,7 @@ export function spawnGateway(
   cwd = workingFolder(),
   nodeArgs: string[] = [],
 ): Pick<GatewayProcess, 'child' | 'output'> & { ready: Promise<GatewayProcess> } {
+  for (const secret of secretsOf(env)) knownSecrets.add(secret);
   let text = '';
   const child = spawn(process.execPath, [...nodeArgs, main], {
     cwd,

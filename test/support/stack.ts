@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Gateway, startApp } from '../../src/app';
+import { MerchantRegistry } from '../../src/auth/merchant.registry';
 import { loadConfig } from '../../src/config';
 import { SandboxHandle, SandboxOptions, startSandbox } from '../../src/sandbox/sandbox.server';
 import { sqliteFile } from './sqlite.engine';
@@ -8,8 +9,17 @@ import { sqliteFile } from './sqlite.engine';
 /** Every log line any stack wrote in this test file, for leak checks. */
 export const capturedLogs: string[] = [];
 
-/** Every secret a stack in this file was given (keys, tokens, callback tokens, webhook secrets); none may ever leave. */
-export const knownSecrets = new Set<string>(['sandbox-key']);
+/**
+ * Every secret a gateway in this file held (src/config.secrets.ts: what its settings and merchants hold, and what it
+ * made at start), and any a test adds; none may ever leave.
+ */
+export const knownSecrets = new Set<string>();
+
+/** What a gateway started with `env` holds by its settings and its merchants, as the declaration of secrets lists it. */
+export function secretsOf(env: Record<string, string>): string[] {
+  const config = loadConfig(env);
+  return [...config.secrets, ...MerchantRegistry.fromConfig(config, true).secrets()];
+}
 
 export interface Stack {
   sandbox: SandboxHandle;

@@ -1,12 +1,18 @@
 import { Field, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { AuditAction } from '../../disbursements/audit.entry';
+import { AUDIT_ACTIONS, AuditAction } from '../../disbursements/audit.entry';
 import { DecimalScalar } from './decimal.scalar';
 import { DisbursementStatus } from './disbursement.enums';
 
+// Generated from the domain's list of actions, so no action is missing from the schema's words.
 registerEnumType(AuditAction, {
   name: 'AuditAction',
-  description:
-    'What an audit entry records: a request, a hold, a payout SCHEDULED for its sendAt, a decision (APPROVED, REJECTED, CANCELLED, EXPIRED), a refusal by a limit, a send, the provider answering, a callback, a status check, a reconciliation, an export, the operator reloading the merchants (MERCHANTS_RELOADED), or the audit key rotated (AUDIT_KEY_CHANGED: the key ids, never a key).',
+  description: `What an audit entry records, one of: ${Object.keys(AUDIT_ACTIONS).join(', ')}.`,
+  valuesConfig: Object.fromEntries(
+    Object.entries(AUDIT_ACTIONS).map(([action, meaning]) => [
+      action,
+      { description: `${meaning[0].toUpperCase()}${meaning.slice(1)}.` },
+    ]),
+  ),
 });
 
 @ObjectType({
