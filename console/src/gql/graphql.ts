@@ -11,29 +11,51 @@ export type ApprovalDecision =
   | 'EXPIRED'
   | 'REJECTED';
 
-/** What an audit entry records: a request, a hold, a payout SCHEDULED for its sendAt, a decision (APPROVED, REJECTED, CANCELLED, EXPIRED), a refusal by a limit, a send, the provider answering, a callback, a status check, a reconciliation, an export, the operator reloading the merchants (MERCHANTS_RELOADED), or the audit key rotated (AUDIT_KEY_CHANGED: the key ids, never a key). */
+/** What an audit entry records, one of: CREATE_REQUESTED, HELD, SCHEDULED, APPROVED, REJECTED, CANCELLED, EXPIRED, LIMIT_REFUSED, SENT, PROVIDER_ANSWERED, CALLBACK, STATUS_CHECKED, RECONCILED, RECORD_REMOVED, EXPORTED, SEND_REFUSED, BENEFICIARY_CREATED, BENEFICIARY_CHANGED, BENEFICIARY_APPROVED, BENEFICIARY_ARCHIVED, MERCHANTS_RELOADED, AUDIT_KEY_CHANGED. */
 export type AuditAction =
+  /** A second person approved it (written before its send). */
   | 'APPROVED'
+  /** The gateway started with another audit key in use than the one that signed this merchant's newest checkpoint: both key ids. */
   | 'AUDIT_KEY_CHANGED'
+  /** A second person approved its new account details. */
   | 'BENEFICIARY_APPROVED'
+  /** It was archived; it can never be paid again. */
   | 'BENEFICIARY_ARCHIVED'
+  /** Its name or account details changed: old and new in `detail`, account numbers masked to the last four. */
   | 'BENEFICIARY_CHANGED'
+  /** A beneficiary was added to the book; `detail` names it, account masked. */
   | 'BENEFICIARY_CREATED'
+  /** A callback changed the payout (signed, or confirmed by check-status). */
   | 'CALLBACK'
+  /** Its requester (or an approver) withdrew it, anyone of the merchant a scheduled one, or its beneficiary was archived before its send; never sent. */
   | 'CANCELLED'
+  /** A create was accepted for sending (or holding). */
   | 'CREATE_REQUESTED'
+  /** Nobody approved it in time, or a scheduled one was not sent within its late limit; never sent. */
   | 'EXPIRED'
+  /** Someone exported payouts (the window and the row count). */
   | 'EXPORTED'
+  /** The payout controls held it for approval, at its request or at its send. */
   | 'HELD'
+  /** `maxAmount`, `dailyLimit` or `userDailyLimit` refused it at its request (nothing stored or sent), or `maxAmount` at its send (CANCELLED, never sent). */
   | 'LIMIT_REFUSED'
+  /** The operator reloaded `MERCHANTS_FILE` (`SIGHUP`) and it touched this merchant: the ids added, changed, removed (never a credential). */
   | 'MERCHANTS_RELOADED'
+  /** The provider answered the create (its status), refused it, or could not be reached (`detail` says which). */
   | 'PROVIDER_ANSWERED'
+  /** A reconciliation run took the provider's final status. */
   | 'RECONCILED'
+  /** Retention (`RECORD_RETENTION_SECONDS`) removed the final payout's record; `status` null, its entries stay. */
   | 'RECORD_REMOVED'
+  /** An approver refused it; never sent. */
   | 'REJECTED'
+  /** It was stored to be sent at its `sendAt`. */
   | 'SCHEDULED'
+  /** At its approval or send, its record was not what was requested and decided (its seal, its trail says it ended, or no decision lets it go): CANCELLED, never sent; `audit:verify` reports it. */
   | 'SEND_REFUSED'
+  /** The create left the gateway (`at`: when); `detail` says when no answer came. */
   | 'SENT'
+  /** A status check changed it (a refresh, the status rechecker, a callback the provider contradicted). */
   | 'STATUS_CHECKED';
 
 /** Conditions that all hold for every entry listed. */
