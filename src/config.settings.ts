@@ -11,21 +11,16 @@ import { isTimeZone } from './disbursements/payout.controls';
 const port = z.coerce.number().int().min(0).max(65535);
 const nonNegativeInt = z.coerce.number().int().min(0);
 const optionalText = z.string().trim().min(1).optional();
+/** A setting that lists values separated by `separator`, each trimmed, empty ones dropped. */
+const listBy = (separator: string | RegExp) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v ?? '').split(separator).flatMap((s) => (s.trim() ? [s.trim()] : [])));
 /** Several secrets separated by spaces, as a rotation holds them: the new one and the old one. */
-const secretList = z
-  .string()
-  .optional()
-  .transform((v) => (v ?? '').split(/\s+/).filter((s) => s.length > 0));
+const secretList = listBy(/\s+/);
 const WHSEC = /^whsec_[A-Za-z0-9+/=]{16,}$/;
-const list = z
-  .string()
-  .optional()
-  .transform((v) =>
-    (v ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0),
-  );
+const list = listBy(',');
 
 /** One or more Ed25519 private keys, PKCS#8 PEM one after another, none twice (audit.keys.ts reads them). */
 function isEd25519PrivateKeyList(pem: string): boolean {
