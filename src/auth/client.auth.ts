@@ -65,8 +65,14 @@ export class ClientAuth {
   async authenticate(authorization: string | undefined, remoteAddress: string | undefined): Promise<Authentication> {
     const { merchants, jwt, openAccess } = this.opts;
     const token = bearerOf(authorization);
-    const everything = ({ merchant, actor, revoked }: TokenIdentity) => ({
-      principal: { merchant, actor, scopes: ALL_SCOPES, revoked, quotaKey: clientKey(authorization, remoteAddress) },
+    const everything = ({ merchant, actor, revoked, quotaKey }: TokenIdentity) => ({
+      principal: {
+        merchant,
+        actor,
+        scopes: ALL_SCOPES,
+        revoked,
+        quotaKey: quotaKey ?? clientKey(authorization, remoteAddress),
+      },
     });
     if (token !== undefined && !merchants.openAccess) {
       const shared = merchants.identify(authorization);

@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 
+/** A token's quota key from its SHA-256 digest: the registry derives it once per configured token. */
+export const tokenQuotaKey = (digest: Buffer): string => `t:${digest.toString('base64url').slice(0, 22)}`;
+
 /** The client a request counts against: its token (hashed), or its address when access is open. */
 export function clientKey(authorization: string | undefined, remoteAddress: string | undefined): string {
   const token = /^Bearer\s+(\S+)/i.exec(authorization ?? '')?.[1];
-  return token
-    ? `t:${createHash('sha256').update(token).digest('base64url').slice(0, 22)}`
-    : `ip:${remoteAddress ?? 'unknown'}`;
+  return token ? tokenQuotaKey(createHash('sha256').update(token).digest()) : `ip:${remoteAddress ?? 'unknown'}`;
 }
 
 /** Operations per client per minute (rate-limiter-flexible); `undefined` limiter means no limit. */

@@ -4,6 +4,7 @@ import { merchantSecrets } from '../config.secrets';
 import { Merchant } from '../disbursements/disbursement.ports';
 import { MerchantChanges } from '../disbursements/merchants.reload';
 import { Actor, ANONYMOUS } from '../disbursements/payout.controls';
+import { tokenQuotaKey } from './client.rate-limit';
 import { MerchantSpec, readMerchantsFile } from './merchants.file';
 import { parseControlsJson } from './payout-controls.schema';
 
@@ -19,6 +20,8 @@ export interface TokenIdentity {
   merchant: MerchantAccount;
   actor: Actor;
   revoked?: AbortSignal;
+  /** The quota this token counts against (clientKey's form), derived once per token, not per request. */
+  quotaKey?: string;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -26,6 +29,7 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 interface TokenEntry {
   digest: Buffer;
   actor: Actor;
+  quotaKey: string;
   /** `<merchant id>:<token digest>`: the same token of the same merchant across reloads. */
   key: string;
   revocation: AbortController;
@@ -68,6 +72,7 @@ function stateOf(merchants: MerchantSpec[]): State {
       return {
         digest: d,
         actor: tokenActor(m.id, t.token, t.name, i),
+        quotaKey: tokenQuotaKey(d),
         key: `${m.id}:${d.toString('hex')}`,
         revocation: new AbortController(),
       };
@@ -200,7 +205,7 @@ export class MerchantRegistry {
     for (const entry of entries) {
       for (const t of entry.tokens) {
         if (timingSafeEqual(t.digest, presented))
-          found = { merchant: entry.merchant, actor: t.actor, revoked: t.revocation.signal };
+          found = { merchant: entry.merchant, actor: t.actor, revoked: t.revocation.signal, quotaKey: t.quotaKey };
       }
     }
     return found;

@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clientKey } from '../../src/auth/client.rate-limit';
 import { MerchantRegistry } from '../../src/auth/merchant.registry';
 import { ConfigError, loadConfig } from '../../src/config';
 
@@ -64,6 +65,18 @@ describe('MERCHANTS_FILE', () => {
     const callbackToken = registry.byId('a')?.callbackToken ?? '';
     expect(registry.byCallback(callbackToken)?.id).toBe('a');
     expect(registry.secrets()).toEqual(expect.arrayContaining(['key-a', 'key-b', tokenA, tokenB, callbackToken]));
+  });
+
+  it("gives a token the quota its bearer header counts against, derived once, never the token's text", () => {
+    const registry = registryFrom([
+      { id: 'a', apiKey: 'key-a', clientTokens: [tokenA] },
+      { id: 'b', apiKey: 'key-b', clientTokens: [tokenB] },
+    ]);
+    const [a, b] = [tokenA, tokenB].map((t) => registry.identify(`Bearer ${t}`)?.quotaKey);
+    expect(a).toBe(clientKey(`Bearer ${tokenA}`, '10.0.0.1'));
+    expect(b).toBe(clientKey(`Bearer ${tokenB}`, '10.0.0.2'));
+    expect(a).not.toBe(b);
+    expect(a).not.toContain(tokenA);
   });
 });
 
