@@ -10,7 +10,7 @@ import { WATCH } from '../support/fixtures';
  * generation (8 MiB halves) made that collection come at start nearly every time (3 of 3 runs of this test on
  * better-sqlite3 12.11.1 and Node 24.21). CI runs this on Node 22 and Node 24.
  */
-const NPM_START_FLAGS = ['--max-semi-space-size=8'];
+const NPM_START_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=384'];
 const env = {
   PORT: '0',
   SANDBOX_PORT: '0',
