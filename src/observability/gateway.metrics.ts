@@ -66,7 +66,7 @@ export class GatewayMetrics {
 
   readonly payoutControls = new Counter({
     name: 'gateway_payout_control_actions_total',
-    help: 'Payout control actions: held for approval, scheduled for a sendAt, approved, rejected, cancelled, expired, refused (with the limit that refused)',
+    help: 'Payout control actions: held for approval, scheduled for a sendAt, approved, rejected, cancelled, expired, refused (with the limit that refused), sealed_elsewhere (held: sealed under a key this gateway does not seal with)',
     labelNames: ['action', 'limit'] as const,
     registers: [this.registry],
   });
