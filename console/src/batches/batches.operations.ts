@@ -12,18 +12,25 @@ export const KNOWN_PAYOUTS = graphql(`
   }
 `);
 
+/** Each row's answer in a batch: its payout, or the error that refused that row alone. */
+export const BATCH_ROW_RESULT = graphql(`
+  fragment BatchRowResult on DisbursementResult {
+    referenceId
+    disbursement {
+      ...PayoutRow
+    }
+    error {
+      code
+      message
+      fields
+    }
+  }
+`);
+
 export const PAY_BENEFICIARIES = graphql(`
   mutation PayBeneficiaries($inputs: [BeneficiaryPayoutInput!]!) {
     payBeneficiaries(inputs: $inputs) {
-      referenceId
-      disbursement {
-        ...PayoutRow
-      }
-      error {
-        code
-        message
-        fields
-      }
+      ...BatchRowResult
     }
   }
 `);
@@ -31,15 +38,7 @@ export const PAY_BENEFICIARIES = graphql(`
 export const CREATE_MOBILE_PAYOUTS = graphql(`
   mutation CreateMobilePayouts($inputs: [MobileMoneyDisbursementInput!]!) {
     createMobileMoneyDisbursements(inputs: $inputs) {
-      referenceId
-      disbursement {
-        ...PayoutRow
-      }
-      error {
-        code
-        message
-        fields
-      }
+      ...BatchRowResult
     }
   }
 `);
