@@ -88,17 +88,7 @@ export function AuditScreen() {
           </tbody>
         </table>
       )}
-      {page && (
-        <Pager
-          label="Audit entries"
-          page={cursors.page}
-          size={PAGE}
-          shown={page.edges.length}
-          hasNext={page.pageInfo.hasNextPage}
-          onPrevious={cursors.previous}
-          onNext={() => page.pageInfo.endCursor && cursors.next(page.pageInfo.endCursor)}
-        />
-      )}
+      {page && <Pager label="Audit entries" cursors={cursors} size={PAGE} connection={page} />}
     </>
   );
 }

@@ -169,18 +169,7 @@ export function BeneficiariesScreen() {
           </tbody>
         </table>
       )}
-      {page && (
-        <Pager
-          label="Beneficiaries"
-          page={cursors.page}
-          size={PAGE}
-          shown={page.edges.length}
-          total={page.totalCount}
-          hasNext={page.pageInfo.hasNextPage}
-          onPrevious={cursors.previous}
-          onNext={() => page.pageInfo.endCursor && cursors.next(page.pageInfo.endCursor)}
-        />
-      )}
+      {page && <Pager label="Beneficiaries" cursors={cursors} size={PAGE} connection={page} />}
     </>
   );
 }

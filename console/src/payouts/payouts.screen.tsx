@@ -97,18 +97,7 @@ export function PayoutsScreen() {
       {loading && !page && <Loading what="payouts" />}
       {page && rows.length === 0 && !loading && <p className="empty">No payouts match these filters.</p>}
       {rows.length > 0 && <PayoutTable payouts={rows} caption="Payouts, newest first" />}
-      {page && (
-        <Pager
-          label="Payouts"
-          page={cursors.page}
-          size={PAGE}
-          shown={page.edges.length}
-          total={page.totalCount}
-          hasNext={page.pageInfo.hasNextPage}
-          onPrevious={cursors.previous}
-          onNext={() => page.pageInfo.endCursor && cursors.next(page.pageInfo.endCursor)}
-        />
-      )}
+      {page && <Pager label="Payouts" cursors={cursors} size={PAGE} connection={page} />}
     </>
   );
 }

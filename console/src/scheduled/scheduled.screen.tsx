@@ -39,16 +39,7 @@ export function ScheduledScreen() {
       )}
       <SendingAgain title="Due, to be sent again" which={(payout) => Boolean(payout.sendAt)} />
       {page && (page.pageInfo.hasNextPage || cursors.page > 1) && (
-        <Pager
-          label="Scheduled payouts"
-          page={cursors.page}
-          size={PAGE}
-          shown={page.edges.length}
-          total={page.totalCount}
-          hasNext={page.pageInfo.hasNextPage}
-          onPrevious={cursors.previous}
-          onNext={() => page.pageInfo.endCursor && cursors.next(page.pageInfo.endCursor)}
-        />
+        <Pager label="Scheduled payouts" cursors={cursors} size={PAGE} connection={page} />
       )}
     </>
   );

@@ -15,25 +15,31 @@ export function useCursors() {
   };
 }
 
+export type Cursors = ReturnType<typeof useCursors>;
+
+/** What the pager reads of a connection page: every list the console pages is one. */
+interface ConnectionPage {
+  edges: readonly unknown[];
+  totalCount?: number | null;
+  pageInfo: { hasNextPage: boolean; endCursor?: string | null };
+}
+
+/** Previous and next over a connection's pages, with the range shown (and the total when the API counts it). */
 export function Pager({
-  page,
-  shown,
-  size,
-  total,
-  hasNext,
-  onPrevious,
-  onNext,
   label,
+  cursors,
+  size,
+  connection,
 }: {
-  page: number;
-  shown: number;
-  size: number;
-  total?: number | null;
-  hasNext: boolean;
-  onPrevious: () => void;
-  onNext: () => void;
   label: string;
+  cursors: Cursors;
+  size: number;
+  connection: ConnectionPage;
 }) {
+  const { page } = cursors;
+  const shown = connection.edges.length;
+  const total = connection.totalCount;
+  const { hasNextPage, endCursor } = connection.pageInfo;
   const start = (page - 1) * size + (shown > 0 ? 1 : 0);
   const end = (page - 1) * size + shown;
   return (
@@ -42,10 +48,10 @@ export function Pager({
         {start}–{end}
         {total != null && ` of ${total.toLocaleString()}`}
       </span>
-      <button type="button" onClick={onPrevious} disabled={page === 1}>
+      <button type="button" onClick={cursors.previous} disabled={page === 1}>
         Previous page
       </button>
-      <button type="button" onClick={onNext} disabled={!hasNext}>
+      <button type="button" onClick={() => endCursor && cursors.next(endCursor)} disabled={!hasNextPage}>
         Next page
       </button>
     </div>
