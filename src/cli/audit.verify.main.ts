@@ -193,6 +193,14 @@ async function keptCheckpoints({ file, extra, witness }: KeptSources): Promise<M
   return byMerchant;
 }
 
+/**
+ * Whether AUDIT_WITNESS_TOKEN may go to the witness read: the configured one, or one at its origin.
+ * A `--witness` elsewhere (a typo, a test witness) is read without it; with no AUDIT_WITNESS_URL
+ * set, the token has no other home and goes to the witness named.
+ */
+const tokenFor = (read: string, configured: string | undefined): boolean =>
+  configured === undefined || new URL(read).origin === new URL(configured).origin;
+
 /** The public keys of every `--public-key` file (each may hold several, one PEM after another). */
 function publicKeysFrom(files: readonly string[]): AuditKeyRing<AuditVerifyingKeys> {
   const rings = files.map((file) => {
@@ -249,7 +257,7 @@ async function main(): Promise<number> {
         ? undefined
         : {
             url: witnessUrl,
-            token: config.audit.witnessToken,
+            token: tokenFor(witnessUrl, config.audit.witnessUrl) ? config.audit.witnessToken : undefined,
             source: values.witness === undefined ? 'AUDIT_WITNESS_URL' : '--witness',
           },
   });

@@ -94,6 +94,18 @@ describeEachEngine('audit checkpoints published to a witness the database keeper
     expect(result.code).toBe(0);
   });
 
+  it("sends AUDIT_WITNESS_TOKEN to no witness but the configured one's origin: a --witness elsewhere is read without it", async () => {
+    const elsewhere = await startWitness();
+    try {
+      const result = await auditVerify(env().DATABASE_URL, ['--witness', elsewhere.url], settings());
+      expect(result.output).toContain(`(--witness)`);
+      expect(elsewhere.authorizations().length).toBeGreaterThan(0);
+      expect(elsewhere.authorizations()).toEqual(elsewhere.authorizations().map(() => undefined));
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('catches a trail cut together with its checkpoint file and the database checkpoints, which verifies without the witness', async () => {
     const copy = await copyDatabase(ownerUrl(env()));
     try {
