@@ -21,6 +21,7 @@ import { Actor, DEFAULT_APPROVAL_TTL_SECONDS, fromMinor, limitOf } from './payou
 import { recordAnswered } from './create.settle';
 import { scheduledFor, sendAtRefusal, sendsLater } from './schedule.records';
 import { sealed } from './payout.seal';
+import { trailFacts } from './payout.trail';
 
 /**
  * What the claim stage leaves to do: send a claim now `sending`, tell of one `held` for approval or
@@ -235,6 +236,10 @@ async function takeOverUnknown(
     const record = await recordAnswered(ctx, merchant, request.referenceId, found, 'STATUS_CHECK', false);
     return { next: 'stored', record };
   }
+  // Whatever its row says, none whose keyed trail records it ended, or held for a second person who
+  // has not approved it, is sent on its requester's retry.
+  const trail = await trailFacts(ctx.records, ctx.entryKeys, existing);
+  if (trail.ended || trail.awaitsDecision) return { next: 'stored', record: existing };
   // The provider never saw it: take the claim over (only one caller wins) and send.
   const since = existing.updatedAt;
   let won = false;

@@ -18,6 +18,8 @@ export interface TrailFacts {
    * entry by someone other than its requester, or a SCHEDULED entry of its create within the controls.
    */
   decision?: SendDecision;
+  /** A keyed HELD entry with no keyed approval by another person after it: a second person must decide. */
+  awaitsDecision?: boolean;
 }
 
 /** Entries read per page: a payout's trail is short, its repeats counted rather than written. */
@@ -43,9 +45,11 @@ export async function trailFacts(
       }
       if (!facts.ended && entry.status !== null && isFinal(entry.status)) facts.ended = entry;
       if (!keyed(entry)) continue;
-      if (entry.action === AuditAction.APPROVED && entry.actor !== null && entry.actor !== requester)
+      if (entry.action === AuditAction.APPROVED && entry.actor !== null && entry.actor !== requester) {
         facts.decision = { kind: 'APPROVED', byId: `audit:${entry.actor}`, by: entry.actor, at: entry.at };
-      if (entry.action === AuditAction.HELD) facts.decision = undefined;
+        facts.awaitsDecision = undefined;
+      }
+      if (entry.action === AuditAction.HELD) facts = { ...facts, decision: undefined, awaitsDecision: true };
       if (entry.action === AuditAction.SCHEDULED && !facts.decision)
         facts.decision = { kind: 'WITHIN_LIMITS', byId: payout.requesterId ?? '', by: requester ?? '', at: entry.at };
     }

@@ -103,4 +103,39 @@ describeEachEngine('issue 53: a send needs its decision, end to end', (storeEnv)
     expect(verified.output).toContain(held.referenceId);
     expect(verified.output).toContain(rejected.referenceId);
   });
+
+  /** The database role's other way in: a held payout's row made UNKNOWN, never received, its decision and seal gone. */
+  const unknownNeverSent = (r: string) =>
+    asInsider(ownerUrl(storeEnv()), async (sql) => {
+      const [row] = await sql.all<{ record: string }>('SELECT record FROM payouts WHERE reference_id = ?', r);
+      const record = { ...(JSON.parse(row.record) as Record<string, unknown>) };
+      Object.assign(record, { status: 'UNKNOWN', sending: false });
+      for (const field of ['sentAt', 'decision', 'approval', 'seal', 'due', 'leasedUntil']) delete record[field];
+      await sql.run(
+        `UPDATE payouts SET status = 'UNKNOWN', final = 0, due_kind = NULL, due_at = NULL, leased_until = NULL,
+         record = ? WHERE reference_id = ?`,
+        JSON.stringify(record),
+        r,
+      );
+    });
+
+  it("a held payout nobody approved, made UNKNOWN and never received by the database role, is not sent on its requester's retry", async () => {
+    const input = mobileInput({ referenceId: `insider-${randomUUID()}`, amount: '2500.00' });
+    const first = ok(
+      await gql<{ createMobileMoneyDisbursement: Payout }>(gateway.graphqlUrl, CREATE, { input }, as(REQUESTER)),
+    ).createMobileMoneyDisbursement;
+    expect(first.status).toBe('AWAITING_APPROVAL');
+
+    await unknownNeverSent(first.referenceId);
+    const retried = await gql<{ createMobileMoneyDisbursement: Payout }>(
+      gateway.graphqlUrl,
+      CREATE,
+      { input },
+      as(REQUESTER),
+    );
+    // A little longer than a send would take to reach the sandbox.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(sandbox.records().map((record) => record.referenceId)).not.toContain(first.referenceId);
+    expect(retried.data?.createMobileMoneyDisbursement.status).not.toBe('PENDING');
+  });
 });
