@@ -1,26 +1,34 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 
-/** One file of the built console; each encoding made the first time a browser asks for it, then kept. */
+/**
+ * One file of the built console; each encoding made the first time a browser asks for it, then kept.
+ * Compressed on libuv's threads (brotli at quality 11 takes about a second for the script): the
+ * event loop goes on serving payouts meanwhile, and browsers asking at once share the one result.
+ */
 export class ConsoleFile {
-  private readonly encoded = new Map<Encoding, Buffer>();
+  private readonly encoded = new Map<Exclude<Encoding, 'identity'>, Promise<Buffer>>();
 
   constructor(
     readonly type: string,
     private readonly identity: Buffer,
   ) {}
 
-  body(encoding: Encoding): Buffer {
-    if (encoding === 'identity') return this.identity;
+  body(encoding: Encoding): Promise<Buffer> {
+    if (encoding === 'identity') return Promise.resolve(this.identity);
     let body = this.encoded.get(encoding);
     if (!body) {
       body =
         encoding === 'br'
-          ? brotliCompressSync(this.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } })
-          : gzipSync(this.identity, { level: 9 });
+          ? brotli(this.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } })
+          : gzipped(this.identity, { level: 9 });
       this.encoded.set(encoding, body);
     }
     return body;

@@ -10,6 +10,7 @@ const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const ENCODINGS: readonly Encoding[] = ['br', 'gzip', 'identity'];
+const ASSET_PREFIX = `${CONSOLE_PATH}/assets/`;
 
 /**
  * GET /console and every address under it: the console web app (console/), built by `vite build`.
@@ -21,27 +22,26 @@ export class ConsoleRoute {
 
   constructor(private readonly load: () => ConsoleFiles | undefined = loadConsole) {}
 
-  handle(req: IncomingMessage, res: ServerResponse, pathname: string): void {
+  async handle(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return sendJson(res, 405, { error: 'Method not allowed' }, { allow: 'GET, HEAD' });
     // Read at the first visit: a gateway nobody opens the console on reads nothing.
     this.files ??= this.load();
     if (!this.files) return sendJson(res, 404, { error: 'The console is not built: run npm run build' });
-    const assetPrefix = `${CONSOLE_PATH}/assets/`;
-    if (pathname.startsWith(assetPrefix)) {
-      const asset = this.files.assets.get(pathname.slice(assetPrefix.length));
+    if (pathname.startsWith(ASSET_PREFIX)) {
+      const asset = this.files.assets.get(pathname.slice(ASSET_PREFIX.length));
       if (!asset) return sendJson(res, 404, { error: 'Not found' });
       return send(req, res, asset, IMMUTABLE);
     }
-    send(req, res, this.files.page, 'no-cache');
+    return send(req, res, this.files.page, 'no-cache');
   }
 }
 
-function send(req: IncomingMessage, res: ServerResponse, file: ConsoleFile, cacheControl: string): void {
+async function send(req: IncomingMessage, res: ServerResponse, file: ConsoleFile, cacheControl: string): Promise<void> {
   // The smallest the browser accepts; Negotiator alone would take its order, which puts gzip before br.
   const accepted = new Negotiator(req).encodings([...ENCODINGS]);
   const encoding = ENCODINGS.find((e) => accepted.includes(e)) ?? 'identity';
-  const body = file.body(encoding);
+  const body = await file.body(encoding);
   res.writeHead(200, {
     'content-type': file.type,
     'content-length': body.length,
