@@ -12,6 +12,9 @@ import { Beneficiary, BeneficiaryPage, BeneficiaryQuery } from './beneficiary.mo
 import { LimitRefusal, PayoutControls, ReservationCaps } from './payout.controls';
 
 /** The work waiting for its time, of the merchants served, for the metrics. */
+/** Payouts one client read names at most: `disbursements(referenceIds:)`'s ids, `_entities`'s representations. */
+export const MAX_REFERENCE_IDS = 100;
+
 export interface WaitingWork {
   /** Payouts SCHEDULED for their sendAt, and the earliest of those (ms; undefined when none waits). */
   scheduled: number;

@@ -1,10 +1,11 @@
 import { DocumentNode, OperationDefinitionNode } from 'graphql';
 import { GatewayError } from '../../disbursements/disbursement.errors';
 import { tooManyRepresentations } from '../request.errors';
+import { MAX_REFERENCE_IDS } from '../../disbursements/disbursement.ports';
 import { representationsOf, rootFields } from './operation.scopes';
 
 /** Representations one operation may ask `_entities` for in all, whatever its aliases: as many ids as `disbursements(referenceIds:)` takes. */
-const MAX_REPRESENTATIONS_PER_OPERATION = 100;
+const MAX_REPRESENTATIONS_PER_OPERATION = MAX_REFERENCE_IDS;
 
 /**
  * Every transport's check, before any resolver runs: an operation whose `_entities` fields ask for

@@ -1,13 +1,12 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { badInput } from '../../disbursements/disbursement.errors';
+import { MAX_REFERENCE_IDS } from '../../disbursements/disbursement.ports';
 import { BankDisbursementInput } from './bank-disbursement.input';
 import { Disbursement } from './disbursement.type';
 import { InputValidationOptions, validateBank, validateMobileMoney } from './disbursement.validation';
 import { toView } from './disbursement.view';
 import { GatewayContext } from '../gateway.context';
 import { MobileMoneyDisbursementInput } from './mobile-money-disbursement.input';
-
-const MAX_BATCH = 100;
 
 /** One of the caller's payouts by referenceId, or null: disbursement(referenceId) and the subgraph's `_entities`. */
 export async function disbursementOf(ctx: GatewayContext, referenceId: string): Promise<Disbursement | null> {
@@ -36,14 +35,14 @@ export class DisbursementResolver {
 
   @Query(() => [Disbursement], {
     nullable: 'items',
-    description: `Up to ${MAX_BATCH} payouts in one store read, in the order asked; null for unknown ids.`,
+    description: `Up to ${MAX_REFERENCE_IDS} payouts in one store read, in the order asked; null for unknown ids.`,
   })
   async disbursements(
     @Arg('referenceIds', () => [ID]) referenceIds: string[],
     @Ctx() ctx: GatewayContext,
   ): Promise<(Disbursement | null)[]> {
-    if (referenceIds.length > MAX_BATCH) {
-      throw badInput(`referenceIds may hold at most ${MAX_BATCH} ids`, ['referenceIds']);
+    if (referenceIds.length > MAX_REFERENCE_IDS) {
+      throw badInput(`referenceIds may hold at most ${MAX_REFERENCE_IDS} ids`, ['referenceIds']);
     }
     const records = await ctx.loader.loadMany(referenceIds);
     return records.map((r) => {
