@@ -6,7 +6,7 @@ import { GatewayContext } from '../gateway.context';
 import { refusalError } from '../gateway.errors';
 import { entitiesRefusal } from './operation.entities';
 import { payoutRefusal } from './operation.payouts';
-import { scopeRefusal } from './operation.scopes';
+import { rootFields, scopeRefusal } from './operation.scopes';
 import { nulRefusal } from './operation.text';
 
 /** Who runs a resolved operation, as the checks need it. */
@@ -48,13 +48,15 @@ export async function operationRefusal(
   sent: Variables | null | undefined,
 ): Promise<{ error: GatewayError; httpStatus: number } | undefined> {
   const variables = coercedVariables(schema, operation, sent);
-  const scope = scopeRefusal(operation, document, caller.scopes, variables);
+  // Its fields walked once (through every fragment) for the three checks that read them.
+  const fields = rootFields(operation, document);
+  const scope = scopeRefusal(operation, fields, caller.scopes, variables);
   if (scope) return { error: scope, httpStatus: 403 };
   const nul = nulRefusal(document, variables);
   if (nul) return { error: nul, httpStatus: 400 };
-  const entities = entitiesRefusal(operation, document, variables);
+  const entities = entitiesRefusal(fields, variables);
   if (entities) return { error: entities, httpStatus: 400 };
-  const payouts = await payoutRefusal(rateLimit, caller.quotaKey, operation, document, variables);
+  const payouts = await payoutRefusal(rateLimit, caller.quotaKey, operation, fields, variables);
   if (payouts) return { error: payouts, httpStatus: payouts.code === 'RATE_LIMITED' ? 429 : 400 };
   return undefined;
 }

@@ -1,8 +1,8 @@
-import { DocumentNode, OperationDefinitionNode } from 'graphql';
+import { FieldNode } from 'graphql';
 import { GatewayError } from '../../disbursements/disbursement.errors';
 import { tooManyRepresentations } from '../request.errors';
 import { MAX_REFERENCE_IDS } from '../../disbursements/disbursement.ports';
-import { representationsOf, rootFields } from './operation.scopes';
+import { representationsOf } from './operation.scopes';
 
 /** Representations one operation may ask `_entities` for in all, whatever its aliases: as many ids as `disbursements(referenceIds:)` takes. */
 const MAX_REPRESENTATIONS_PER_OPERATION = MAX_REFERENCE_IDS;
@@ -13,13 +13,11 @@ const MAX_REPRESENTATIONS_PER_OPERATION = MAX_REFERENCE_IDS;
  * is read. Each representation is a read, bounded as a list of ids is, whatever carries it.
  */
 export function entitiesRefusal(
-  operation: OperationDefinitionNode,
-  document: DocumentNode,
+  fields: readonly FieldNode[],
   variables: Readonly<Record<string, unknown>>,
 ): GatewayError | undefined {
   let count = 0;
-  for (const field of rootFields(operation, document))
-    if (field.name.value === '_entities') count += representationsOf(field, variables).length;
+  for (const field of fields) if (field.name.value === '_entities') count += representationsOf(field, variables).length;
   return count > MAX_REPRESENTATIONS_PER_OPERATION
     ? tooManyRepresentations(count, MAX_REPRESENTATIONS_PER_OPERATION)
     : undefined;

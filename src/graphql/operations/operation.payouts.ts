@@ -1,9 +1,8 @@
-import { DocumentNode, Kind, OperationDefinitionNode, OperationTypeNode, ValueNode } from 'graphql';
+import { FieldNode, Kind, OperationDefinitionNode, OperationTypeNode, ValueNode } from 'graphql';
 import { ClientRateLimit } from '../../auth/client.rate-limit';
 import { MAX_BATCH_ITEMS } from '../../disbursements/disbursement.batch';
 import { GatewayError } from '../../disbursements/disbursement.errors';
 import { clientRateLimited, tooManyPayouts } from '../request.errors';
-import { rootFields } from './operation.scopes';
 
 /** Payouts one operation may carry in all, whatever its aliases: the size of one batch. */
 export const MAX_PAYOUTS_PER_OPERATION = MAX_BATCH_ITEMS;
@@ -26,14 +25,14 @@ function itemsOf(value: ValueNode | undefined, variables: Readonly<Record<string
 /** How many payouts the resolved operation asks to create, across all aliases and fragments, and the arguments that carry them. */
 export function payoutItems(
   operation: OperationDefinitionNode,
-  document: DocumentNode,
+  rootFields: readonly FieldNode[],
   variables: Readonly<Record<string, unknown>> = {},
 ): { count: number; creates: number; fields: string[] } {
   if (operation.operation !== OperationTypeNode.MUTATION) return { count: 0, creates: 0, fields: [] };
   let count = 0;
   let creates = 0;
   const fields = new Set<string>();
-  for (const field of rootFields(operation, document)) {
+  for (const field of rootFields) {
     const create = CREATES.exec(field.name.value);
     if (!create) continue;
     creates += 1;
@@ -54,10 +53,10 @@ export async function payoutRefusal(
   rateLimit: ClientRateLimit,
   quotaKey: string,
   operation: OperationDefinitionNode,
-  document: DocumentNode,
+  rootFields: readonly FieldNode[],
   variables: Readonly<Record<string, unknown>> | undefined,
 ): Promise<GatewayError | undefined> {
-  const { count, creates, fields } = payoutItems(operation, document, variables ?? {});
+  const { count, creates, fields } = payoutItems(operation, rootFields, variables ?? {});
   if (count > MAX_PAYOUTS_PER_OPERATION) {
     // One batch alone is refused whole by its own resolver (as a result, on every transport); several together here.
     return creates > 1 ? tooManyPayouts(count, MAX_PAYOUTS_PER_OPERATION, fields) : undefined;

@@ -111,11 +111,11 @@ function scopesFor(operation: OperationDefinitionNode['operation'], field: strin
  */
 export function scopeRefusal(
   operation: OperationDefinitionNode,
-  document: DocumentNode,
+  fields: readonly FieldNode[],
   scopes: ReadonlySet<string>,
   variables: Variables,
 ): GatewayError | undefined {
-  for (const node of rootFields(operation, document)) {
+  for (const node of fields) {
     const field = node.name.value;
     const needs = field === '_entities' ? entityScopes(node, variables) : [scopesFor(operation.operation, field)];
     for (const accepted of needs) {
