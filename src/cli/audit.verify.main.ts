@@ -10,9 +10,9 @@ import {
   AuditKeyRing,
   auditPublicKeys,
   AuditVerifyingKeys,
-  checkpointVerifies,
   joinedRing,
 } from '../disbursements/audit.keys';
+import { lastKept } from '../disbursements/audit.kept';
 import { describeUnchecked } from '../disbursements/audit.unchecked';
 import { chainBreaks, payoutAgainstTrail } from '../disbursements/audit.verify';
 import { readCheckpointFile } from '../audit/audit.checkpoint-file';
@@ -79,7 +79,7 @@ interface Run {
 
 /** What no checkpoint kept outside the database covers: the tail an insider could have cut with no trace. */
 function unchecked(count: number, kept: readonly AuditCheckpoint[], keys: readonly AuditVerifyingKeys[]): string {
-  const reached = Math.max(0, ...kept.filter((c) => checkpointVerifies(keys, c)).map((c) => c.sequence));
+  const reached = lastKept(keys, kept)?.sequence ?? 0;
   if (count <= reached) return '';
   const tail = reached + 1 === count ? `entry ${count}` : `entries ${reached + 1} to ${count}`;
   return `; ${tail} after the last checkpoint kept outside the database (${reached === 0 ? 'none' : `sequence ${reached}`}) rest on the database alone: a tail cut there would not show`;
