@@ -3,6 +3,9 @@ import { DEFAULT_SQLITE_PATH } from './database/database.target';
 import { auditSigningKeys } from './disbursements/audit.keys';
 import { isTimeZone } from './disbursements/payout.controls';
 
+/** An http(s) address: every URL setting, and audit:verify's `--witness`. */
+export const httpUrl = z.url({ protocol: /^https?$/ });
+
 /**
  * Every setting the gateway reads, by topic: its name, type, default and meaning, written once. config.ts turns the
  * validated environment into the Config the wiring uses; docs/configuration.md is generated from SETTINGS.
@@ -39,7 +42,7 @@ const listen = {
   PORT: doc(port.default(4000), 'port the gateway listens on (0: any free port)'),
   HOST: doc(z.string().min(1).default('0.0.0.0'), 'address the gateway listens on'),
   PUBLIC_URL: doc(
-    z.url({ protocol: /^https?$/ }).optional(),
+    httpUrl.optional(),
     'address at which the provider reaches this gateway (callbacks)',
     '`http://localhost:$PORT`',
   ),
@@ -82,11 +85,7 @@ const listen = {
 };
 
 const provider = {
-  UPSTREAM_BASE_URL: doc(
-    z.url({ protocol: /^https?$/ }).optional(),
-    'provider base address',
-    'start the embedded sandbox and use it',
-  ),
+  UPSTREAM_BASE_URL: doc(httpUrl.optional(), 'provider base address', 'start the embedded sandbox and use it'),
   MERCHANT_API_KEY: doc(
     optionalText,
     'merchant key sent as `x-api-key`',
@@ -135,7 +134,7 @@ const access = {
     'operations each client may send per minute (0: no limit)',
   ),
   JWT_JWKS_URL: doc(
-    z.url({ protocol: /^https?$/ }).optional(),
+    httpUrl.optional(),
     "identity provider's key set: bearer JWTs accepted beside shared tokens",
     "no JWTs, except the embedded sandbox's development keys",
   ),
@@ -248,7 +247,11 @@ const audit = {
     'beside the embedded file (`.data/gateway.audit-checkpoints.jsonl`); on PostgreSQL `.data/audit-checkpoints-<host>-<port>-<database>.jsonl` in the working folder',
   ),
   AUDIT_WITNESS_URL: doc(
-    z.url({ protocol: /^https?$/ }).optional(),
+    httpUrl
+      .refine((u) => new URL(u).username === '' && new URL(u).password === '', {
+        message: 'must not carry a user or password: its token goes in AUDIT_WITNESS_TOKEN',
+      })
+      .optional(),
     "a witness the database's keepers cannot rewrite: the gateway POSTs every checkpoint it signs there (JSON lines, the checkpoint file's format), in the background, retrying until it answers 2xx, so no payout waits for it; a `GET` answers every checkpoint it keeps, which `audit:verify` checks the trail against. Set it in production (a provider configured)",
     'checkpoints are kept only in the database and AUDIT_CHECKPOINT_FILE: said at start (a warning when a provider is configured), in `/readyz` (`auditWitness: "none"`) and in `gateway_audit_checkpoints_local_only`',
   ),
@@ -281,12 +284,12 @@ const controls = {
 
 const operations = {
   OTEL_EXPORTER_OTLP_ENDPOINT: doc(
-    z.url({ protocol: /^https?$/ }).optional(),
+    httpUrl.optional(),
     'OTLP/HTTP collector base address; traces go to `<it>/v1/traces`. Any of the OTEL_ variables here but the protocol, sampler argument and SDK switch turns tracing on',
     'no tracing: the SDK is not even loaded',
   ),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: doc(
-    z.url({ protocol: /^https?$/ }).optional(),
+    httpUrl.optional(),
     'full OTLP/HTTP address for traces, used as is (wins over OTEL_EXPORTER_OTLP_ENDPOINT)',
   ),
   OTEL_EXPORTER_OTLP_PROTOCOL: doc(

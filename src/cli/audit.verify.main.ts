@@ -13,6 +13,7 @@ import {
   joinedRing,
 } from '../disbursements/audit.keys';
 import { lastKept } from '../disbursements/audit.kept';
+import { httpUrl } from '../config.settings';
 import { describeUnchecked } from '../disbursements/audit.unchecked';
 import { chainBreaks, payoutAgainstTrail } from '../disbursements/audit.verify';
 import { readCheckpointFile } from '../audit/audit.checkpoint-file';
@@ -247,7 +248,7 @@ async function main(): Promise<number> {
       `No key to verify with: set AUDIT_SIGNING_KEY as the gateway has it, or give --public-key FILE. ${USAGE}`,
     );
   const witnessUrl = values.witness ?? config.audit.witnessUrl;
-  if (values.witness !== undefined && !/^https?:$/.test(URL.parse(values.witness)?.protocol ?? ''))
+  if (values.witness !== undefined && !httpUrl.safeParse(values.witness).success)
     throw new UsageError(`--witness needs an http(s) address. ${USAGE}`);
   const kept = await keptCheckpoints({
     file: config.audit.checkpointFile,

@@ -57,6 +57,11 @@ describe('the audit settings', () => {
       /^Invalid setting AUDIT_WITNESS_URL/,
     ],
     [
+      'a witness address carrying a password',
+      { AUDIT_WITNESS_URL: 'https://audit:s3cret-witness-pass@witness.example/ckpt' },
+      /^Invalid setting AUDIT_WITNESS_URL: must not carry a user or password/,
+    ],
+    [
       'a short witness token',
       { AUDIT_WITNESS_TOKEN: 'short-token' },
       /^Invalid setting AUDIT_WITNESS_TOKEN: must be at least 16 characters/,
