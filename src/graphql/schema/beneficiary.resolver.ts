@@ -1,4 +1,4 @@
-import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { badInput } from '../../disbursements/disbursement.errors';
 import { GatewayContext } from '../gateway.context';
 import { BeneficiaryPayoutInput } from './beneficiary-payout.input';
@@ -21,6 +21,14 @@ export async function beneficiaryOf(ctx: GatewayContext, id: string): Promise<Be
 @Resolver(() => Beneficiary)
 export class BeneficiaryResolver {
   constructor(private readonly inputValidation: InputValidationOptions) {}
+
+  @FieldResolver(() => Boolean, {
+    description:
+      'Whether you set its current name and account details: while they await approval, you can never approve them yourself.',
+  })
+  requestedByYou(@Root() beneficiary: Beneficiary, @Ctx() ctx: GatewayContext): boolean {
+    return beneficiary.requesterId === ctx.actor.id;
+  }
 
   @Query(() => Beneficiary, {
     nullable: true,

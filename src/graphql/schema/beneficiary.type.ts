@@ -87,6 +87,9 @@ export class Beneficiary {
       "Only in archiveBeneficiary's answer: the referenceIds of its payouts awaiting approval or scheduled that the archive cancelled (CANCELLED, never sent).",
   })
   cancelledPayouts?: string[];
+
+  /** Who set its current name and account details, never shown: what requestedByYou compares with the caller. */
+  requesterId!: string;
 }
 
 @ObjectType()

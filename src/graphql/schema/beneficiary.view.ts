@@ -3,7 +3,8 @@ import { Beneficiary } from './beneficiary.type';
 
 /**
  * The beneficiary as the schema shows it: the account number in full only when `full` (beneficiary(id)),
- * else masked to its last four digits; the merchant and the requester's identity stay behind.
+ * else masked to its last four digits; the merchant stays behind, and the requester's identity is kept for
+ * requestedByYou but never shown.
  */
 export function toBeneficiaryView(b: domain.Beneficiary, full: boolean): Beneficiary {
   const { channel: _channel, accountNumber, ...bank } = b.details;
@@ -21,5 +22,6 @@ export function toBeneficiaryView(b: domain.Beneficiary, full: boolean): Benefic
     createdAt: new Date(b.createdAt),
     updatedAt: new Date(b.updatedAt),
     detailsFingerprint: domain.detailsFingerprint(b),
+    requesterId: b.requesterId,
   };
 }

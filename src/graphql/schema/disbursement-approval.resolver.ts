@@ -1,8 +1,8 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { SCOPES } from '../../auth/client.auth';
 import { badInput, GatewayError, outcomeUnknown } from '../../disbursements/disbursement.errors';
 import { DisbursementResult } from './disbursement-result.type';
-import { Disbursement } from './disbursement.type';
+import { Disbursement, DisbursementApproval } from './disbursement.type';
 import { toView } from './disbursement.view';
 import { GatewayContext } from '../gateway.context';
 import { PayoutAllowance } from './payout-allowance.type';
@@ -11,8 +11,15 @@ const MAX_APPROVALS = 100;
 const MAX_REASON = 500;
 
 /** Approve, reject and cancel payouts the payout controls hold, and what the caller may still send. */
-@Resolver()
+@Resolver(() => DisbursementApproval)
 export class DisbursementApprovalResolver {
+  @FieldResolver(() => Boolean, {
+    description: 'Whether you asked for this payout: you can never approve it yourself.',
+  })
+  requestedByYou(@Root() approval: DisbursementApproval, @Ctx() ctx: GatewayContext): boolean {
+    return approval.requesterId === ctx.actor.id;
+  }
+
   @Mutation(() => Disbursement, {
     description:
       'Approves a payout awaiting approval (scope payouts:approve) and sends it, at most once. Not by its requester (FORBIDDEN). Approving an approved payout returns it; one rejected, cancelled or expired is INVALID_STATE.',

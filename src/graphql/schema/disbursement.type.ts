@@ -64,6 +64,9 @@ export class DisbursementApproval {
 
   @Field(() => Date, { description: 'When it is cancelled if nobody has approved it.' })
   expiresAt!: Date;
+
+  /** The requester's identity, never shown: what requestedByYou compares with the caller's. */
+  requesterId!: string;
 }
 
 @ObjectType({ description: "One POST of the final record to the client's own callbackUrl." })
