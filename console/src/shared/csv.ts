@@ -1,10 +1,15 @@
 /**
- * One CSV cell: quoted when it holds a separator, a quote or a line break; a leading =, +, - or @
- * is prefixed with ' so that a spreadsheet never runs a cell as a formula.
+ * What a spreadsheet may run as a formula (OWASP CSV injection): `=`, `+`, `-`, `@`, a tab, a CR,
+ * `;` or `|` first, or after leading spaces. The gateway's own export uses the same rule
+ * (src/exports/payouts.csv.ts); console/test/csv.test.tsx checks both agree.
  */
+const FORMULA_START = /^ *[=+\-@\t\r;|]/;
+
+/** One CSV cell: a formula-like value prefixed with ' (shown as text, never run) and quoted; one with a separator, quote or line break quoted. */
 function cell(value: string): string {
-  const safe = /^[=+\-@]/.test(value) && !/^-?\d+(\.\d+)?$/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  const neutral = FORMULA_START.test(value);
+  const text = neutral ? `'${value}` : value;
+  return neutral || /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 export function toCsv(rows: readonly (readonly string[])[]): string {
