@@ -14,7 +14,7 @@ import { Disbursement } from './disbursement.model';
 import { Merchant } from './disbursement.ports';
 import { withDueNext } from './disbursement.checks';
 import { Actor } from './payout.controls';
-import { expiredUnsent, isDue, isTooLate, scheduledFor } from './schedule.records';
+import { expiredUnsent, isTooLate, scheduledFor, sendsLater } from './schedule.records';
 import { decided } from './audit.rules';
 import { recheckAudit, recheckBeforeSend, recheckReads, SendVerdict, verdictEvent } from './send.recheck';
 
@@ -50,7 +50,7 @@ export async function approveDisbursement(
     referenceId,
     (current, now) => {
       verdict = undefined;
-      if (current.approval?.requesterId === actor.id) return { outcome: 'self' as const };
+      if (askedFor(current, actor)) return { outcome: 'self' as const };
       verdict = recheckBeforeSend(ctx, merchant, current, reads, now, 'approve');
       if (verdict?.kind === 'refused') return { outcome: 'refused' as const, next: verdict.next };
       if (verdict?.kind === 'elsewhere') return { outcome: 'elsewhere' as const };
@@ -60,7 +60,7 @@ export async function approveDisbursement(
     undefined,
     (before, after) => (verdict ? recheckAudit(verdict) : decided)(before, after),
   );
-  if (outcome === 'self' || stored.approval?.requesterId === actor.id) throw selfApproval(referenceId);
+  if (outcome === 'self' || askedFor(stored, actor)) throw selfApproval(referenceId);
   if (outcome === 'refused' && verdict?.kind === 'refused') {
     ctx.onControl(verdictEvent(merchant, referenceId, verdict));
     throw refusedBeforeSend(referenceId, verdict.why);
@@ -82,13 +82,21 @@ export async function approveDisbursement(
 }
 
 /**
+ * Whether `actor` asked for the payout: the requester its seal covers, or the one its approval names
+ * (a record sealed before requesters were), so a row edit of either never lets a requester approve.
+ */
+const askedFor = (record: Disbursement, actor: Actor) =>
+  record.requesterId === actor.id || record.approval?.requesterId === actor.id;
+
+/**
  * The approval's outcome: sent at once (`approved`); SCHEDULED when its sendAt is still ahead; EXPIRED
  * (`late`), never sent, when its sendAt passed by more than SCHEDULE_LATE_LIMIT_SECONDS.
  */
 function approved(ctx: DomainContext, current: Disbursement, actor: Actor, now: Date) {
   const claim = approvedClaim(current, actor, now.toISOString(), ctx.sealKeys[0]);
-  if (current.sendAt !== undefined && !isDue(current, now))
-    return { outcome: 'scheduled' as const, next: scheduledFor(claim, current.sendAt, now) };
+  // Its time as its sealed request gives it: a row without its sendAt is not sent before then.
+  const sendAt = current.request?.sendAt ?? current.sendAt;
+  if (sendsLater(sendAt, now)) return { outcome: 'scheduled' as const, next: scheduledFor(claim, sendAt, now) };
   if (isTooLate(current, now, ctx.policy))
     return { outcome: 'late' as const, next: expiredUnsent(claim, now.toISOString()) };
   return { outcome: 'approved' as const, next: withDueNext(claim, now, ctx.policy) };

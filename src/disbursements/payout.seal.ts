@@ -91,11 +91,15 @@ const same = (a: string, b: string) => {
 export type SealState =
   { kind: 'sealed' } | { kind: 'legacy' } | { kind: 'elsewhere'; keyId: string } | { kind: 'broken'; why: string };
 
-/** The fields shown and sent (referenceId, channel, amount, currency, account) are the request's own. */
+/**
+ * The fields shown and sent (referenceId, channel, amount, currency, account) and its time are the
+ * request's own: a row's sendAt is its request's, or none (a time already past when it was asked for).
+ */
 function showsItsRequest(record: Disbursement, requestFingerprint: string): boolean {
   const { request } = record;
   return (
     request !== undefined &&
+    (record.sendAt === undefined || record.sendAt === request.sendAt) &&
     request.referenceId === record.referenceId &&
     request.channel === record.channel &&
     request.amount === record.amount &&

@@ -56,11 +56,6 @@ export function isTooLate(record: Disbursement, now: Date, policy: CheckPolicy):
   return record.sendAt !== undefined && now.getTime() > Date.parse(record.sendAt) + policy.scheduleLateLimitMs;
 }
 
-/** Its time has come (it may be sent now). */
-export function isDue(record: Disbursement, now: Date): boolean {
-  return record.sendAt !== undefined && now.getTime() >= Date.parse(record.sendAt);
-}
-
 /**
  * Due: it becomes an ordinary create claim, sent by the at-most-once create protocol; its next check
  * is a claim's, so a process that dies mid-send leaves it to the rechecker, never unwatched.

@@ -124,6 +124,17 @@ const CASES: Case[] = [
     due: { status: 'CANCELLED', action: 'SEND_REFUSED' },
   },
   {
+    name: 'its time moved later in the stored record',
+    meanwhile: async (s, m, _id, r) => {
+      await s.d.store.update(m.id, r.referenceId, (current) => ({
+        ...current,
+        sendAt: new Date(T0 + 86_400_000).toISOString(),
+      }));
+    },
+    approval: { code: 'INVALID_STATE', status: 'CANCELLED', action: 'SEND_REFUSED' },
+    due: { status: 'CANCELLED', action: 'SEND_REFUSED' },
+  },
+  {
     name: 'maxAmount lowered below it',
     meanwhile: async () => undefined,
     later: { ...loose, maxAmount: { ZMW: '10' } },
@@ -210,5 +221,61 @@ describe('a payout held only at its time', () => {
     expect(own).toBe('FORBIDDEN');
     await s.d.service.approve(tightened, record.referenceId, bob);
     expect(s.d.provider.creates.map((c) => c.referenceId)).toEqual([record.referenceId]);
+  });
+});
+
+describe('an approval of a row edited behind it', () => {
+  async function held(s: Setup, m: Merchant, sendAt?: string): Promise<Disbursement> {
+    const ben = await s.d.service.createBeneficiary(
+      m,
+      { name: 'Supplier', details: { channel: 'MOBILE_MONEY', accountNumber: '260971311567' } },
+      alice,
+    );
+    const referenceId = `held-${s.clock.at}`;
+    const record = await s.d.service.payBeneficiary(
+      m,
+      {
+        beneficiaryId: ben.id,
+        referenceId,
+        build: (details): DisbursementRequest => ({
+          ...(details as { channel: 'MOBILE_MONEY'; accountNumber: string }),
+          referenceId,
+          amount: '500',
+          currency: 'ZMW',
+          ...(sendAt && { sendAt }),
+        }),
+      },
+      undefined,
+      alice,
+    );
+    expect(record.status).toBe('AWAITING_APPROVAL');
+    return record;
+  }
+
+  it('its approval naming someone else as requester: its requester still cannot approve it (FORBIDDEN), nothing sent', async () => {
+    const s = setup();
+    const m = merchantWith(loose);
+    const record = await held(s, m);
+    await s.d.store.update(m.id, record.referenceId, (current) => ({
+      ...current,
+      approval: { ...current.approval!, requesterId: 'token:someone-else' },
+    }));
+    const own = await s.d.service.approve(m, record.referenceId, alice).catch((e: { code: string }) => e.code);
+    expect(own).toBe('FORBIDDEN');
+    expect((await stored(s, m, record)).status).toBe('AWAITING_APPROVAL');
+    expect(s.d.provider.creates).toHaveLength(0);
+  });
+
+  it('its time removed from the row: approved, it waits for the time its request asked for (SCHEDULED), not sent', async () => {
+    const s = setup();
+    const m = merchantWith(loose);
+    const sendAt = new Date(T0 + 3_600_000).toISOString();
+    const record = await held(s, m, sendAt);
+    await s.d.store.update(m.id, record.referenceId, (current) => ({ ...current, sendAt: undefined }));
+    await s.d.service.approve(m, record.referenceId, bob);
+    const after = await stored(s, m, record);
+    expect(after.status).toBe('SCHEDULED');
+    expect(after.sendAt).toBe(sendAt);
+    expect(s.d.provider.creates).toHaveLength(0);
   });
 });
