@@ -4,11 +4,10 @@ import { getMainDefinition } from '@apollo/client/utilities';
 import { Kind, OperationTypeNode } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { printTrusted } from './api.print';
-import { setSocketState } from './api.socket';
+import type { CodedError } from '../shared/problem';
+import { setSocketState, socketEvents } from './api.socket';
+import { closeOf, FORBIDDEN_CLOSE } from './api.socket-close';
 import { WsLink } from './api.ws-link';
-
-/** graphql-ws's close code for a refused credential: retrying with the same token cannot help. */
-const FORBIDDEN_CLOSE = 4403;
 
 /**
  * The console's one Apollo Client: queries and mutations over HTTP, subscriptions over graphql-ws,
@@ -20,7 +19,8 @@ export interface Api {
   dispose(): void;
 }
 
-export function createApi(token: () => string | undefined): Api {
+/** `refused`: the gateway closed the socket with 4403, the token expired or was revoked; retrying with it cannot help. */
+export function createApi(token: () => string | undefined, refused: (error: CodedError) => void): Api {
   const authorization = (): Record<string, string> => {
     const current = token();
     return current ? { authorization: `Bearer ${current}` } : {};
@@ -28,25 +28,12 @@ export function createApi(token: () => string | undefined): Api {
   const http = new SetContextLink((previous) => ({
     headers: { ...(previous.headers as Record<string, string> | undefined), ...authorization() },
   })).concat(new HttpLink({ uri: '/graphql', print: (node) => printTrusted(node) }));
-  let connectedBefore = false;
   const socket = createClient({
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
     connectionParams: authorization,
     retryAttempts: Infinity,
-    shouldRetry: (event) =>
-      !(typeof event === 'object' && event !== null && 'code' in event && event.code === FORBIDDEN_CLOSE),
-    on: {
-      connecting: () => setSocketState(connectedBefore ? 'reconnecting' : 'connecting'),
-      connected: () => {
-        connectedBefore = true;
-        setSocketState('live');
-      },
-      // 1000: graphql-ws closed an idle socket itself (no subscription left); anything else was lost.
-      closed: (event) => {
-        const normal = typeof event === 'object' && event !== null && 'code' in event && event.code === 1000;
-        setSocketState(connectedBefore && !normal ? 'reconnecting' : 'idle');
-      },
-    },
+    shouldRetry: (event) => closeOf(event)?.code !== FORBIDDEN_CLOSE,
+    on: socketEvents(refused),
   });
   const link = ApolloLink.split(
     ({ query }) => {

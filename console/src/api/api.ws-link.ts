@@ -3,6 +3,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import type { Client } from 'graphql-ws';
 import { Observable } from 'rxjs';
 import { printTrusted } from './api.print';
+import { closeError, closeOf } from './api.socket-close';
 
 /** The `cursor` of a result's single root field, when it has one (disbursementEvents). */
 function cursorOf(result: { data?: unknown }): string | undefined {
@@ -18,7 +19,7 @@ function cursorOf(result: { data?: unknown }): string | undefined {
  * was missed while the socket was down, with no gap or repeat.
  */
 export class WsLink extends ApolloLink {
-  constructor(private readonly client: Client) {
+  constructor(private readonly client: Pick<Client, 'subscribe'>) {
     super();
   }
 
@@ -43,13 +44,11 @@ export class WsLink extends ApolloLink {
   }
 }
 
-/** As Apollo's own GraphQLWsLink: a refused subscription is its GraphQL errors, a lost socket a plain Error. */
+/** A refused subscription is its GraphQL errors, a closed socket its reason and code (api.socket-close.ts). */
 function socketError(error: unknown): Error {
   if (error instanceof Error) return error;
-  if (typeof error === 'object' && error !== null && 'code' in error && 'reason' in error) {
-    const { code, reason } = error as { code: number; reason: string };
-    return new Error(`The live connection closed (${code}${reason ? `: ${reason}` : ''})`);
-  }
+  const close = closeOf(error);
+  if (close) return closeError(close);
   const errors = (Array.isArray(error) ? error : [error]) as GraphQLFormattedError[];
   return new CombinedGraphQLErrors({ errors });
 }

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { createApi } from '../api/api.client';
 import { readToken, saveToken, sessionOf } from '../api/api.session';
 import { Loading } from '../shared/loading';
-import { codeOf } from '../shared/problem';
+import { codeOf, type CodedError } from '../shared/problem';
 import { ACCESS } from './access.operations';
 import { Shell } from './app.shell';
 import { SessionContext, type SessionValue } from './app.session';
@@ -13,14 +13,27 @@ type Access = { state: 'checking' } | { state: 'in' } | { state: 'out'; refusal?
 
 /**
  * The console: asks the gateway once whether the token (or, without one, open access) is accepted,
- * then shows the screens, or the sign-in form. A new token makes a new client, so nothing cached
- * under one person is shown to the next.
+ * then shows the screens, or the sign-in form; back at sign-in, saying why, when the gateway ends
+ * the live connection because the token expired or was revoked. A new token makes a new client,
+ * so nothing cached under one person is shown to the next.
  */
 export function App() {
   const [token, setToken] = useState(readToken);
   const tokenRef = useRef(token);
   tokenRef.current = token;
-  const api = useMemo(() => createApi(() => tokenRef.current), [token]);
+  const [ended, setEnded] = useState<CodedError>();
+  const api = useMemo(
+    () =>
+      createApi(
+        () => tokenRef.current,
+        (error) => {
+          saveToken(undefined);
+          setEnded(error);
+          setToken(undefined);
+        },
+      ),
+    [token],
+  );
   useEffect(() => () => api.dispose(), [api]);
   const [access, setAccess] = useState<Access>({ state: 'checking' });
 
@@ -54,9 +67,11 @@ export function App() {
   );
   const signIn = (next: string) => {
     saveToken(next);
+    setEnded(undefined);
     setToken(next);
   };
 
+  if (ended) return <SignInScreen onSignIn={signIn} refusal={ended} />;
   if (access.state === 'checking') return <Loading what="the console" />;
   if (access.state === 'out') return <SignInScreen onSignIn={signIn} refusal={access.refusal} />;
   return (

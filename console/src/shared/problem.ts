@@ -7,6 +7,17 @@ export interface Problem {
   fields?: readonly string[];
 }
 
+/** An error the console words itself, with a code as the gateway's are (a websocket's close, say). */
+export class CodedError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'CodedError';
+  }
+}
+
 interface ErrorLike {
   message?: unknown;
   extensions?: { code?: unknown; fields?: unknown } | null;
@@ -33,6 +44,7 @@ export function problemsOf(error: unknown): Problem[] {
     }
     return [{ message: `The gateway answered HTTP ${error.statusCode}`, code: `HTTP_${error.statusCode}` }];
   }
+  if (error instanceof CodedError) return [{ message: error.message, code: error.code }];
   if (error instanceof TypeError) return [{ message: 'The gateway could not be reached', code: 'NETWORK_ERROR' }];
   if (error instanceof Error) return [{ message: error.message }];
   return [{ message: 'Something went wrong' }];
