@@ -93,7 +93,11 @@ export function ApprovalsScreen() {
           )}
           <ul className="cards">
             {pendingBeneficiaries.map((beneficiary) => (
-              <BeneficiaryApproval key={beneficiary.id} id={beneficiary.id} onDone={() => void changes.refetch()} />
+              <BeneficiaryApproval
+                key={`${beneficiary.id} ${beneficiary.detailsFingerprint}`}
+                id={beneficiary.id}
+                onDone={() => void changes.refetch()}
+              />
             ))}
           </ul>
         </section>

@@ -19,6 +19,7 @@ export const BENEFICIARY_ROW = graphql(`
     approvedBy
     payableFrom
     detailsFingerprint
+    requestedByYou
   }
 `);
 

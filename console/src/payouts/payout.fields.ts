@@ -19,6 +19,7 @@ export const PAYOUT_ROW = graphql(`
     sendsAgain
     approval {
       requestedBy
+      requestedByYou
       expiresAt
       decision
       decidedBy
