@@ -148,8 +148,8 @@ describeBrowser('the console: payouts', () => {
     await page.getByRole('status', { name: 'Payout status' }).getByText('SCHEDULED', { exact: true }).waitFor();
 
     await go(page, 'Scheduled');
-    const row = page.getByRole('row', { name: new RegExp(referenceId) });
-    await row.getByRole('button', { name: `Cancel ${referenceId}` }).click();
+    const row = page.getByRole('row', { name: `Payout ${referenceId}`, exact: true });
+    await row.getByRole('button', { name: 'Cancel', exact: true }).click();
     await row.waitFor({ state: 'detached' });
     const read = await gql<{ disbursement: { status: string } }>(
       stack.graphqlUrl,

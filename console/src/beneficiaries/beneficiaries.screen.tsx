@@ -15,7 +15,10 @@ import { BeneficiaryForm } from './beneficiary.form';
 
 const PAGE = 25;
 
-/** The beneficiary book: search it, add one, change one's details (then awaiting approval), archive one, pay one. */
+/**
+ * The beneficiary book: search it, add one, change one's details (then awaiting approval), archive one, pay one.
+ * Each row is named "Beneficiary <name>", so its actions need no more than their word.
+ */
 export function BeneficiariesScreen() {
   const session = useSession();
   const writes = allows(session, SCOPES.beneficiariesWrite);
@@ -124,7 +127,7 @@ export function BeneficiariesScreen() {
           </thead>
           <tbody>
             {page.edges.map(({ node }) => (
-              <tr key={node.id}>
+              <tr key={node.id} aria-label={`Beneficiary ${node.name}`}>
                 <td data-label="Name">{node.name}</td>
                 <td data-label="Channel">{node.channel === 'BANK' ? 'Bank' : 'Mobile money'}</td>
                 <td data-label="Account">{maskAccount(node.accountNumber)}</td>
@@ -133,19 +136,16 @@ export function BeneficiariesScreen() {
                 <td data-label="Action">
                   <div className="actions">
                     {pays && node.status === 'ACTIVE' && (
-                      <Link to={`/new?beneficiary=${encodeURIComponent(node.id)}`} aria-label={`Pay ${node.name}`}>
-                        Pay
-                      </Link>
+                      <Link to={`/new?beneficiary=${encodeURIComponent(node.id)}`}>Pay</Link>
                     )}
                     {writes && node.status !== 'ARCHIVED' && (
                       <>
-                        <button type="button" onClick={() => setEditing(node.id)} aria-label={`Change ${node.name}`}>
+                        <button type="button" onClick={() => setEditing(node.id)}>
                           Change
                         </button>
                         <button
                           type="button"
                           disabled={archiving.loading}
-                          aria-label={`Archive ${node.name}`}
                           onClick={() =>
                             void archive({ variables: { id: node.id } }).then(
                               ({ data: archived }) => {

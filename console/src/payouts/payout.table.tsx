@@ -9,8 +9,9 @@ const CHANNEL_NAME = { MOBILE_MONEY: 'Mobile money', BANK: 'Bank' } as const;
 
 /**
  * Payouts as rows: status, channel, amount, account (masked as the API masks a beneficiary's),
- * reference (a link to the payout's page) and time; `action` adds a last column. Below 700 px
- * each row is a card (app.css), each cell labelled by its column.
+ * reference (a link to the payout's page) and time; `action` adds a last column. Each row is named
+ * "Payout <reference>", so its buttons need no more than their word. Below 700 px each row is a
+ * card (app.css), each cell labelled by its column.
  */
 export function PayoutTable({
   payouts,
@@ -41,7 +42,7 @@ export function PayoutTable({
       </thead>
       <tbody>
         {payouts.map((payout) => (
-          <tr key={payout.referenceId} data-reference={payout.referenceId}>
+          <tr key={payout.referenceId} data-reference={payout.referenceId} aria-label={`Payout ${payout.referenceId}`}>
             <td data-label="Status">
               <StatusBadge status={payout.status} />
             </td>
