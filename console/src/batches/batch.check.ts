@@ -1,7 +1,7 @@
 import type { ApolloClient } from '@apollo/client';
 import { BENEFICIARY } from '../beneficiaries/beneficiaries.operations';
 import type { BeneficiaryRowFragment, DisbursementStatus } from '../gql/graphql';
-import { problemsOf } from '../shared/problem';
+import { problemsOf, type Problem } from '../shared/problem';
 import type { BatchRow } from './batch.rows';
 import { KNOWN_PAYOUTS } from './batches.operations';
 
@@ -10,13 +10,28 @@ export interface CheckedRow extends BatchRow {
   existing?: DisbursementStatus;
   /** The beneficiary's name, for the reviewer. */
   payee?: string;
+  /** The gateway's refusal to read its beneficiary: not sent. */
+  refusal?: Problem;
+  /** Its beneficiary was not read (the token may not): the API checks it when the row is sent. */
+  unchecked?: boolean;
+}
+
+/** Whether a checked row goes out when the batch is sent. */
+export function sendable(row: CheckedRow): boolean {
+  return row.problems.length === 0 && !row.refusal;
 }
 
 /**
- * The API's check of rows the browser passed: each beneficiary exists and is payable, and which
- * references already have a payout. Nothing is sent.
+ * The API's check of rows the browser passed: which references already have a payout, and each
+ * beneficiary exists and is payable, when the token may read beneficiaries (`readsBeneficiaries`);
+ * without, paying one needs only payouts:write, so its rows pass and the API decides when they are
+ * sent. Nothing is sent.
  */
-export async function checkWithApi(client: ApolloClient, rows: readonly BatchRow[]): Promise<CheckedRow[]> {
+export async function checkWithApi(
+  client: ApolloClient,
+  rows: readonly BatchRow[],
+  readsBeneficiaries: boolean,
+): Promise<CheckedRow[]> {
   const references = rows.filter((row) => row.problems.length === 0).map((row) => row.reference);
   const known = references.length
     ? await client.query({ query: KNOWN_PAYOUTS, variables: { referenceIds: references }, fetchPolicy: 'network-only' })
@@ -26,17 +41,17 @@ export async function checkWithApi(client: ApolloClient, rows: readonly BatchRow
       payout ? [[payout.referenceId, payout.status] as const] : [],
     ),
   );
-  const ids = [
-    ...new Set(rows.filter((r) => r.kind === 'beneficiary' && r.problems.length === 0).map((r) => r.recipient)),
-  ];
-  const found = new Map<string, BeneficiaryRowFragment | null | string>(
+  const ids = readsBeneficiaries
+    ? [...new Set(rows.filter((r) => r.kind === 'beneficiary' && r.problems.length === 0).map((r) => r.recipient))]
+    : [];
+  const found = new Map<string, BeneficiaryRowFragment | null | Problem>(
     await Promise.all(
       ids.map(async (id) => {
         try {
           const { data } = await client.query({ query: BENEFICIARY, variables: { id }, fetchPolicy: 'network-only' });
           return [id, data?.beneficiary ?? null] as const;
         } catch (error) {
-          return [id, problemsOf(error)[0]?.message ?? 'could not be read'] as const;
+          return [id, problemsOf(error)[0]] as const;
         }
       }),
     ),
@@ -44,8 +59,9 @@ export async function checkWithApi(client: ApolloClient, rows: readonly BatchRow
   return rows.map((row) => {
     const checked: CheckedRow = { ...row, problems: [...row.problems], existing: existing.get(row.reference) };
     if (row.kind !== 'beneficiary' || row.problems.length > 0) return checked;
+    if (!readsBeneficiaries) return { ...checked, unchecked: true };
     const beneficiary = found.get(row.recipient);
-    if (typeof beneficiary === 'string') checked.problems.push(`beneficiary: ${beneficiary}`);
+    if (beneficiary && 'message' in beneficiary) checked.refusal = beneficiary;
     else if (!beneficiary) checked.problems.push('no beneficiary has this id');
     else {
       checked.payee = beneficiary.name;

@@ -20,6 +20,15 @@ export interface BatchRow {
 const MOBILE = /^260\d{9}$/;
 const AMOUNT = /^\d+(\.\d{1,2})?$/;
 const REFERENCE = /^[\x21-\x7e][\x20-\x7e]{0,63}$/;
+/** The columns in order, as a first line may name them. */
+const COLUMNS = ['recipient', 'amount', 'reference', 'currency', 'narration'];
+
+/** A first line naming the required columns and any optional ones, in order (any case; empty cells after): data never does. */
+function isHeader(cells: readonly string[] | undefined): boolean {
+  const names = (cells ?? []).map((cell) => cell.trim().toLowerCase());
+  while (names.at(-1) === '') names.pop();
+  return names.length >= 3 && names.length <= COLUMNS.length && names.every((name, index) => name === COLUMNS[index]);
+}
 
 /**
  * A batch file, checked in the browser before anything is asked of the API: columns recipient
@@ -29,7 +38,7 @@ const REFERENCE = /^[\x21-\x7e][\x20-\x7e]{0,63}$/;
  */
 export function checkRows(text: string): { rows: BatchRow[]; problem?: string } {
   const lines = parseCsv(text);
-  const header = lines[0] && !AMOUNT.test((lines[0][1] ?? '').trim());
+  const header = isHeader(lines[0]);
   const body = header ? lines.slice(1) : lines;
   if (body.length === 0) return { rows: [], problem: 'The file has no payouts.' };
   if (body.length > MAX_ROWS)

@@ -1,18 +1,47 @@
 import { useApolloClient, useMutation } from '@apollo/client/react';
 import { useState, type ChangeEvent } from 'react';
-import type { PayoutRowFragment } from '../gql/graphql';
+import { allows, SCOPES } from '../api/api.session';
+import { useSession } from '../app/app.session';
+import type { BatchRowResultFragment } from '../gql/graphql';
 import { ErrorNote } from '../shared/error.note';
 import { Loading } from '../shared/loading';
 import { formatMoney } from '../shared/money';
+import { ProblemText } from '../shared/problem.text';
 import { StatusBadge } from '../shared/status.badge';
-import { checkWithApi, type CheckedRow } from './batch.check';
+import { checkWithApi, sendable, type CheckedRow } from './batch.check';
 import { checkRows } from './batch.rows';
 import { CREATE_MOBILE_PAYOUTS, PAY_BENEFICIARIES } from './batches.operations';
 
-interface Answer {
-  referenceId: string;
-  disbursement?: PayoutRowFragment | null;
-  error?: { code: string; message: string } | null;
+/** One of the two batches a file is sent as, refused or lost as a whole. */
+interface Failure {
+  what: string;
+  rows: number;
+  error: unknown;
+}
+
+/** A row's answer as the gateway gave it, its fields named within the row ("amount", not "inputs.3.amount"). */
+function AnswerText({ answer }: { answer: BatchRowResultFragment | undefined }) {
+  if (answer?.disbursement) return <StatusBadge status={answer.disbursement.status} />;
+  if (!answer?.error) return null;
+  const { message, code, fields } = answer.error;
+  return (
+    <span className="error-text">
+      <ProblemText problem={{ message, code, fields: fields?.map((f) => f.replace(/^inputs\.\d+\./, '')) }} />
+    </span>
+  );
+}
+
+function checkText(row: CheckedRow) {
+  if (row.problems.length > 0) return `Not sent: ${row.problems.join('; ')}`;
+  if (row.refusal)
+    return (
+      <>
+        Not sent: its beneficiary could not be read: <ProblemText problem={row.refusal} />
+      </>
+    );
+  if (row.existing) return `Already recorded (${row.existing}): sending again pays nothing twice`;
+  if (row.unchecked) return 'OK; beneficiary not checked (that needs beneficiaries:read): the API checks it when sent';
+  return 'OK';
 }
 
 /**
@@ -22,30 +51,33 @@ interface Answer {
  */
 export function BatchesScreen() {
   const client = useApolloClient();
+  const readsBeneficiaries = allows(useSession(), SCOPES.beneficiariesRead);
   const [rows, setRows] = useState<CheckedRow[]>();
   const [fileProblem, setFileProblem] = useState<string>();
   const [checking, setChecking] = useState(false);
   const [checkError, setCheckError] = useState<unknown>();
-  const [answers, setAnswers] = useState<Map<string, Answer>>();
+  const [answers, setAnswers] = useState<Map<string, BatchRowResultFragment>>();
+  const [failures, setFailures] = useState<Failure[]>([]);
   const [payBeneficiaries, paying] = useMutation(PAY_BENEFICIARIES);
   const [createMobile, creating] = useMutation(CREATE_MOBILE_PAYOUTS);
-  const [sendError, setSendError] = useState<unknown>();
-  const ready = (rows ?? []).filter((row) => row.problems.length === 0);
+  const ready = (rows ?? []).filter(sendable);
   const sending = paying.loading || creating.loading;
 
   const choose = async (event: ChangeEvent<HTMLInputElement>) => {
     const file = event.target.files?.[0];
+    // Emptied, so choosing the same file again (corrected, say) is a change the input reports.
+    event.target.value = '';
     setRows(undefined);
     setAnswers(undefined);
     setCheckError(undefined);
-    setSendError(undefined);
+    setFailures([]);
     if (!file) return;
     const { rows: parsed, problem } = checkRows(await file.text());
     setFileProblem(problem);
     if (problem) return;
     setChecking(true);
     try {
-      setRows(await checkWithApi(client, parsed));
+      setRows(await checkWithApi(client, parsed, readsBeneficiaries));
     } catch (error) {
       setCheckError(error);
     } finally {
@@ -53,8 +85,9 @@ export function BatchesScreen() {
     }
   };
 
+  // Beneficiaries and mobile money numbers go as two batches: each one's answers are shown even when the other fails.
   const send = async () => {
-    setSendError(undefined);
+    setFailures([]);
     const common = (row: CheckedRow) => ({
       amount: row.amount,
       currency: row.currency,
@@ -63,26 +96,42 @@ export function BatchesScreen() {
     });
     const toBeneficiaries = ready.filter((row) => row.kind === 'beneficiary');
     const toMobile = ready.filter((row) => row.kind === 'mobile');
-    try {
-      const [beneficiaryAnswers, mobileAnswers] = await Promise.all([
-        toBeneficiaries.length
-          ? payBeneficiaries({
+    const batches = [
+      {
+        what: 'Payouts to beneficiaries',
+        rows: toBeneficiaries.length,
+        send: async () =>
+          (
+            await payBeneficiaries({
               variables: { inputs: toBeneficiaries.map((row) => ({ ...common(row), beneficiaryId: row.recipient })) },
-            }).then(({ data }) => data?.payBeneficiaries ?? [])
-          : [],
-        toMobile.length
-          ? createMobile({
+            })
+          ).data?.payBeneficiaries ?? [],
+      },
+      {
+        what: 'Mobile money payouts',
+        rows: toMobile.length,
+        send: async () =>
+          (
+            await createMobile({
               variables: { inputs: toMobile.map((row) => ({ ...common(row), accountNumber: row.recipient })) },
-            }).then(({ data }) => data?.createMobileMoneyDisbursements ?? [])
-          : [],
-      ]);
-      setAnswers(new Map([...beneficiaryAnswers, ...mobileAnswers].map((answer) => [answer.referenceId, answer])));
-    } catch (error) {
-      setSendError(error);
-    }
+            })
+          ).data?.createMobileMoneyDisbursements ?? [],
+      },
+    ].filter((batch) => batch.rows > 0);
+    const settled = await Promise.allSettled(batches.map((batch) => batch.send()));
+    const answered = new Map<string, BatchRowResultFragment>();
+    const failed: Failure[] = [];
+    settled.forEach((result, index) => {
+      if (result.status === 'fulfilled') for (const answer of result.value) answered.set(answer.referenceId, answer);
+      else failed.push({ what: batches[index].what, rows: batches[index].rows, error: result.reason });
+    });
+    setAnswers(answered);
+    setFailures(failed);
   };
 
-  const paid = answers ? [...answers.values()].filter((a) => a.disbursement).length : 0;
+  const given = answers ? [...answers.values()] : [];
+  const paid = given.filter((a) => a.disbursement).length;
+  const unanswered = failures.reduce((sum, failure) => sum + failure.rows, 0);
   return (
     <>
       <h1>Batches</h1>
@@ -98,7 +147,7 @@ export function BatchesScreen() {
           />
           <small id="batch-file-hint">
             Columns: recipient (a beneficiary id, or a mobile money number), amount, reference, then optionally currency
-            (ZMW when empty) and narration. A first line naming the columns is skipped. At most 100 rows.
+            (ZMW when empty) and narration. A first line naming these columns is skipped. At most 100 rows.
           </small>
         </div>
       </div>
@@ -115,7 +164,8 @@ export function BatchesScreen() {
           <p role="status">
             {ready.length} of {rows.length} rows ready to send
             {rows.length > ready.length && `; ${rows.length - ready.length} with problems will not be sent`}
-            {answers && `. Sent: ${paid} payouts recorded, ${answers.size - paid} refused.`}
+            {answers &&
+              `. Sent: ${paid} payouts recorded, ${given.length - paid} refused${unanswered ? `, ${unanswered} without an answer` : ''}.`}
           </p>
           <table className="rows">
             <caption className="visually-hidden">Batch rows</caption>
@@ -133,7 +183,6 @@ export function BatchesScreen() {
             </thead>
             <tbody>
               {rows.map((row) => {
-                const answer = answers?.get(row.reference);
                 return (
                   <tr key={row.line} data-line={row.line}>
                     <td data-label="Line">{row.line}</td>
@@ -144,20 +193,9 @@ export function BatchesScreen() {
                     <td data-label="Reference" className="ref">
                       {row.reference}
                     </td>
-                    <td data-label="Check">
-                      {row.problems.length > 0
-                        ? `Not sent: ${row.problems.join('; ')}`
-                        : row.existing
-                          ? `Already recorded (${row.existing}): sending again pays nothing twice`
-                          : 'OK'}
-                    </td>
+                    <td data-label="Check">{checkText(row)}</td>
                     <td data-label="Answer">
-                      {answer?.disbursement && <StatusBadge status={answer.disbursement.status} />}
-                      {answer?.error && (
-                        <span className="error-text">
-                          {answer.error.message} <code className="code">{answer.error.code}</code>
-                        </span>
-                      )}
+                      <AnswerText answer={answers?.get(row.reference)} />
                     </td>
                   </tr>
                 );
@@ -172,7 +210,13 @@ export function BatchesScreen() {
           >
             {sending ? 'Sending…' : `Send ${ready.length} payouts`}
           </button>
-          <ErrorNote error={sendError} />
+          {failures.map((failure) => (
+            <ErrorNote
+              key={failure.what}
+              error={failure.error}
+              title={`${failure.what} (${failure.rows}): no answers. Sending the file again pays nothing twice.`}
+            />
+          ))}
         </section>
       )}
     </>

@@ -1,4 +1,5 @@
 import { problemsOf } from './problem';
+import { ProblemText } from './problem.text';
 
 /** A failed request as the gateway explained it: each error's message, code and fields, announced to screen readers. */
 export function ErrorNote({ error, title }: { error: unknown; title?: string }) {
@@ -9,11 +10,7 @@ export function ErrorNote({ error, title }: { error: unknown; title?: string }) 
       <ul>
         {problemsOf(error).map((problem, index) => (
           <li key={index} data-code={problem.code}>
-            {problem.message}
-            {problem.code && <code className="code">{problem.code}</code>}
-            {problem.fields && problem.fields.length > 0 && (
-              <span className="fields"> (fields: {problem.fields.join(', ')})</span>
-            )}
+            <ProblemText problem={problem} />
           </li>
         ))}
       </ul>
