@@ -7,7 +7,7 @@ import { ErrorNote } from '../shared/error.note';
 import { Field } from '../shared/field';
 import { Loading } from '../shared/loading';
 import { formatMoney } from '../shared/money';
-import { formatTime, fromLocalInput, toDateInput } from '../shared/time';
+import { dayWindow, formatTime, toDateInput } from '../shared/time';
 import { ALLOWANCE, AUDIT_VERIFICATION, STATEMENT, WALLET } from './finance.operations';
 import { ReconciliationPanel } from './reconciliation.panel';
 
@@ -46,18 +46,12 @@ export function FinanceScreen() {
   const allowance = useQuery(ALLOWANCE);
   const today = toDateInput(new Date());
   const [range, setRange] = useState({ from: today, to: today });
-  const [window, setWindow] = useState<{ from: string; to: string }>();
   const [loadStatement, statement] = useLazyQuery(STATEMENT);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const from = fromLocalInput(range.from);
-    const end = fromLocalInput(range.to);
-    if (!from || !end) return;
-    // Both days included: `to` is the start of the day after.
-    const next = { from, to: new Date(Date.parse(end) + 86_400_000).toISOString() };
-    setWindow(next);
-    void loadStatement({ variables: next }).catch(() => undefined);
+    const days = dayWindow(range.from, range.to);
+    if (days) void loadStatement({ variables: days }).catch(() => undefined);
   };
   const lines = statement.data?.payoutStatement.lines ?? [];
   const saveCsv = () =>
@@ -164,7 +158,7 @@ export function FinanceScreen() {
           </>
         )}
       </section>
-      {auditor && <ReconciliationPanel window={window} />}
+      {auditor && <ReconciliationPanel />}
       {auditor && <AuditCheck />}
     </>
   );

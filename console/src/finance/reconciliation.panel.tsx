@@ -1,12 +1,16 @@
 import { useMutation, useQuery } from '@apollo/client/react';
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { ErrorNote } from '../shared/error.note';
+import { Field } from '../shared/field';
 import { formatMoney } from '../shared/money';
-import { formatTime } from '../shared/time';
+import { dayWindow, formatTime, toDateInput } from '../shared/time';
 import { RECONCILIATION_RUN, START_RECONCILIATION } from './finance.operations';
 
-/** A reconciliation run over the statement's window, followed every second until DONE or FAILED. */
-export function ReconciliationPanel({ window }: { window: { from: string; to: string } | undefined }) {
+/** A reconciliation run over a window of days of its own (today at first), followed every second until DONE or FAILED. */
+export function ReconciliationPanel() {
+  const today = toDateInput(new Date());
+  const [range, setRange] = useState({ from: today, to: today });
+  const days = dayWindow(range.from, range.to);
   const [start, starting] = useMutation(START_RECONCILIATION);
   const [runId, setRunId] = useState<string>();
   const run = useQuery(RECONCILIATION_RUN, {
@@ -16,23 +20,39 @@ export function ReconciliationPanel({ window }: { window: { from: string; to: st
   });
   const current = run.data?.reconciliationRun ?? starting.data?.startReconciliation;
   if (current && current.state !== 'RUNNING') run.stopPolling();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (days)
+      void start({ variables: days }).then(
+        ({ data }) => setRunId(data?.startReconciliation.id),
+        () => undefined,
+      );
+  };
   return (
     <section className="card" aria-labelledby="reconciliation">
       <h2 id="reconciliation">Reconciliation</h2>
-      <p className="muted">Compares the window&apos;s payouts with what the provider says, and the wallet with them.</p>
-      <button
-        type="button"
-        disabled={!window || starting.loading || current?.state === 'RUNNING'}
-        onClick={() =>
-          window &&
-          void start({ variables: window }).then(
-            ({ data }) => setRunId(data?.startReconciliation.id),
-            () => undefined,
-          )
-        }
-      >
-        Start reconciliation
-      </button>
+      <p className="muted">Compares the payouts of these days with what the provider says, and the wallet with them.</p>
+      <form className="filters" onSubmit={submit}>
+        <Field
+          id="reconciliation-from"
+          label="From"
+          type="date"
+          value={range.from}
+          onChange={(e) => setRange({ ...range, from: e.target.value })}
+        />
+        <Field
+          id="reconciliation-to"
+          label="To"
+          type="date"
+          value={range.to}
+          onChange={(e) => setRange({ ...range, to: e.target.value })}
+        />
+        <div className="field actions">
+          <button type="submit" disabled={!days || starting.loading || current?.state === 'RUNNING'}>
+            Start reconciliation
+          </button>
+        </div>
+      </form>
       <ErrorNote error={starting.error ?? run.error} />
       {current && (
         <div role="status">

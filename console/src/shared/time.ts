@@ -23,3 +23,11 @@ export function fromLocalInput(value: string): string | undefined {
   const date = new Date(value.length === 10 ? `${value}T00:00` : value);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
+
+/** Two date inputs' days (both included) as a window of ISO times: `to` is the start of the day after; undefined when either is not a day. */
+export function dayWindow(first: string, last: string): { from: string; to: string } | undefined {
+  const from = fromLocalInput(first);
+  const end = fromLocalInput(last);
+  if (!from || !end) return undefined;
+  return { from, to: new Date(Date.parse(end) + 86_400_000).toISOString() };
+}
