@@ -1,11 +1,14 @@
 /** The token a person signed in with, kept in this tab's sessionStorage only: closing the tab signs out. */
 const KEY = 'console.token';
 
+/** The gateway's scopes the console offers things by; a shared token and open access carry every one. */
 export const SCOPES = {
   read: 'payouts:read',
   write: 'payouts:write',
   approve: 'payouts:approve',
   audit: 'audit:read',
+  /** Exporting payouts in bulk (CSV): neither payouts:read nor payouts:write grants it. */
+  export: 'payouts:export',
   beneficiariesRead: 'beneficiaries:read',
   beneficiariesWrite: 'beneficiaries:write',
 } as const;

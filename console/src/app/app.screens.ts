@@ -13,6 +13,7 @@ export const SCREENS: readonly ScreenLink[] = [
   { to: '/new', name: 'New payout', scopes: [SCOPES.write] },
   { to: '/approvals', name: 'Approvals', scopes: [SCOPES.approve] },
   { to: '/scheduled', name: 'Scheduled', scopes: [SCOPES.read] },
+  // beneficiaries:write alone only adds: the screen then offers that.
   { to: '/beneficiaries', name: 'Beneficiaries', scopes: [SCOPES.beneficiariesRead, SCOPES.beneficiariesWrite] },
   { to: '/batches', name: 'Batches', scopes: [SCOPES.write] },
   { to: '/finance', name: 'Finance', scopes: [SCOPES.read] },

@@ -37,8 +37,8 @@ export function SignInScreen({ onSignIn, refusal }: { onSignIn: (token: string) 
           <h2 id="dev-token">Developing locally?</h2>
           <p>Mint a development token for the gateway started by npm start:</p>
           <pre>
-            npm run token -- --sub alice --scope &quot;payouts:read payouts:write payouts:approve audit:read
-            beneficiaries:read beneficiaries:write&quot;
+            npm run token -- --sub alice --scope &quot;payouts:read payouts:write payouts:approve payouts:export
+            audit:read beneficiaries:read beneficiaries:write&quot;
           </pre>
         </section>
       )}

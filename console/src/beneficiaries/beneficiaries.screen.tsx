@@ -17,10 +17,12 @@ const PAGE = 25;
 
 /**
  * The beneficiary book: search it, add one, change one's details (then awaiting approval), archive one, pay one.
- * Each row is named "Beneficiary <name>", so its actions need no more than their word.
+ * Each row is named "Beneficiary <name>", so its actions need no more than their word. A token that
+ * may add beneficiaries but not read them (beneficiaries:write alone) is offered adding only.
  */
 export function BeneficiariesScreen() {
   const session = useSession();
+  const reads = allows(session, SCOPES.beneficiariesRead);
   const writes = allows(session, SCOPES.beneficiariesWrite);
   const pays = allows(session, SCOPES.write);
   const [search, setSearch] = useState('');
@@ -34,6 +36,7 @@ export function BeneficiariesScreen() {
       filter: { search: applied.search || undefined, status: applied.status || undefined },
     },
     notifyOnNetworkStatusChange: true,
+    skip: !reads,
   });
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<string>();
@@ -51,7 +54,7 @@ export function BeneficiariesScreen() {
     setNote(text);
     setEditing(undefined);
     setAdding(false);
-    void refetch();
+    if (reads) void refetch();
   };
 
   return (
@@ -87,28 +90,35 @@ export function BeneficiariesScreen() {
         </p>
       )}
       <ErrorNote error={archiving.error} />
-      <form className="filters" role="search" aria-label="Search beneficiaries" onSubmit={submitSearch}>
-        <div className="field grow">
-          <label htmlFor="beneficiary-search">Name or account</label>
-          <input id="beneficiary-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="beneficiary-status">Status</label>
-          <select
-            id="beneficiary-status"
-            value={status}
-            onChange={(e) => setStatus(e.target.value as BeneficiaryStatus | '')}
-          >
-            <option value="">Any status</option>
-            <option>ACTIVE</option>
-            <option>AWAITING_APPROVAL</option>
-            <option>ARCHIVED</option>
-          </select>
-        </div>
-        <div className="field actions">
-          <button type="submit">Search</button>
-        </div>
-      </form>
+      {!reads && (
+        <p>
+          Your token may add beneficiaries but not read them: listing, changing and archiving need beneficiaries:read.
+        </p>
+      )}
+      {reads && (
+        <form className="filters" role="search" aria-label="Search beneficiaries" onSubmit={submitSearch}>
+          <div className="field grow">
+            <label htmlFor="beneficiary-search">Name or account</label>
+            <input id="beneficiary-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
+          </div>
+          <div className="field">
+            <label htmlFor="beneficiary-status">Status</label>
+            <select
+              id="beneficiary-status"
+              value={status}
+              onChange={(e) => setStatus(e.target.value as BeneficiaryStatus | '')}
+            >
+              <option value="">Any status</option>
+              <option>ACTIVE</option>
+              <option>AWAITING_APPROVAL</option>
+              <option>ARCHIVED</option>
+            </select>
+          </div>
+          <div className="field actions">
+            <button type="submit">Search</button>
+          </div>
+        </form>
+      )}
       <ErrorNote error={error} />
       {loading && !page && <Loading what="beneficiaries" />}
       {page && page.edges.length === 0 && <p className="empty">No beneficiary matches.</p>}

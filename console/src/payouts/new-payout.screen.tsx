@@ -55,7 +55,9 @@ function AllowanceNote() {
 export function NewPayoutScreen() {
   const session = useSession();
   const { params } = useLocation();
-  const preset = params.get('beneficiary') ?? '';
+  // Choosing a saved beneficiary lists them: beneficiaries:read (paying one needs only payouts:write).
+  const canPayBeneficiaries = allows(session, SCOPES.beneficiariesRead);
+  const preset = canPayBeneficiaries ? (params.get('beneficiary') ?? '') : '';
   const [mode, setMode] = useState<Mode>(preset ? 'BENEFICIARY' : 'MOBILE_MONEY');
   const [form, setForm] = useState<Form>({ ...EMPTY, beneficiaryId: preset });
   const [referenceId, setReferenceId] = useState(() => newReference());
@@ -64,7 +66,6 @@ export function NewPayoutScreen() {
   const [mobile, mobileState] = useMutation(CREATE_MOBILE_PAYOUT);
   const [bank, bankState] = useMutation(CREATE_BANK_PAYOUT);
   const [pay, payState] = useMutation(PAY_BENEFICIARY);
-  const canPayBeneficiaries = allows(session, SCOPES.beneficiariesRead) || allows(session, SCOPES.beneficiariesWrite);
   const beneficiaries = useQuery(BENEFICIARY_LIST, {
     variables: { first: 100, filter: { status: 'ACTIVE' } },
     skip: mode !== 'BENEFICIARY',

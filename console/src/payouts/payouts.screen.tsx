@@ -1,5 +1,7 @@
 import { useApolloClient, useQuery } from '@apollo/client/react';
 import { useEffect, useRef, useState } from 'react';
+import { allows, SCOPES } from '../api/api.session';
+import { useSession } from '../app/app.session';
 import type { PayoutListQuery, PayoutRowFragment } from '../gql/graphql';
 import { ErrorNote } from '../shared/error.note';
 import { Loading } from '../shared/loading';
@@ -19,10 +21,12 @@ const EXPORT_PAGE = 100;
 /**
  * Every payout, newest first, filtered and paged by the API. Live: a change rewrites its row through
  * Apollo's cache (payouts are keyed by referenceId), and a new payout that fits the filters reloads
- * the first page, so it appears at the top without a reload.
+ * the first page, so it appears at the top without a reload. Export CSV is offered with
+ * payouts:export, the gateway's scope for exporting payouts in bulk.
  */
 export function PayoutsScreen() {
   const client = useApolloClient();
+  const exports = allows(useSession(), SCOPES.export);
   const [filters, setFilters] = useState<PayoutFilters>(NO_FILTERS);
   const cursors = useCursors();
   const filter = apiFilter(filters);
@@ -79,13 +83,15 @@ export function PayoutsScreen() {
     <>
       <div className="screen-head">
         <h1>Payouts</h1>
-        <button
-          type="button"
-          onClick={() => void exportCsv()}
-          disabled={exporting !== undefined && 'count' in exporting}
-        >
-          Export CSV
-        </button>
+        {exports && (
+          <button
+            type="button"
+            onClick={() => void exportCsv()}
+            disabled={exporting !== undefined && 'count' in exporting}
+          >
+            Export CSV
+          </button>
+        )}
       </div>
       <PayoutFiltersForm filters={filters} onChange={apply} />
       {exporting && 'count' in exporting && (
