@@ -105,6 +105,18 @@ describe("a payout's page", () => {
     expect(await within(screen.getByRole('status', { name: 'Status' })).findByText('SUCCESSFUL')).toBeTruthy();
   });
 
+  it('names the channel as the list does, and the payment type apart', async () => {
+    const api = new FakeApi()
+      .answer('Payout', () => ({ data: { disbursement: detail() } }))
+      .answer('PayoutAudit', never)
+      .stream('PayoutUpdated');
+    renderWith(api, <PayoutScreen referenceId="pay-1" />, EVERYTHING);
+    await screen.findByRole('heading', { name: 'Payout pay-1' });
+    const details = screen.getAllByRole('term').map((term) => [term.textContent, term.nextElementSibling?.textContent]);
+    expect(details).toContainEqual(['Channel', 'Mobile money']);
+    expect(details).toContainEqual(['Payment type', 'OPERATOR_A_MONEY']);
+  });
+
   it('says so when no payout has the reference', async () => {
     const api = new FakeApi()
       .answer('Payout', () => ({ data: { disbursement: null } }))

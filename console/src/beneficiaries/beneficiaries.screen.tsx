@@ -4,6 +4,7 @@ import { allows, SCOPES } from '../api/api.session';
 import { Link } from '../app/app.router';
 import { useSession } from '../app/app.session';
 import type { BeneficiaryStatus } from '../gql/graphql';
+import { CHANNEL_NAME } from '../payouts/payout.channel';
 import { ErrorNote } from '../shared/error.note';
 import { Loading } from '../shared/loading';
 import { maskAccount } from '../shared/money';
@@ -139,7 +140,7 @@ export function BeneficiariesScreen() {
             {page.edges.map(({ node }) => (
               <tr key={node.id} aria-label={`Beneficiary ${node.name}`}>
                 <td data-label="Name">{node.name}</td>
-                <td data-label="Channel">{node.channel === 'BANK' ? 'Bank' : 'Mobile money'}</td>
+                <td data-label="Channel">{CHANNEL_NAME[node.channel]}</td>
                 <td data-label="Account">{maskAccount(node.accountNumber)}</td>
                 <td data-label="Status">{node.status}</td>
                 <td data-label="Details set">{formatTime(node.changedAt)}</td>

@@ -9,6 +9,7 @@ import { formatMoney } from '../shared/money';
 import { StatusBadge } from '../shared/status.badge';
 import { formatTime } from '../shared/time';
 import { PayoutActions } from './payout.actions';
+import { CHANNEL_NAME } from './payout.channel';
 import { timelineOf } from './payout.timeline';
 import { PAYOUT, PAYOUT_AUDIT, PAYOUT_UPDATED } from './payouts.operations';
 
@@ -54,6 +55,8 @@ export function PayoutScreen({ referenceId }: { referenceId: string }) {
         <dt>Account</dt>
         <dd>{payout.accountNumber}</dd>
         <dt>Channel</dt>
+        <dd>{CHANNEL_NAME[payout.channel]}</dd>
+        <dt>Payment type</dt>
         <dd>{payout.paymentType}</dd>
         {payout.narration && (
           <>
@@ -63,7 +66,7 @@ export function PayoutScreen({ referenceId }: { referenceId: string }) {
         )}
         {payout.sendAt && (
           <>
-            <dt>Send at</dt>
+            <dt>Send time</dt>
             <dd>{formatTime(payout.sendAt)}</dd>
           </>
         )}

@@ -4,8 +4,7 @@ import type { PayoutRowFragment } from '../gql/graphql';
 import { formatMoney, maskAccount } from '../shared/money';
 import { StatusBadge } from '../shared/status.badge';
 import { formatTime } from '../shared/time';
-
-const CHANNEL_NAME = { MOBILE_MONEY: 'Mobile money', BANK: 'Bank' } as const;
+import { CHANNEL_NAME } from './payout.channel';
 
 /**
  * Payouts as rows: status, channel, amount, account (masked as the API masks a beneficiary's),
@@ -21,7 +20,7 @@ export function PayoutTable({
 }: {
   payouts: readonly PayoutRowFragment[];
   caption: string;
-  time?: 'Created' | 'Send at';
+  time?: 'Created' | 'Send time';
   action?: (payout: PayoutRowFragment) => ReactNode;
 }) {
   return (
@@ -55,7 +54,7 @@ export function PayoutTable({
               <Link to={`/payouts/${encodeURIComponent(payout.referenceId)}`}>{payout.referenceId}</Link>
             </td>
             <td data-label={time}>
-              {formatTime(time === 'Send at' ? payout.sendAt : (payout.createdAt ?? payout.updatedAt))}
+              {formatTime(time === 'Send time' ? payout.sendAt : (payout.createdAt ?? payout.updatedAt))}
             </td>
             {action && <td data-label="Action">{action(payout)}</td>}
           </tr>

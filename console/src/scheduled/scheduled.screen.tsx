@@ -33,7 +33,7 @@ export function ScheduledScreen() {
         <PayoutTable
           payouts={rows}
           caption="Scheduled payouts"
-          time="Send at"
+          time="Send time"
           action={(payout) => <PayoutActions payout={payout} onDone={() => void refetch()} />}
         />
       )}
