@@ -83,4 +83,12 @@ describe('the New payout screen', () => {
     }
     expect(screen.queryByLabelText('Mobile money number')).toBeNull();
   });
+
+  it('asks for the channel as radios apart from the number, and for an optional send time', () => {
+    renderWith(new FakeApi().answer('Allowance', never), <NewPayoutScreen />, PAYER);
+    const choice = screen.getByRole('group', { name: 'Pay to' });
+    expect(within(choice).getByRole<HTMLInputElement>('radio', { name: 'Mobile money' }).checked).toBe(true);
+    expect(screen.getByLabelText('Mobile money number')).toBeTruthy();
+    expect(screen.getByLabelText('Send time (optional)').getAttribute('type')).toBe('datetime-local');
+  });
 });

@@ -140,7 +140,7 @@ describeBrowser('the console: payouts', () => {
     const at = new Date(Date.now() + 3_600_000);
     const pad = (n: number) => String(n).padStart(2, '0');
     await page
-      .getByLabel('Send at (optional)')
+      .getByLabel('Send time (optional)')
       .fill(
         `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`,
       );

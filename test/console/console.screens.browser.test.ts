@@ -83,7 +83,7 @@ describeBrowser('the console: every screen', () => {
       await go(page, 'New payout');
       await page.getByLabel('Mobile money number').fill('260971234567');
       await page.getByLabel('Amount').fill(amount);
-      if (sendAt) await page.getByLabel('Send at (optional)').fill(sendAt);
+      if (sendAt) await page.getByLabel('Send time (optional)').fill(sendAt);
       const reference = await page.getByLabel('Reference').inputValue();
       await page.getByRole('button', { name: 'Send payout' }).click();
       await page.getByRole('status', { name: 'Payout status' }).waitFor();

@@ -217,7 +217,7 @@ export function NewPayoutScreen() {
           hint="Your id for this payout: sending again with it never pays twice"
         />
         {field('narration', 'Narration', { hint: mode === 'BANK' ? 'Required for a bank payout' : 'Optional' })}
-        {field('sendAt', 'Send at (optional)', {
+        {field('sendAt', 'Send time (optional)', {
           type: 'datetime-local',
           hint: 'Later than now: scheduled, cancellable until then',
         })}
