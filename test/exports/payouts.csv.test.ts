@@ -1,3 +1,4 @@
+import { toCsv } from '../../console/src/shared/csv';
 import { csvCell, csvLine, PAYOUT_COLUMNS, PAYOUT_HEADER, payoutLine } from '../../src/exports/payouts.csv';
 import { parseCsv } from '../support/csv';
 import { record } from '../store/store.fixtures';
@@ -100,5 +101,27 @@ describe('payouts as CSV (RFC 4180, OWASP CSV injection)', () => {
     expect(cells(plain)[column('requestedBy')]).toBe('erin');
     expect(cells(plain)[column('amount')]).toBe('7.00');
     expect(cells(plain)[column('sendAt')]).toBe('');
+  });
+
+  it.each([
+    ['=1+2'],
+    ['+260971234567'],
+    ['-3'],
+    ['@SUM(A1)'],
+    ['\tx'],
+    ['\rx'],
+    [';=1+2'],
+    ['|calc'],
+    ['=HYPERLINK("http://evil","click")'],
+    ['   @SUM(A1)'],
+    [' -3'],
+    ['a;b|c'],
+    ['  ref 1'],
+    ['150.75'],
+    ['say "hi"'],
+    ['two\nlines'],
+    [''],
+  ])("writes %j in the console's CSV as in the export (console/src/shared/csv.ts keeps the same rule)", (value) => {
+    expect(toCsv([[value]])).toBe(csvLine([value]));
   });
 });
