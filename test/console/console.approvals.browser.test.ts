@@ -147,6 +147,23 @@ describeBrowser('the console: approvals between two people', () => {
     await clerk.context().close();
   });
 
+  it('a token that expires while the console is live is sent back to sign-in, saying so', async () => {
+    // The gateway allows 30 s of clock skew: this token is accepted for about 6 s more.
+    const token = await idp.sign({
+      claims: { merchant_id: 'default', sub: 'carol', scope: 'payouts:read' },
+      expiresIn: -24,
+    });
+    const page = await openConsole(browser, stack.gateway.url, token);
+    await page.getByRole('banner').getByRole('status').getByText('Live', { exact: true }).waitFor();
+    const alert = page.getByRole('alert');
+    await alert.getByText('The live connection closed: Token expired').waitFor({ timeout: 20_000 });
+    expect(await alert.getByText('UNAUTHENTICATED').count()).toBe(1);
+    expect(await page.getByLabel('Token').count()).toBe(1);
+    expect(await page.getByText('Live updates lost', { exact: false }).count()).toBe(0);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await page.context().close();
+  });
+
   it("a refused token is sent back to sign-in with the gateway's message and code", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
