@@ -17,7 +17,7 @@ export class DisbursementApprovalResolver {
     description: 'Whether you asked for this payout: you can never approve it yourself.',
   })
   requestedByYou(@Root() approval: DisbursementApproval, @Ctx() ctx: GatewayContext): boolean {
-    return approval.requesterId === ctx.actor.id;
+    return approval.requesterIds.includes(ctx.actor.id);
   }
 
   @Mutation(() => Disbursement, {

@@ -65,8 +65,11 @@ export class DisbursementApproval {
   @Field(() => Date, { description: 'When it is cancelled if nobody has approved it.' })
   expiresAt!: Date;
 
-  /** The requester's identity, never shown: what requestedByYou compares with the caller's. */
-  requesterId!: string;
+  /**
+   * The requester's identities, never shown: the one its seal covers and the one its approval names,
+   * as approveDisbursement refuses either; what requestedByYou compares with the caller's.
+   */
+  requesterIds!: readonly string[];
 }
 
 @ObjectType({ description: "One POST of the final record to the client's own callbackUrl." })

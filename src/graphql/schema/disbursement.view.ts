@@ -33,8 +33,8 @@ export function toView(record: domain.Disbursement): Disbursement {
       decidedAt: date(record.approval.decidedAt),
       reason: record.approval.reason,
       expiresAt: new Date(record.approval.expiresAt),
-      // The identity sealed with the request, as the approval's own for a record kept without it.
-      requesterId: record.requesterId ?? record.approval.requesterId,
+      // Whom approveDisbursement refuses: the requester the seal covers, and the one the approval names.
+      requesterIds: [record.requesterId, record.approval.requesterId].filter((id) => id !== undefined),
     },
     sendsAgain: record.status === 'UNKNOWN' && domain.gatewaySends(record),
   };
