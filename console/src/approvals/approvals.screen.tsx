@@ -4,6 +4,7 @@ import { Link } from '../app/app.router';
 import { useSession } from '../app/app.session';
 import { BENEFICIARY_LIST } from '../beneficiaries/beneficiaries.operations';
 import { PayoutActions } from '../payouts/payout.actions';
+import { CHANNEL_NAME } from '../payouts/payout.channel';
 import { usePayoutChanges } from '../payouts/payout.changes';
 import { PAYOUT_LIST } from '../payouts/payouts.operations';
 import { SendingAgain } from '../payouts/sending-again';
@@ -60,6 +61,8 @@ export function ApprovalsScreen() {
                 <dt>To account</dt>
                 <dd>{payout.accountNumber}</dd>
                 <dt>Channel</dt>
+                <dd>{CHANNEL_NAME[payout.channel]}</dd>
+                <dt>Payment type</dt>
                 <dd>{payout.paymentType}</dd>
                 {payout.narration && (
                   <>

@@ -1,5 +1,6 @@
 import { useMutation, useQuery } from '@apollo/client/react';
 import { APPROVE_BENEFICIARY, BENEFICIARY } from '../beneficiaries/beneficiaries.operations';
+import { CHANNEL_NAME } from '../payouts/payout.channel';
 import { ErrorNote } from '../shared/error.note';
 import { formatTime } from '../shared/time';
 
@@ -21,7 +22,7 @@ export function BeneficiaryApproval({ id, onDone }: { id: string; onDone: () => 
       <h3>{beneficiary.name}</h3>
       <dl className="details">
         <dt>Channel</dt>
-        <dd>{beneficiary.channel === 'BANK' ? 'Bank' : 'Mobile money'}</dd>
+        <dd>{CHANNEL_NAME[beneficiary.channel]}</dd>
         <dt>Account</dt>
         <dd>{beneficiary.accountNumber}</dd>
         {beneficiary.accountHolderName && (
