@@ -1,13 +1,13 @@
 import { useLazyQuery, useQuery } from '@apollo/client/react';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent } from 'react';
 import { allows, SCOPES } from '../api/api.session';
 import { useSession } from '../app/app.session';
 import { download, toCsv } from '../shared/csv';
 import { ErrorNote } from '../shared/error.note';
-import { Field } from '../shared/field';
+import { DayRangeFields, useDayRange } from '../shared/day-range';
 import { Loading } from '../shared/loading';
 import { formatMoney } from '../shared/money';
-import { dayWindow, formatTime, toDateInput } from '../shared/time';
+import { dayWindow, formatTime } from '../shared/time';
 import { ALLOWANCE, AUDIT_VERIFICATION, STATEMENT, WALLET } from './finance.operations';
 import { ReconciliationPanel } from './reconciliation.panel';
 
@@ -44,8 +44,7 @@ export function FinanceScreen() {
   const auditor = allows(session, SCOPES.audit);
   const wallet = useQuery(WALLET);
   const allowance = useQuery(ALLOWANCE);
-  const today = toDateInput(new Date());
-  const [range, setRange] = useState({ from: today, to: today });
+  const [range, setRange] = useDayRange();
   const [loadStatement, statement] = useLazyQuery(STATEMENT);
 
   const submit = (event: FormEvent) => {
@@ -100,20 +99,7 @@ export function FinanceScreen() {
       <section className="card" aria-labelledby="statement">
         <h2 id="statement">Statement</h2>
         <form className="filters" onSubmit={submit}>
-          <Field
-            id="statement-from"
-            label="From"
-            type="date"
-            value={range.from}
-            onChange={(e) => setRange({ ...range, from: e.target.value })}
-          />
-          <Field
-            id="statement-to"
-            label="To"
-            type="date"
-            value={range.to}
-            onChange={(e) => setRange({ ...range, to: e.target.value })}
-          />
+          <DayRangeFields id="statement" range={range} onChange={setRange} />
           <div className="field actions">
             <button type="submit">Show statement</button>
           </div>

@@ -1,15 +1,14 @@
 import { useMutation, useQuery } from '@apollo/client/react';
 import { useState, type FormEvent } from 'react';
 import { ErrorNote } from '../shared/error.note';
-import { Field } from '../shared/field';
+import { DayRangeFields, useDayRange } from '../shared/day-range';
 import { formatMoney } from '../shared/money';
-import { dayWindow, formatTime, toDateInput } from '../shared/time';
+import { dayWindow, formatTime } from '../shared/time';
 import { RECONCILIATION_RUN, START_RECONCILIATION } from './finance.operations';
 
 /** A reconciliation run over a window of days of its own (today at first), followed every second until DONE or FAILED. */
 export function ReconciliationPanel() {
-  const today = toDateInput(new Date());
-  const [range, setRange] = useState({ from: today, to: today });
+  const [range, setRange] = useDayRange();
   const days = dayWindow(range.from, range.to);
   const [start, starting] = useMutation(START_RECONCILIATION);
   const [runId, setRunId] = useState<string>();
@@ -33,20 +32,7 @@ export function ReconciliationPanel() {
       <h2 id="reconciliation">Reconciliation</h2>
       <p className="muted">Compares the payouts of these days with what the provider says, and the wallet with them.</p>
       <form className="filters" onSubmit={submit}>
-        <Field
-          id="reconciliation-from"
-          label="From"
-          type="date"
-          value={range.from}
-          onChange={(e) => setRange({ ...range, from: e.target.value })}
-        />
-        <Field
-          id="reconciliation-to"
-          label="To"
-          type="date"
-          value={range.to}
-          onChange={(e) => setRange({ ...range, to: e.target.value })}
-        />
+        <DayRangeFields id="reconciliation" range={range} onChange={setRange} />
         <div className="field actions">
           <button type="submit" disabled={!days || starting.loading || current?.state === 'RUNNING'}>
             Start reconciliation
