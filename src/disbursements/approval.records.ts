@@ -44,6 +44,15 @@ export function heldForApproval(
   );
 }
 
+/**
+ * Whoever asked for the payout, none of whom may approve it: the requester its seal covers, and the one
+ * its approval names (a record sealed before requesters were), so a row edit of either never lets a
+ * requester approve.
+ */
+export function requesterIdsOf(record: Disbursement): string[] {
+  return [record.requesterId, record.approval?.requesterId].filter((id) => id !== undefined);
+}
+
 export function isExpired(record: Disbursement, now: Date): boolean {
   return record.approval !== undefined && now.getTime() >= Date.parse(record.approval.expiresAt);
 }

@@ -1,5 +1,5 @@
 import { decideAwaiting } from './approval.decision';
-import { approvedClaim, notAwaiting } from './approval.records';
+import { approvedClaim, notAwaiting, requesterIdsOf } from './approval.records';
 import { DomainContext } from './disbursement.context';
 import { CreateDisbursement } from './disbursement.create';
 import {
@@ -50,7 +50,7 @@ export async function approveDisbursement(
     referenceId,
     (current, now) => {
       verdict = undefined;
-      if (askedFor(current, actor)) return { outcome: 'self' as const };
+      if (requesterIdsOf(current).includes(actor.id)) return { outcome: 'self' as const };
       verdict = recheckBeforeSend(ctx, merchant, current, reads, now, 'approve');
       if (verdict?.kind === 'refused') return { outcome: 'refused' as const, next: verdict.next };
       if (verdict?.kind === 'elsewhere') return { outcome: 'elsewhere' as const };
@@ -60,7 +60,7 @@ export async function approveDisbursement(
     undefined,
     (before, after) => (verdict ? recheckAudit(verdict) : decided)(before, after),
   );
-  if (outcome === 'self' || askedFor(stored, actor)) throw selfApproval(referenceId);
+  if (outcome === 'self' || requesterIdsOf(stored).includes(actor.id)) throw selfApproval(referenceId);
   if (outcome === 'refused' && verdict?.kind === 'refused') {
     ctx.onControl(verdictEvent(merchant, referenceId, verdict));
     throw refusedBeforeSend(referenceId, verdict.why);
@@ -80,13 +80,6 @@ export async function approveDisbursement(
   if (stored.approval?.decision === 'APPROVED') return creates.awaitSending(merchant, stored);
   throw notAwaiting(stored);
 }
-
-/**
- * Whether `actor` asked for the payout: the requester its seal covers, or the one its approval names
- * (a record sealed before requesters were), so a row edit of either never lets a requester approve.
- */
-const askedFor = (record: Disbursement, actor: Actor) =>
-  record.requesterId === actor.id || record.approval?.requesterId === actor.id;
 
 /**
  * The approval's outcome: sent at once (`approved`); SCHEDULED when its sendAt is still ahead; EXPIRED

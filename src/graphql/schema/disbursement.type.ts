@@ -65,10 +65,7 @@ export class DisbursementApproval {
   @Field(() => Date, { description: 'When it is cancelled if nobody has approved it.' })
   expiresAt!: Date;
 
-  /**
-   * The requester's identities, never shown: the one its seal covers and the one its approval names,
-   * as approveDisbursement refuses either; what requestedByYou compares with the caller's.
-   */
+  /** Whom approveDisbursement refuses (approval.records.ts requesterIdsOf), never shown: what requestedByYou compares with the caller. */
   requesterIds!: readonly string[];
 }
 

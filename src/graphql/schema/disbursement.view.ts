@@ -1,3 +1,4 @@
+import { requesterIdsOf } from '../../disbursements/approval.records';
 import { publicFields } from '../../disbursements/disbursement.fields';
 // The domain's record, next to the GraphQL type of the same name.
 import * as domain from '../../disbursements/disbursement.model';
@@ -33,8 +34,7 @@ export function toView(record: domain.Disbursement): Disbursement {
       decidedAt: date(record.approval.decidedAt),
       reason: record.approval.reason,
       expiresAt: new Date(record.approval.expiresAt),
-      // Whom approveDisbursement refuses: the requester the seal covers, and the one the approval names.
-      requesterIds: [record.requesterId, record.approval.requesterId].filter((id) => id !== undefined),
+      requesterIds: requesterIdsOf(record),
     },
     sendsAgain: record.status === 'UNKNOWN' && domain.gatewaySends(record),
   };
