@@ -22,18 +22,13 @@ export function App() {
   const tokenRef = useRef(token);
   tokenRef.current = token;
   const [ended, setEnded] = useState<CodedError>();
-  const api = useMemo(
-    () =>
-      createApi(
-        () => tokenRef.current,
-        (error) => {
-          saveToken(undefined);
-          setEnded(error);
-          setToken(undefined);
-        },
-      ),
-    [token],
-  );
+  /** Back to sign-in, the token forgotten; `why`: the gateway ended the session, which sign-in then says. */
+  const signOut = (why?: CodedError) => {
+    saveToken(undefined);
+    setEnded(why);
+    setToken(undefined);
+  };
+  const api = useMemo(() => createApi(() => tokenRef.current, signOut), [token]);
   useEffect(() => () => api.dispose(), [api]);
   const [access, setAccess] = useState<Access>({ state: 'checking' });
 
@@ -58,10 +53,7 @@ export function App() {
     () => ({
       ...sessionOf(token),
       open: !token,
-      signOut: () => {
-        saveToken(undefined);
-        setToken(undefined);
-      },
+      signOut: () => signOut(),
     }),
     [token],
   );
