@@ -182,24 +182,22 @@ export function BatchesScreen() {
               </tr>
             </thead>
             <tbody>
-              {rows.map((row) => {
-                return (
-                  <tr key={row.line} data-line={row.line}>
-                    <td data-label="Line">{row.line}</td>
-                    <td data-label="Recipient">{row.payee ? `${row.payee} (${row.recipient})` : row.recipient}</td>
-                    <td data-label="Amount" className="num">
-                      {formatMoney(row.amount, row.currency)}
-                    </td>
-                    <td data-label="Reference" className="ref">
-                      {row.reference}
-                    </td>
-                    <td data-label="Check">{checkText(row)}</td>
-                    <td data-label="Answer">
-                      <AnswerText answer={answers?.get(row.reference)} />
-                    </td>
-                  </tr>
-                );
-              })}
+              {rows.map((row) => (
+                <tr key={row.line} data-line={row.line}>
+                  <td data-label="Line">{row.line}</td>
+                  <td data-label="Recipient">{row.payee ? `${row.payee} (${row.recipient})` : row.recipient}</td>
+                  <td data-label="Amount" className="num">
+                    {formatMoney(row.amount, row.currency)}
+                  </td>
+                  <td data-label="Reference" className="ref">
+                    {row.reference}
+                  </td>
+                  <td data-label="Check">{checkText(row)}</td>
+                  <td data-label="Answer">
+                    <AnswerText answer={answers?.get(row.reference)} />
+                  </td>
+                </tr>
+              ))}
             </tbody>
           </table>
           <button
